@@ -1,0 +1,5 @@
+import sys
+
+from cglint.cli import main
+
+sys.exit(main())

@@ -1,0 +1,16 @@
+"""What a rule reports: a code, a position, a one-line message."""
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, order=True)
+class Diagnostic:
+    path: str
+    line: int  # 1-based
+    col: int  # 1-based, like flake8 and ruff
+    code: str
+    message: str
+    end_line: int = field(default=0, compare=False)
+    end_col: int = field(default=0, compare=False)
+
+    def format_text(self):
+        return "%s:%d:%d: %s %s" % (self.path, self.line, self.col, self.code, self.message)

@@ -1,0 +1,150 @@
+"""Find the Python files under the given paths, and read one file into a Source."""
+import io
+import os
+import stat
+import tokenize
+from dataclasses import dataclass
+
+# Folders no user wants linted: VCS data, virtualenvs, build output and caches.
+SKIPPED_DIRS = frozenset((
+    ".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", ".eggs", "__pycache__",
+    ".mypy_cache", ".pytest_cache", ".ruff_cache", ".cglint_cache", "build", "dist",
+    "node_modules", "site-packages",
+))
+# Larger files are almost always generated; reading them would cost more than it finds.
+MAX_BYTES = 20 * 1024 * 1024
+
+
+@dataclass
+class Source:
+    path: str
+    text: str
+    encoding: str
+    newline: str  # "\r\n" when the file uses CRLF, else "\n"
+    bom: bool
+
+
+@dataclass
+class Unreadable:
+    """A path that cannot be turned into a Source, with a position for CG002."""
+
+    path: str
+    message: str
+    line: int = 1
+    col: int = 1
+
+
+def is_virtualenv(path):
+    return os.path.exists(os.path.join(path, "pyvenv.cfg"))
+
+
+def discover(paths):
+    """Yield (path, problem) pairs: every *.py under `paths`, once, in sorted order.
+
+    problem is None for a file to lint, else a message for a path that cannot be walked.
+    Explicitly named files are linted whatever their suffix, like flake8 and ruff do.
+    """
+    seen = set()
+    for top in paths:
+        if top == "-":
+            yield top, None
+            continue
+        try:
+            info = os.stat(top)
+        except OSError as error:
+            yield top, "cannot read: %s" % (error.strerror or error)
+            continue
+        if stat.S_ISDIR(info.st_mode):
+            for found in _walk(top, seen):
+                yield found
+        elif stat.S_ISREG(info.st_mode):
+            key = (info.st_dev, info.st_ino)
+            if key not in seen:
+                seen.add(key)
+                yield top, None
+        else:
+            yield top, "not a regular file or folder"
+
+
+def _walk(top, seen):
+    visited = set()
+    stack = [top]
+    while stack:
+        folder = stack.pop()
+        try:
+            info = os.stat(folder)
+        except OSError as error:
+            yield folder, "cannot read: %s" % (error.strerror or error)
+            continue
+        key = (info.st_dev, info.st_ino)
+        if key in visited:  # symlink loop or a folder linked twice
+            continue
+        visited.add(key)
+        try:
+            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
+        except OSError as error:
+            yield folder, "cannot read: %s" % (error.strerror or error)
+            continue
+        subfolders = []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()
+                is_file = entry.is_file()
+            except OSError:
+                continue
+            if is_dir:
+                if entry.name not in SKIPPED_DIRS and not is_virtualenv(entry.path):
+                    subfolders.append(entry.path)
+            elif is_file and entry.name.endswith(".py"):
+                try:
+                    file_info = entry.stat()
+                except OSError as error:
+                    yield entry.path, "cannot read: %s" % (error.strerror or error)
+                    continue
+                file_key = (file_info.st_dev, file_info.st_ino)
+                if file_key not in seen:
+                    seen.add(file_key)
+                    yield entry.path, None
+        # Depth-first in name order: push reversed so the first name pops first.
+        stack.extend(reversed(subfolders))
+
+
+def read_bytes(path, stdin=None):
+    if path == "-":
+        return (stdin or io.BytesIO()).read()
+    with open(path, "rb") as handle:
+        data = handle.read(MAX_BYTES + 1)
+    return data
+
+
+def decode(path, data):
+    """Source or Unreadable, honouring BOMs and PEP 263 coding lines like Python does."""
+    if len(data) > MAX_BYTES:
+        return Unreadable(path, "file is larger than %d MB; skipped" % (MAX_BYTES // 2**20))
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as error:
+        return Unreadable(path, "cannot decode: %s" % error)
+    bom = data.startswith(b"\xef\xbb\xbf")
+    try:
+        text = data.decode(encoding)
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        col = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        return Unreadable(
+            path, "cannot decode byte 0x%02x as %s" % (data[error.start], encoding), line, col)
+    except LookupError:
+        return Unreadable(path, "unknown encoding %r" % encoding)
+    if bom:
+        text = text.lstrip("\ufeff")
+    newline = "\r\n" if "\r\n" in text else "\n"
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return Source(path, text, encoding, newline, bom)
+
+
+def load(path, stdin=None):
+    try:
+        data = read_bytes(path, stdin)
+    except OSError as error:
+        return Unreadable(path, "cannot read: %s" % (error.strerror or error))
+    return decode(path, data)

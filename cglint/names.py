@@ -1,0 +1,254 @@
+"""What names refer to: scopes, bindings, and qualified names through imports and aliases.
+
+One walk of the tree records every scope (module, class, function, lambda, comprehension)
+and what each name is bound to in it, the way pyflakes does. `resolve(expr, scope)` then
+turns `tf.contrib.eager.custom_gradient`, `tfe.custom_gradient` or `cg` into
+`tensorflow.contrib.eager.custom_gradient` by following real bindings, never by matching
+the text `tf.`. Anything it cannot be sure of resolves to None: unknown is not wrong.
+"""
+import ast
+from dataclasses import dataclass, field
+from typing import Optional
+
+_FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_MAX_ALIAS_DEPTH = 8
+
+
+@dataclass(eq=False)
+class Binding:
+    kind: str  # import | def | class | assign | param | other
+    node: Optional[ast.AST] = None  # FunctionDef/ClassDef, or the assigned value
+    qualname: Optional[str] = None  # for imports: the dotted module path
+    scope: Optional["Scope"] = None
+
+
+@dataclass(eq=False)
+class Scope:
+    kind: str  # module | class | function | comprehension
+    node: ast.AST
+    parent: Optional["Scope"]
+    bindings: dict = field(default_factory=dict)  # name -> [Binding]
+    globals: set = field(default_factory=set)
+    nonlocals: set = field(default_factory=set)
+
+    def bind(self, name, binding):
+        binding.scope = self
+        self.bindings.setdefault(name, []).append(binding)
+
+
+class Names:
+    """Scopes of one module and the lookups over them."""
+
+    def __init__(self, tree):
+        self.module = Scope("module", tree, None)
+        self.scope_of_node = {}  # id(node) -> innermost enclosing Scope
+        self.scope_for_def = {}  # id(FunctionDef/Lambda/ClassDef) -> its own Scope
+        _Binder(self).run(tree)
+
+    def scope_of(self, node):
+        return self.scope_of_node.get(id(node), self.module)
+
+    def lookup(self, name, scope):
+        """The bindings `name` has where `scope` reads it (Python's LEGB, classes skipped)."""
+        start = scope
+        while scope is not None:
+            if name in scope.globals:
+                return self.module.bindings.get(name, [])
+            if scope.kind == "class" and scope is not start:
+                scope = scope.parent
+                continue
+            if name in scope.bindings and name not in scope.nonlocals:
+                return scope.bindings[name]
+            scope = scope.parent
+        return []
+
+    def resolve(self, expr, scope, _depth=0):
+        """Dotted qualified name of `expr` (a Name/Attribute chain), or None."""
+        if _depth > _MAX_ALIAS_DEPTH:
+            return None
+        if isinstance(expr, ast.Attribute):
+            base = self.resolve(expr.value, scope, _depth)
+            return base + "." + expr.attr if base else None
+        if not isinstance(expr, ast.Name):
+            return None
+        names = set()
+        for binding in self.lookup(expr.id, scope):
+            if binding.kind == "import":
+                names.add(binding.qualname)
+            elif binding.kind == "assign" and _is_none(binding.node):
+                continue  # `try: import tensorflow as tf / except: tf = None`
+            elif binding.kind == "assign" and isinstance(binding.node, (ast.Name, ast.Attribute)):
+                names.add(self.resolve(binding.node, binding.scope, _depth + 1))
+            else:
+                return None
+        if len(names) != 1:
+            return None
+        return names.pop()
+
+    def definitions(self, expr, scope):
+        """The single def/lambda/assignment `expr` (a Name) is bound to, or None."""
+        if not isinstance(expr, ast.Name):
+            return None
+        bindings = self.lookup(expr.id, scope)
+        if len(bindings) != 1:
+            return None
+        return bindings[0]
+
+
+def _is_none(node):
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+class _Binder:
+    """Walks the tree once, creating scopes and bindings. Iterative: deep trees are fine."""
+
+    def __init__(self, names):
+        self.names = names
+
+    def run(self, tree):
+        # Function bodies are walked after their enclosing scope, like pyflakes defers them,
+        # so that a body sees every binding of the scopes around it.
+        pending = [(tree, self.names.module)]
+        while pending:
+            node, scope = pending.pop()
+            self._walk_body(node, scope, pending)
+
+    def _walk_body(self, root, scope, pending):
+        stack = list(_children_of_scope_root(root))
+        stack.reverse()
+        while stack:
+            node = stack.pop()
+            self.names.scope_of_node[id(node)] = scope
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                scope.bind(node.name, Binding("def", node))
+                outer = list(node.decorator_list) + _argument_defaults(node.args)
+                outer += [node.returns] if node.returns else []
+                stack.extend(reversed(outer))
+                pending.append((node, self._new_scope("function", node, scope)))
+                continue
+            if isinstance(node, ast.Lambda):
+                stack.extend(reversed(_argument_defaults(node.args)))
+                pending.append((node, self._new_scope("function", node, scope)))
+                continue
+            if isinstance(node, ast.ClassDef):
+                scope.bind(node.name, Binding("class", node))
+                outer = list(node.decorator_list) + list(node.bases)
+                outer += [keyword.value for keyword in node.keywords]
+                stack.extend(reversed(outer))
+                pending.append((node, self._new_scope("class", node, scope)))
+                continue
+            if isinstance(node, _COMPREHENSIONS):
+                # The first iterable is evaluated outside; the rest has its own scope.
+                stack.append(node.generators[0].iter)
+                pending.append((node, self._new_scope("comprehension", node, scope)))
+                continue
+            self._bind(node, scope)
+            if isinstance(node, ast.comprehension):
+                stack.append(node.target)  # its iterables and conditions are queued already
+                continue
+            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+
+    def _new_scope(self, kind, node, parent):
+        scope = Scope(kind, node, parent)
+        self.names.scope_for_def[id(node)] = scope
+        self.names.scope_of_node[id(node)] = parent
+        if kind == "function":
+            arguments = node.args
+            for arg in _all_arguments(arguments):
+                scope.bind(arg.arg, Binding("param", arg))
+        return scope
+
+    def _bind(self, node, scope):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.asname:
+                    scope.bind(alias.asname, Binding("import", node, alias.name))
+                else:
+                    top = alias.name.split(".")[0]
+                    scope.bind(top, Binding("import", node, top))
+        elif isinstance(node, ast.ImportFrom):
+            if node.level or not node.module:
+                for alias in node.names:
+                    scope.bind(alias.asname or alias.name, Binding("other", node))
+                return
+            for alias in node.names:
+                if alias.name == "*":
+                    continue
+                scope.bind(alias.asname or alias.name,
+                           Binding("import", node, node.module + "." + alias.name))
+        elif isinstance(node, ast.Assign):
+            simple = len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+            for target in node.targets:
+                self._bind_target(target, scope, node.value if simple else None)
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+            value = node.value if isinstance(node, ast.AnnAssign) else None
+            self._bind_target(node.target, scope, value)
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            self._bind_target(node.target, scope, None)
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                if item.optional_vars is not None:
+                    self._bind_target(item.optional_vars, scope, None)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            scope.bind(node.name, Binding("other", node))
+        elif isinstance(node, ast.Global):
+            scope.globals.update(node.names)
+        elif isinstance(node, ast.Nonlocal):
+            scope.nonlocals.update(node.names)
+        elif isinstance(node, ast.NamedExpr):
+            self._bind_target(node.target, scope, node.value)
+        elif isinstance(node, ast.Delete):
+            for target in node.targets:
+                self._bind_target(target, scope, None)
+
+    def _bind_target(self, target, scope, value):
+        if isinstance(target, ast.Name):
+            if value is not None:
+                scope.bind(target.id, Binding("assign", value))
+            else:
+                scope.bind(target.id, Binding("other", target))
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for element in target.elts:
+                self._bind_target(element, scope, None)
+        elif isinstance(target, ast.Starred):
+            self._bind_target(target.value, scope, None)
+
+
+def _children_of_scope_root(root):
+    """The nodes evaluated inside the scope that `root` opens."""
+    if isinstance(root, ast.Module):
+        return list(root.body)
+    if isinstance(root, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return list(root.body)
+    if isinstance(root, ast.Lambda):
+        return [root.body]
+    if isinstance(root, _COMPREHENSIONS):
+        nodes = []
+        for index, generator in enumerate(root.generators):
+            nodes.append(generator)
+            if index:
+                nodes.append(generator.iter)
+            nodes.extend(generator.ifs)
+        if isinstance(root, ast.DictComp):
+            nodes += [root.key, root.value]
+        else:
+            nodes.append(root.elt)
+        return nodes
+    return []
+
+
+def _argument_defaults(arguments):
+    defaults = list(arguments.defaults) + [d for d in arguments.kw_defaults if d is not None]
+    annotations = [a.annotation for a in _all_arguments(arguments) if a.annotation]
+    return defaults + annotations
+
+
+def _all_arguments(arguments):
+    found = list(getattr(arguments, "posonlyargs", [])) + list(arguments.args)
+    if arguments.vararg:
+        found.append(arguments.vararg)
+    found += list(arguments.kwonlyargs)
+    if arguments.kwarg:
+        found.append(arguments.kwarg)
+    return found

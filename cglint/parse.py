@@ -1,0 +1,156 @@
+"""Turn source text into an `ast` tree, whatever Python it is written for.
+
+The standard library parser comes first: it is the cheapest correct one. A file it rejects
+may be Python 2 (print statements, `except E, e`, backticks, `0777`, `<>`, `ur''`); those
+are parsed with fissix's Python 2 grammar, rewritten with 2to3 fixers that keep every line
+where it was, and parsed again, so a Python 2 file yields the same tree (and the same
+findings) as its Python 3 twin. Columns on rewritten lines are mapped back to the original.
+"""
+import ast
+import difflib
+import warnings
+from dataclasses import dataclass, field
+from typing import Optional
+
+# 2to3 fixers that only rewrite Python-2-only syntax, each within its own lines.
+_PY2_FIXERS = tuple("fissix.fixes.fix_" + name for name in (
+    "print", "except", "repr", "exec", "execfile", "numliterals", "ne", "raise", "unicode",
+    "long",
+))
+
+_refactoring_tool = None
+
+
+@dataclass
+class Parsed:
+    tree: Optional[ast.Module]
+    python2_syntax: bool = False
+    # A syntax error (line, col 1-based, message) for the target Python, if any.
+    error: Optional[tuple] = None
+    column_maps: dict = field(default_factory=dict)  # line -> list: new col -> original col
+
+    def original_col(self, line, col):
+        """0-based column in the original text for a column in the parsed text."""
+        mapping = self.column_maps.get(line)
+        if mapping is None:
+            return col
+        return mapping[min(col, len(mapping) - 1)]
+
+
+def _syntax_error_position(error):
+    line = error.lineno or 1
+    col = error.offset or 1
+    return line, max(col, 1)
+
+
+def _parse_stdlib(text):
+    with warnings.catch_warnings():
+        # Invalid escape sequences and the like are not our business.
+        warnings.simplefilter("ignore")
+        return ast.parse(text)
+
+
+def parse(text, target_python=(2, 7)):
+    """Parsed for `text`. Never raises for any input text."""
+    try:
+        return Parsed(_parse_stdlib(text))
+    except SyntaxError as error:
+        first_error = error
+    except (RecursionError, MemoryError):
+        return Parsed(None, error=(1, 1, "too deeply nested to parse"))
+    except ValueError as error:  # NUL bytes before Python 3.12
+        return Parsed(None, error=(*_nul_position(text), str(error)))
+    if "\0" in text:
+        return Parsed(None, error=(*_nul_position(text), "source code cannot contain null bytes"))
+    converted = _from_python2(text)
+    if converted is None:
+        line, col = _syntax_error_position(first_error)
+        return Parsed(None, error=(line, col, _describe(first_error)))
+    converted.python2_syntax = True
+    if target_python >= (3, 0):
+        line, col = _syntax_error_position(first_error)
+        converted.error = (line, col, "Python 2 only syntax, invalid on Python %d.%d: %s" % (
+            target_python[0], target_python[1], _describe(first_error)))
+    return converted
+
+
+def _describe(error):
+    message = error.msg or "invalid syntax"
+    if isinstance(error, IndentationError):
+        return message
+    return message if message.startswith("invalid") else "invalid syntax: " + message
+
+
+def _nul_position(text):
+    index = text.find("\0")
+    if index < 0:
+        return 1, 1
+    line = text.count("\n", 0, index) + 1
+    return line, index - (text.rfind("\n", 0, index) + 1) + 1
+
+
+def _tool():
+    global _refactoring_tool
+    if _refactoring_tool is None:
+        from fissix.refactor import RefactoringTool  # slow import, needed only for Python 2
+
+        _refactoring_tool = RefactoringTool(list(_PY2_FIXERS))
+    return _refactoring_tool
+
+
+def _from_python2(text):
+    """Parsed from Python 2 source, or None when it is not valid Python 2 either."""
+    source = text if text.endswith("\n") else text + "\n"
+    try:
+        rewritten = str(_tool().refactor_string(source, "<cglint>"))
+    except Exception:  # fissix raises ParseError, TokenError, IndentationError, ...
+        return None
+    rewritten = _expand_indentation_tabs(rewritten)
+    try:
+        tree = _parse_stdlib(rewritten)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    return Parsed(tree, column_maps=_column_maps(source, rewritten))
+
+
+def _expand_indentation_tabs(text):
+    # Python 2 reads a tab in indentation as "to the next multiple of 8"; Python 3
+    # rejects tab/space mixes, so spell the indentation out the way Python 2 saw it.
+    if "\t" not in text:
+        return text
+    lines = text.split("\n")
+    for index, line in enumerate(lines):
+        body = line.lstrip(" \t")
+        indent = line[:len(line) - len(body)]
+        if "\t" in indent:
+            lines[index] = indent.expandtabs(8) + body
+    return "\n".join(lines)
+
+
+def _column_maps(original, rewritten):
+    old_lines = original.split("\n")
+    new_lines = rewritten.split("\n")
+    if len(old_lines) != len(new_lines):
+        return {}
+    maps = {}
+    for number, (old, new) in enumerate(zip(old_lines, new_lines), start=1):
+        if old != new:
+            maps[number] = _column_map(old, new)
+    return maps
+
+
+def _column_map(old, new):
+    """For each column of `new` (and one past its end), the matching column of `old`."""
+    mapping = [None] * (len(new) + 1)
+    matcher = difflib.SequenceMatcher(None, new, old, autojunk=False)
+    for new_start, old_start, size in matcher.get_matching_blocks():
+        for offset in range(size + 1):
+            if new_start + offset <= len(new):
+                mapping[new_start + offset] = min(old_start + offset, len(old))
+    last = 0
+    for index, value in enumerate(mapping):
+        if value is None:
+            mapping[index] = last
+        else:
+            last = value
+    return mapping

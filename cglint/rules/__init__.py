@@ -1,0 +1,26 @@
+"""The rule registry: every rule module is listed here, in code order."""
+import importlib
+
+_MODULES = (
+    "cg001_syntax_error",
+    "cg002_unreadable",
+    "cg101_variable_created_inside",
+    "cg102_variable_read_by_closure",
+    "cg103_gradient_count",
+    "cg104_grad_parameter_count",
+    "cg105_keyword_arguments",
+    "cg106_forward_return",
+    "cg107_variables_protocol",
+    "cg108_non_tensor_argument",
+    "cg109_gradient_tape_in_graph",
+    "cg110_number_as_gradient",
+)
+
+
+def all_rules():
+    """Instances of every rule, keyed by code."""
+    rules = {}
+    for name in _MODULES:
+        module = importlib.import_module("cglint.rules." + name)
+        rules[module.RULE.code] = module.RULE()
+    return dict(sorted(rules.items()))

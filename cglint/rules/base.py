@@ -1,0 +1,60 @@
+"""The shape every rule has: a stable code, a name, docs, and a check over facts."""
+import inspect
+from dataclasses import dataclass
+from typing import Optional
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Replace text between two 1-based (line, col) positions of the original source."""
+
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    text: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    """What a rule reports before the engine attaches the path: ast positions (col 0-based)."""
+
+    line: int
+    col: int
+    message: str
+    end_line: int = 0
+    end_col: int = 0
+    fix: Optional[tuple] = None  # tuple of Edit, or None when no safe fix exists
+
+
+class Rule:
+    """Subclasses set `code` and `name`; their docstring is the user documentation:
+    first line the summary, then what, why it breaks on TF 1.8, how to fix."""
+
+    code = ""
+    name = ""
+    # Rules about TensorFlow need the names resolved; Python-syntax rules do not.
+    needs_tensorflow = True
+
+    @classmethod
+    def summary(cls):
+        return inspect.getdoc(cls).splitlines()[0]
+
+    @classmethod
+    def documentation(cls):
+        return inspect.getdoc(cls)
+
+    def check(self, module):
+        """Yield Finding for one module's facts (cglint.facts.ModuleFacts)."""
+        raise NotImplementedError
+
+    @staticmethod
+    def at(node, message, fix=None):
+        return Finding(
+            node.lineno,
+            node.col_offset,
+            message,
+            getattr(node, "end_lineno", None) or node.lineno,
+            getattr(node, "end_col_offset", None) or node.col_offset,
+            fix,
+        )

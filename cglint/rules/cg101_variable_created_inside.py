@@ -1,0 +1,53 @@
+import ast
+
+from cglint.facts import own_nodes
+from cglint.rules.base import Rule
+from cglint.variable_creators import creates_variables
+
+
+class VariableCreatedInside(Rule):
+    """A variable is created inside a custom-gradient function.
+
+    What: `tf.Variable`, `tf.get_variable`, `tf.layers.dense`, `tf.keras.layers.Dense(...)`,
+    `tf.contrib.layers.fully_connected` and the like called in the body of a function
+    decorated with `@tf.custom_gradient`.
+
+    Why it breaks on TF 1.8: 1.8's custom_gradient has no `variables` support. Variables
+    created inside get a `None` gradient from `tf.gradients`, silently, so they never train;
+    the gradient you return only reaches the positional inputs. With `tf.get_variable` or
+    `tf.layers` the second call raises `ValueError: Variable w already exists, disallowed`.
+    In eager mode `tf.Variable` raises RuntimeError.
+
+    Fix: create the variable outside and pass it in as a positional argument; return its
+    gradient from the gradient function in its slot:
+
+        w = tf.get_variable("w", [3])
+
+        @tf.custom_gradient
+        def scale(x, w):
+            def grad(dy):
+                return dy * w, tf.reduce_sum(dy * x, axis=0)
+            return x * w, grad
+    """
+
+    code = "CG101"
+    name = "variable-created-inside"
+
+    def check(self, module):
+        for site in module.sites:
+            for node in own_nodes(site.func):
+                if not isinstance(node, ast.Call):
+                    continue
+                qualname = module.resolve(node.func)
+                if creates_variables(qualname):
+                    yield self.at(node, "`%s` creates a variable inside custom-gradient "
+                                  "function `%s`: TF 1.8 gives it no gradient (None); create "
+                                  "it outside and pass it in as an argument" % (
+                                      _short(qualname), site.name))
+
+
+def _short(qualname):
+    return "tf." + qualname.split(".", 1)[1] if "." in qualname else qualname
+
+
+RULE = VariableCreatedInside

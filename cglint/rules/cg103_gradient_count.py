@@ -1,0 +1,75 @@
+import ast
+
+from cglint.rules.base import Rule
+
+
+class GradientCountMismatch(Rule):
+    """The gradient function returns a different number of gradients than there are inputs.
+
+    What: a `@tf.custom_gradient` function takes N positional inputs, but its gradient
+    function returns some other number of gradients; or it is called with an extra
+    positional argument (`f(x, 3.0)` where `def f(x, scale=2.0)`) that its gradient does not
+    cover.
+
+    Why it breaks on TF 1.8: in graph mode `tf.gradients` raises
+    `ValueError: Num gradients 3 generated for op name: "IdentityN" ... do not match num
+    inputs 2`, counting outputs plus inputs, so the message names neither your function nor
+    your numbers. Graph mode turns every positional argument, even a Python float, into a
+    tensor input that needs a gradient. In eager mode nothing is checked: a missing gradient
+    is silently None, and an extra one was seen added to the wrong input.
+
+    Fix: return exactly one gradient (or None) per positional input, in order; pass
+    constants through a closure or a default instead of positionally.
+    """
+
+    code = "CG103"
+    name = "gradient-count-mismatch"
+
+    def check(self, module):
+        for site in module.sites:
+            params = site.params
+            if site.is_method or params.vararg:
+                continue
+            low, high = params.required, len(params.names)
+            counts = set()
+            for ret in site.returns:
+                grad = ret.grad
+                if grad is None:
+                    continue
+                for anchor, value in grad.returns:
+                    if grad.returns_variable_gradients(value):
+                        continue  # CG107 explains this one
+                    count = 1 if value is None else module.count_values(value, grad.scope)
+                    if count is None:
+                        continue
+                    counts.add(count)
+                    if not low <= count <= high:
+                        node = anchor.body if isinstance(anchor, ast.Lambda) else anchor
+                        yield self.at(node, "`%s` takes %s but its gradient function `%s` "
+                                      "returns %s" % (site.name, _inputs(low, high),
+                                                      grad.name, _gradients(count)))
+            if module.eager or len(counts) != 1:
+                continue
+            count = counts.pop()
+            for call in site.calls:
+                given = len(call.args)
+                if any(isinstance(arg, ast.Starred) for arg in call.args) or call.keywords:
+                    continue
+                if given != count and low <= given <= high and low <= count <= high:
+                    yield self.at(call, "`%s` is called with %d positional inputs here but "
+                                  "its gradient function returns %s: in graph mode every "
+                                  "positional argument becomes a tensor input that needs a "
+                                  "gradient" % (site.name, given, _gradients(count)))
+
+
+def _inputs(low, high):
+    if low == high:
+        return "%d tensor input%s" % (low, "" if low == 1 else "s")
+    return "%d to %d tensor inputs" % (low, high)
+
+
+def _gradients(count):
+    return "%d gradient%s" % (count, "" if count == 1 else "s")
+
+
+RULE = GradientCountMismatch

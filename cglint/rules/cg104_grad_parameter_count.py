@@ -1,0 +1,58 @@
+from cglint.rules.base import Rule
+
+
+class GradParameterCountMismatch(Rule):
+    """The gradient function takes a different number of arguments than there are outputs.
+
+    What: a `@tf.custom_gradient` function returns M outputs (for example `(y1, y2), grad`),
+    but its gradient function does not take M positional arguments.
+
+    Why it breaks on TF 1.8: the gradient function is called with one upstream gradient per
+    output, as separate positional arguments, never as a list. A mismatch raises
+    `TypeError: grad() takes 1 positional argument but 2 were given` (or `missing 1 required
+    positional argument`), and only when gradients are requested, never at the forward call.
+    An output that is not differentiated still gets a zeros tensor, not None.
+
+    Fix: give the gradient function one parameter per output (`def grad(dy1, dy2)`), or
+    `def grad(*dys)`.
+    """
+
+    code = "CG104"
+    name = "grad-parameter-count"
+
+    def check(self, module):
+        for site in module.sites:
+            seen = set()
+            for ret in site.returns:
+                grad = ret.grad
+                if grad is None or ret.outputs is None or id(grad.node) in seen:
+                    continue
+                outputs = module.count_values(ret.outputs, site.scope)
+                if outputs is None:
+                    continue
+                positional = grad.params.nodes
+                required = positional[:grad.params.required]
+                low = sum(1 for arg in required if arg is not grad.variables_param)
+                high = None if grad.params.vararg else sum(
+                    1 for arg in positional if arg is not grad.variables_param)
+                if outputs < low or (high is not None and outputs > high):
+                    seen.add(id(grad.node))
+                    yield self.at(grad.node, "`%s` returns %d output%s, so its gradient "
+                                  "function `%s` receives %d upstream gradient%s, but it takes "
+                                  "%s" % (site.name, outputs, _s(outputs), grad.name, outputs,
+                                          _s(outputs), _takes(low, high)))
+
+
+def _s(count):
+    return "" if count == 1 else "s"
+
+
+def _takes(low, high):
+    if high is None:
+        return "at least %d" % low
+    if low == high:
+        return "%d" % low
+    return "%d to %d" % (low, high)
+
+
+RULE = GradParameterCountMismatch

@@ -1,0 +1,74 @@
+import ast
+
+from cglint.rules.base import Rule
+
+
+class ForwardReturnShape(Rule):
+    """A custom-gradient function does not return `(outputs, grad_fn)`.
+
+    What: the decorated function returns only its output, the pair swapped
+    (`return grad, y`), three values, `None`, or calls the gradient function
+    (`return y, grad(y)`) instead of returning it.
+
+    Why it breaks on TF 1.8: returning `y` alone raises `TypeError: Tensor objects are not
+    iterable when eager execution is not enabled`; in eager mode a `y` whose first dimension
+    is 2 is silently unpacked into `(y[0], y[1])`. A swapped pair raises a TypeError about
+    `IdentityN`; `grad(y)` or `None` in the second slot fails only later, at `tf.gradients`,
+    with `'Tensor' object is not callable` or `'NoneType' object is not callable`.
+
+    Fix: `return y, grad` where `grad` is the function itself (a list `[y, grad]` works too).
+    """
+
+    code = "CG106"
+    name = "forward-return-shape"
+
+    def check(self, module):
+        for site in module.sites:
+            if not site.returns:
+                if not _ends_in_raise(site.func):
+                    yield self.at(site.func, "custom-gradient function `%s` never returns "
+                                  "`(outputs, grad_fn)`" % site.name)
+                continue
+            for ret in site.returns:
+                problem = self._problem(module, site, ret.value)
+                if problem:
+                    yield self.at(ret.node, "custom-gradient function `%s` %s; it must return "
+                                  "`(outputs, grad_fn)`" % (site.name, problem))
+
+    def _problem(self, module, site, value):
+        scope = site.scope
+        if value is None or (isinstance(value, ast.Constant) and value.value is None):
+            return "returns None"
+        if isinstance(value, ast.Name):
+            value = module.single_value(value, scope) or value
+        if isinstance(value, (ast.Tuple, ast.List)):
+            if any(isinstance(e, ast.Starred) for e in value.elts):
+                return None
+            if len(value.elts) != 2:
+                return "returns %d values" % len(value.elts)
+            first, second = value.elts
+            if isinstance(second, ast.Call) and self._is_function(module, second.func, scope):
+                return "calls its gradient function instead of returning it"
+            if isinstance(second, ast.Constant) and second.value is None:
+                return "returns None as its gradient function"
+            if self._is_function(module, first, scope) and not self._is_function(
+                    module, second, scope):
+                return "returns the gradient function first"
+            return None
+        if module.count_values(value, scope) == 1 and not self._is_function(module, value, scope):
+            return "returns only its output"
+        return None
+
+    @staticmethod
+    def _is_function(module, expr, scope):
+        if isinstance(expr, ast.Lambda):
+            return True
+        binding = module.names.definitions(expr, scope)
+        return binding is not None and binding.kind == "def"
+
+
+def _ends_in_raise(func):
+    return bool(func.body) and isinstance(func.body[-1], ast.Raise)
+
+
+RULE = ForwardReturnShape

@@ -1,0 +1,44 @@
+from cglint.rules.base import Rule
+
+
+class VariablesProtocol(Rule):
+    """The gradient function uses the newer `variables=` protocol, which TF 1.8 lacks.
+
+    What: a gradient function declared `def grad(dy, variables=None)` (copied from TF 1.12+
+    or TF 2 docs), or one that returns `dx, [dw]`, gradients for the variables it used.
+
+    Why it breaks on TF 1.8: 1.8 never passes `variables` (it is always None), so the
+    variables used inside get no gradient, silently. Returning `dx, [dw]` adds an extra
+    gradient: graph mode raises `ValueError: Num gradients 3 generated for op name:
+    "IdentityN"`; eager mode is undefined behaviour. A required `variables` parameter raises
+    `TypeError: grad() missing 1 required positional argument: 'variables'`.
+
+    Fix: pass each variable as a positional input of the decorated function and return its
+    gradient in that input's slot.
+    """
+
+    code = "CG107"
+    name = "variables-protocol"
+
+    def check(self, module):
+        seen = set()
+        for site in module.sites:
+            for ret in site.returns:
+                grad = ret.grad
+                if grad is None or id(grad.node) in seen:
+                    continue
+                seen.add(id(grad.node))
+                param = grad.variables_param
+                if param is not None:
+                    yield self.at(param, "gradient function `%s` takes `variables`, which TF "
+                                  "1.8 never passes: variables used in `%s` get no gradient; "
+                                  "pass them as positional inputs instead" % (grad.name,
+                                                                             site.name))
+                for _, value in grad.returns:
+                    if grad.returns_variable_gradients(value):
+                        yield self.at(value.elts[1], "gradient function `%s` returns variable "
+                                      "gradients (the newer `variables` protocol): TF 1.8 "
+                                      "counts them as extra input gradients" % grad.name)
+
+
+RULE = VariablesProtocol

@@ -1,0 +1,54 @@
+import ast
+
+from cglint.rules.base import Rule
+
+
+class NumberAsGradient(Rule):
+    """The gradient function returns a Python number as a gradient.
+
+    What: `return dy * 2, 0` or `return 1.0` from a gradient function: a Python `int` or
+    `float` where a tensor (or None) belongs.
+
+    Why it breaks on TF 1.8: `tf.gradients` treats each returned gradient as a tensor and
+    fails with `AttributeError: 'int' object has no attribute 'name'` while building the
+    backward graph, a message that points nowhere near your code.
+
+    Fix: return `None` for "no gradient", or a tensor such as `tf.zeros_like(x)` or
+    `dy * 0.0`.
+    """
+
+    code = "CG110"
+    name = "number-as-gradient"
+
+    def check(self, module):
+        seen = set()
+        for site in module.sites:
+            for ret in site.returns:
+                grad = ret.grad
+                if grad is None or id(grad.node) in seen:
+                    continue
+                seen.add(id(grad.node))
+                for _, value in grad.returns:
+                    for number in _numbers(value):
+                        yield self.at(number, "gradient function `%s` returns the number %s as "
+                                      "a gradient: TF 1.8 needs a tensor or None" % (
+                                          grad.name, ast.unparse(number)))
+
+
+def _numbers(value):
+    elements = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value]
+    for element in elements:
+        if isinstance(element, (ast.Tuple, ast.List)):
+            yield from _numbers(element)
+        elif _is_number(element):
+            yield element
+
+
+def _is_number(node):
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    return (isinstance(node, ast.Constant) and isinstance(node.value, (int, float, complex))
+            and not isinstance(node.value, bool))
+
+
+RULE = NumberAsGradient

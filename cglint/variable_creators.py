@@ -1,0 +1,50 @@
+"""Which TensorFlow calls create trainable variables (CG101, CG102).
+
+These are the creators TF 1.8 users reach for. Layer *classes* create their variables when
+the instance is first called, so an instantiation counts too.
+"""
+# Exact qualified names of functions that return a new variable.
+VARIABLE_FUNCTIONS = frozenset((
+    "tensorflow.Variable",
+    "tensorflow.get_variable",
+    "tensorflow.get_local_variable",
+    "tensorflow.contrib.eager.Variable",
+    "tensorflow.contrib.framework.variable",
+    "tensorflow.contrib.framework.model_variable",
+    "tensorflow.contrib.slim.variable",
+    "tensorflow.contrib.slim.model_variable",
+    "tensorflow.compat.v1.Variable",
+    "tensorflow.compat.v1.get_variable",
+    "tensorflow.python.ops.variables.Variable",
+    "tensorflow.python.ops.resource_variable_ops.ResourceVariable",
+))
+# Modules whose functions (and layer classes) build layers with weights.
+LAYER_MODULES = (
+    "tensorflow.layers.",
+    "tensorflow.keras.layers.",
+    "tensorflow.contrib.layers.",
+    "tensorflow.contrib.slim.",
+    "tensorflow.contrib.keras.layers.",
+    "tensorflow.compat.v1.layers.",
+)
+# Layers with weights, by the last part of their name (function and class spellings).
+WEIGHTED_LAYERS = frozenset((
+    "dense", "Dense", "fully_connected", "linear",
+    "conv1d", "conv2d", "conv3d", "Conv1D", "Conv2D", "Conv3D", "convolution",
+    "convolution1d", "convolution2d", "convolution3d", "Convolution1D", "Convolution2D",
+    "Convolution3D", "conv2d_transpose", "conv3d_transpose", "Conv2DTranspose",
+    "Conv3DTranspose", "convolution2d_transpose", "separable_conv1d", "separable_conv2d",
+    "SeparableConv1D", "SeparableConv2D", "separable_convolution2d", "DepthwiseConv2D",
+    "batch_normalization", "BatchNormalization", "batch_norm", "layer_norm",
+    "embedding", "Embedding", "embed_sequence", "LSTM", "GRU", "SimpleRNN", "LSTMCell",
+    "GRUCell", "SimpleRNNCell", "ConvLSTM2D", "PReLU", "LocallyConnected1D",
+    "LocallyConnected2D", "bias_add",
+))
+
+
+def creates_variables(qualname):
+    if not qualname:
+        return False
+    if qualname in VARIABLE_FUNCTIONS:
+        return True
+    return qualname.startswith(LAYER_MODULES) and qualname.rsplit(".", 1)[1] in WEIGHTED_LAYERS
