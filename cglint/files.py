@@ -95,7 +95,11 @@ def _walk(top, seen):
             if is_dir:
                 if entry.name not in SKIPPED_DIRS and not is_virtualenv(entry.path):
                     subfolders.append(entry.path)
-            elif is_file and entry.name.endswith(".py"):
+            elif entry.name.endswith(".py") and not is_file:
+                # A FIFO, socket or dangling link: opening it could block or fail.
+                broken = entry.is_symlink() and not os.path.exists(entry.path)
+                yield entry.path, "broken symbolic link" if broken else "not a regular file"
+            elif entry.name.endswith(".py"):
                 try:
                     file_info = entry.stat()
                 except OSError as error:

@@ -1,0 +1,22 @@
+import textwrap
+
+import pytest
+
+from cglint import engine
+
+
+def lint(code, select=(), target_python=(2, 7)):
+    """(code, line, col) of every finding on a dedented snippet."""
+    options = engine.Options(select=tuple(select), target_python=target_python)
+    result = engine.lint_text("snippet.py", textwrap.dedent(code), options)
+    assert not result.error, result.error
+    return [(d.code, d.line, d.col) for d in result.diagnostics]
+
+
+def codes(code, **kwargs):
+    return sorted({finding[0] for finding in lint(code, **kwargs)})
+
+
+@pytest.fixture
+def run_lint():
+    return lint

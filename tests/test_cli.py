@@ -1,0 +1,134 @@
+"""The command as users run it: exit codes, output, discovery, hostile inputs."""
+import io
+import os
+import subprocess
+import sys
+
+import pytest
+
+from cglint.cli import main
+
+BAD = (
+    "import tensorflow as tf\n"
+    "\n"
+    "@tf.custom_gradient\n"
+    "def f(x):\n"
+    "    return x, lambda dy: (dy, dy)\n"
+)
+GOOD = BAD.replace("(dy, dy)", "dy")
+
+
+def run(args, capsys):
+    code = main(args)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_clean_file_exits_0(tmp_path, capsys):
+    (tmp_path / "good.py").write_text(GOOD)
+    code, out, _ = run([str(tmp_path)], capsys)
+    assert code == 0
+    assert "All clear: 1 file checked." in out
+
+
+def test_findings_exit_1_sorted_by_path_and_position(tmp_path, capsys):
+    (tmp_path / "b.py").write_text(BAD)
+    (tmp_path / "a.py").write_text(BAD + BAD.replace("def f", "def g").split("\n", 2)[2])
+    code, out, _ = run([str(tmp_path)], capsys)
+    assert code == 1
+    lines = [line for line in out.splitlines() if ": CG" in line]
+    assert lines == sorted(lines, key=lambda l: (l.split(":")[0], int(l.split(":")[1])))
+    assert lines[0].startswith(os.path.join(str(tmp_path), "a.py") + ":5:")
+    assert "Found 3 findings in 2 files checked." in out
+
+
+def test_usage_errors_exit_2(capsys):
+    assert run([], capsys)[0] == 2
+    assert run(["--select", "XYZ", "."], capsys)[0] == 2
+    assert run(["--no-such-option"], capsys)[0] == 2
+    assert run(["--explain", "CG999"], capsys)[0] == 2
+
+
+def test_select_and_ignore_prefixes(tmp_path, capsys):
+    path = tmp_path / "b.py"
+    path.write_text(BAD)
+    assert run([str(path), "--select", "CG2"], capsys)[0] == 0
+    assert run([str(path), "--ignore", "CG103"], capsys)[0] == 0
+    assert run([str(path), "--select", "CG1"], capsys)[0] == 1
+
+
+def test_explain_and_list_rules(capsys):
+    code, out, _ = run(["--explain", "cg103"], capsys)
+    assert code == 0 and "Why it breaks on TF 1.8" in out and "Fix:" in out
+    code, out, _ = run(["--list-rules"], capsys)
+    codes = [line.split()[0] for line in out.splitlines()]
+    assert codes == sorted(codes) and {"CG001", "CG002", "CG101", "CG110"} <= set(codes)
+
+
+def test_every_rule_has_documentation_with_what_why_fix(capsys):
+    from cglint.engine import rules
+    for code, rule in rules().items():
+        doc = rule.documentation()
+        assert rule.name and doc.splitlines()[0].endswith("."), code
+        assert "Fix:" in doc and ("Why" in doc), code
+
+
+def test_stdin_with_filename(monkeypatch, capsys):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(BAD.encode())))
+    code, out, _ = run(["-", "--stdin-filename", "pkg/mod.py"], capsys)
+    assert code == 1 and out.startswith("pkg/mod.py:5:")
+
+
+def test_statistics_and_quiet(tmp_path, capsys):
+    (tmp_path / "b.py").write_text(BAD)
+    code, out, _ = run([str(tmp_path), "--statistics", "--quiet"], capsys)
+    assert code == 1
+    assert "    1  CG103  gradient-count-mismatch" in out
+    assert "Found" not in out
+
+
+def test_hostile_tree_every_file_reported_and_the_rest_checked(tmp_path, capsys):
+    (tmp_path / "bad.py").write_text(BAD)
+    (tmp_path / "syntax.py").write_text("def f(:\n")
+    (tmp_path / "latin.py").write_bytes(b"x = '\xff'\n")
+    (tmp_path / "nul.py").write_bytes(b"x = 1\0\n")
+    (tmp_path / "empty.py").write_bytes(b"")
+    (tmp_path / "deep.py").write_text("x = " + "(" * 3000 + ")" * 3000 + "\n")
+    (tmp_path / "dir.py").mkdir()
+    (tmp_path / "dir.py" / "inner.py").write_text(GOOD)
+    (tmp_path / "loop").symlink_to(tmp_path)
+    (tmp_path / "dangling.py").symlink_to(tmp_path / "nowhere.py")
+    os.mkfifo(str(tmp_path / "fifo.py"))
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "x.py").write_text(BAD)
+    (tmp_path / "venv").mkdir()
+    (tmp_path / "venv" / "pyvenv.cfg").write_text("")
+    (tmp_path / "venv" / "x.py").write_text(BAD)
+    unreadable = tmp_path / "secret.py"
+    unreadable.write_text(BAD)
+    unreadable.chmod(0)
+    code, out, err = run([str(tmp_path), str(tmp_path / "missing.py")], capsys)
+    assert code == 1 and "Traceback" not in out + err
+    found = {(line.split(":")[0].replace(str(tmp_path) + os.sep, ""), line.split()[1])
+             for line in out.splitlines() if ": CG" in line}
+    expected = {("bad.py", "CG103"), ("syntax.py", "CG001"), ("latin.py", "CG002"),
+                ("nul.py", "CG001"), ("deep.py", "CG001"), ("dangling.py", "CG002"),
+                ("fifo.py", "CG002"), ("missing.py", "CG002")}
+    if os.geteuid() != 0:  # root reads everything
+        expected.add(("secret.py", "CG002"))
+    assert expected <= found
+    assert not any(name.startswith((".git", "venv", "empty", "dir.py")) for name, _ in found)
+
+
+def test_python_m_cglint_runs_as_a_program(tmp_path):
+    (tmp_path / "bad.py").write_text(BAD)
+    done = subprocess.run([sys.executable, "-m", "cglint", str(tmp_path)],
+                          capture_output=True, text=True)
+    assert done.returncode == 1 and "CG103" in done.stdout
+
+
+def test_target_python_3_reports_python2_syntax(tmp_path, capsys):
+    (tmp_path / "old.py").write_text('print "x"\n')
+    assert run([str(tmp_path)], capsys)[0] == 0
+    code, out, _ = run([str(tmp_path), "--target-python", "3.6"], capsys)
+    assert code == 1 and "CG001" in out and "Python 2 only syntax" in out

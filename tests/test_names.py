@@ -1,0 +1,73 @@
+import ast
+import textwrap
+
+import pytest
+
+from cglint.names import Names
+
+
+def resolve_last(code):
+    """Qualified name of the last expression statement in `code`."""
+    tree = ast.parse(textwrap.dedent(code))
+    names = Names(tree)
+    expr = [n for n in ast.walk(tree) if isinstance(n, ast.Expr)][-1].value
+    return names.resolve(expr, names.scope_of(expr))
+
+
+@pytest.mark.parametrize("code, expected", [
+    ("import tensorflow as tf\ntf.custom_gradient", "tensorflow.custom_gradient"),
+    ("import tensorflow as T\nT.nn.relu", "tensorflow.nn.relu"),
+    ("import tensorflow\ntensorflow.custom_gradient", "tensorflow.custom_gradient"),
+    ("from tensorflow import custom_gradient as cg\ncg", "tensorflow.custom_gradient"),
+    ("import tensorflow as tf\ntfe = tf.contrib.eager\ntfe.custom_gradient",
+     "tensorflow.contrib.eager.custom_gradient"),
+    ("import tensorflow.contrib.eager as tfe\ntfe.custom_gradient",
+     "tensorflow.contrib.eager.custom_gradient"),
+    ("from tensorflow.contrib import eager as tfe\ntfe.Variable",
+     "tensorflow.contrib.eager.Variable"),
+    ("import tensorflow.contrib.eager\ntensorflow.contrib.eager.custom_gradient",
+     "tensorflow.contrib.eager.custom_gradient"),
+    ("try:\n    import tensorflow as tf\nexcept ImportError:\n    tf = None\ntf.print",
+     "tensorflow.print"),
+    ("import tensorflow as tf\ndef f():\n    tf.nn.relu", "tensorflow.nn.relu"),
+    ("import tensorflow as tf\nclass A:\n    def m(self):\n        tf.sign", "tensorflow.sign"),
+])
+def test_resolves_through_bindings(code, expected):
+    assert resolve_last(code) == expected
+
+
+@pytest.mark.parametrize("code", [
+    "def custom_gradient(f):\n    return f\ncustom_gradient",
+    "import tensorflow as tf\ndef f(tf):\n    tf.custom_gradient",
+    "import tensorflow as tf\ntf = make()\ntf.custom_gradient",
+    "from . import tensorflow\ntensorflow.custom_gradient",
+    "tf.custom_gradient",
+    "import tensorflow as tf\ndef f():\n    tf = other\n    tf.custom_gradient",
+])
+def test_unknown_or_shadowed_names_resolve_to_nothing(code):
+    assert resolve_last(code) is None
+
+
+def test_another_module_named_tf_is_not_tensorflow():
+    assert resolve_last("import numpy as tf\ntf.custom_gradient") == "numpy.custom_gradient"
+
+
+def test_function_bodies_see_names_bound_later_in_the_module():
+    code = "def f():\n    tf.nn.relu\nimport tensorflow as tf\n"
+    tree = ast.parse(code)
+    names = Names(tree)
+    attr = tree.body[0].body[0].value
+    assert names.resolve(attr, names.scope_of(attr)) == "tensorflow.nn.relu"
+
+
+def test_class_scope_is_not_visible_to_methods():
+    code = "class A:\n    import tensorflow as tf\n    def m(self):\n        tf.sign\n"
+    assert resolve_last(code) is None
+
+
+def test_deep_nesting_does_not_recurse():
+    depth = 1200
+    code = "import tensorflow as tf\nx = " + "(" * 90 + "tf.sign" + ")" * 90 + "\n"
+    code += "y = " + " + ".join(["tf.nn.relu"] * depth) + "\n"
+    tree = ast.parse(code)
+    Names(tree)  # must not raise RecursionError

@@ -1,0 +1,515 @@
+"""CG101-CG110 on code written the way users write custom gradients, and near-misses."""
+from conftest import codes, lint
+
+
+def test_cg101_variable_created_inside_each_creator():
+    code = """
+    import tensorflow as tf
+    from tensorflow.contrib import layers
+
+    @tf.custom_gradient
+    def f(x):
+        w = tf.Variable(1.0)
+        v = tf.get_variable("v", [1])
+        h = tf.layers.dense(x, 3)
+        k = tf.keras.layers.Dense(3)(x)
+        m = layers.fully_connected(x, 3)
+        def grad(dy):
+            return dy
+        return x * w * v + h + k + m, grad
+    """
+    assert lint(code, select=["CG101"]) == [
+        ("CG101", 7, 9), ("CG101", 8, 9), ("CG101", 9, 9), ("CG101", 10, 9), ("CG101", 11, 9)]
+
+
+def test_cg101_near_misses():
+    code = """
+    import tensorflow as tf
+
+    w = tf.get_variable("w", [1])
+
+    @tf.custom_gradient
+    def f(x, w):
+        act = tf.keras.layers.Activation("relu")(x)
+        init = tf.contrib.layers.xavier_initializer()
+        def grad(dy):
+            tmp = tf.Variable(0.0)  # inside the grad fn, not the forward pass
+            return dy, dy
+        return act * w, grad
+
+    def not_custom(x):
+        return tf.Variable(x)
+    """
+    assert codes(code, select=["CG101"]) == []
+
+
+def test_cg102_closure_read_reported_once_at_first_read():
+    code = """
+    import tensorflow as tf
+
+    w = tf.Variable([1.0, 2.0], name="w")
+    dense = tf.layers.Dense(2)
+
+    @tf.custom_gradient
+    def f(x):
+        y = x * w + w
+        z = dense(y)
+        def grad(dy):
+            return dy * w
+        return z, grad
+    """
+    assert lint(code, select=["CG102"]) == [("CG102", 9, 13), ("CG102", 10, 9)]
+
+
+def test_cg102_near_misses_argument_local_and_constants():
+    code = """
+    import tensorflow as tf
+
+    w = tf.Variable(1.0)
+    scale = 3.0
+    c = tf.constant(2.0)
+
+    @tf.custom_gradient
+    def f(x, w):
+        y = x * w * scale * c
+        def grad(dy):
+            return dy * w, dy
+        return y, grad
+
+    def g(x):
+        w = tf.Variable(2.0)
+        @tf.custom_gradient
+        def inner(x, w):
+            return x * w, lambda dy: (dy, dy)
+        return inner(x, w)
+    """
+    assert codes(code, select=["CG102"]) == []
+
+
+def test_cg103_too_many_and_too_few():
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def one(x):
+        def grad(dy):
+            return dy, dy
+        return tf.identity(x), grad
+
+    @tf.custom_gradient
+    def three(a, b, c):
+        def grad(dy):
+            if True:
+                return dy, dy
+            return dy, dy, dy
+        return a + b + c, grad
+    """
+    assert lint(code, select=["CG103"]) == [("CG103", 7, 9), ("CG103", 14, 13)]
+
+
+def test_cg103_module_level_grad_fn_and_lambda():
+    code = """
+    import tensorflow as tf
+
+    def back(dy):
+        return [dy, dy, dy]
+
+    @tf.custom_gradient
+    def mix(x, y):
+        return x * y, back
+
+    @tf.custom_gradient
+    def sq(x, y):
+        return x * x, lambda dy: dy
+    """
+    assert lint(code, select=["CG103"]) == [("CG103", 5, 5), ("CG103", 13, 30)]
+
+
+def test_cg103_near_misses_flattening_none_and_unknowns():
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def a(x, y):
+        def grad(dy):
+            return [dy, None]
+        return x + y, grad
+
+    @tf.custom_gradient
+    def b(x, y):
+        def grad(dy):
+            return ((dy, dy),)
+        return x + y, grad
+
+    @tf.custom_gradient
+    def c(x, y):
+        def grad(dy):
+            grads = [dy]
+            grads.append(dy)
+            return grads
+        return x + y, grad
+
+    @tf.custom_gradient
+    def d(*xs):
+        return xs[0], lambda dy: dy
+
+    @tf.custom_gradient
+    def e(x, y):
+        def grad(dy):
+            return tf.gradients(x * y, [x, y], grad_ys=dy)
+        return x * y, grad
+
+    @tf.custom_gradient
+    def f(x):
+        return tf.identity(x), lambda dy: None
+    """
+    assert codes(code, select=["CG103"]) == []
+
+
+def test_cg103_positional_float_at_call_in_graph_mode_only():
+    bad = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def scaled(x, scale=2.0):
+        def grad(dy):
+            return dy * scale
+        return x * scale, grad
+
+    y1 = scaled(tf.constant(1.0))
+    y2 = scaled(tf.constant(1.0), 3.0)
+    """
+    assert lint(bad, select=["CG103"]) == [("CG103", 11, 6)]
+    eager = "import tensorflow as tf\ntf.enable_eager_execution()\n" + bad.replace("\n    ", "\n")
+    assert codes(eager, select=["CG103"]) == []
+
+
+def test_cg104_grad_parameters_vs_outputs():
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def pair(x):
+        def grad(dy):
+            return dy
+        return (x, x * 2.0), grad
+
+    @tf.custom_gradient
+    def single(x):
+        def grad(dy1, dy2):
+            return dy1
+        return x * 2.0, grad
+
+    @tf.custom_gradient
+    def zero(x):
+        def grad():
+            return None
+        return x * 2.0, grad
+    """
+    assert lint(code, select=["CG104"]) == [("CG104", 6, 5), ("CG104", 12, 5), ("CG104", 18, 5)]
+
+
+def test_cg104_near_misses():
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def pair(x):
+        def grad(*dys):
+            return dys[0]
+        return [x, x * 2.0], grad
+
+    @tf.custom_gradient
+    def pair2(x):
+        def grad(dy1, dy2):
+            return dy1 + dy2
+        return (x, x * 2.0), grad
+
+    @tf.custom_gradient
+    def split(x):
+        def grad(dy):
+            return dy
+        return tf.split(x, 2), grad
+
+    @tf.custom_gradient
+    def single(x):
+        def grad(dy, variables=None):
+            return dy
+        return tf.sign(x), grad
+    """
+    assert codes(code, select=["CG104"]) == []
+
+
+def test_cg105_keywords_graph_only():
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def f(x, scale=2.0):
+        return x * scale, lambda dy: dy
+
+    opts = {"scale": 3.0}
+    a = f(tf.ones([2]), scale=3.0)
+    b = f(tf.ones([2]), **opts)
+    c = f(tf.ones([2]))
+    d = max(1, key=None)
+    """
+    assert lint(code, select=["CG105"]) == [("CG105", 9, 5), ("CG105", 10, 5)]
+    eager = code.replace("import tensorflow as tf\n", "import tensorflow as tf\n"
+                         "    tf.enable_eager_execution()\n")
+    assert codes(eager, select=["CG105"]) == []
+
+
+def test_cg105_call_form_only_calls_through_the_wrapper():
+    code = """
+    import tensorflow as tf
+
+    def f(x, scale=2.0):
+        return x * scale, lambda dy: dy
+
+    h = tf.custom_gradient(f)
+    plain = f(1.0, scale=2.0)
+    y = h(tf.ones([2]), scale=3.0)
+    """
+    assert lint(code, select=["CG105"]) == [("CG105", 9, 5)]
+
+
+def test_cg106_return_shapes():
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def only(x):
+        y = tf.nn.relu(x)
+        def grad(dy):
+            return dy
+        return y
+
+    @tf.custom_gradient
+    def swapped(x):
+        def grad(dy):
+            return dy
+        return grad, x * 2.0
+
+    @tf.custom_gradient
+    def called(x):
+        def grad(dy):
+            return dy
+        y = x * 2.0
+        return y, grad(y)
+
+    @tf.custom_gradient
+    def three(x):
+        return x, lambda dy: dy, 1
+
+    @tf.custom_gradient
+    def nothing(x):
+        y = x * 2.0
+
+    @tf.custom_gradient
+    def none_grad(x):
+        return x * 2.0, None
+    """
+    assert lint(code, select=["CG106"]) == [
+        ("CG106", 9, 5), ("CG106", 15, 5), ("CG106", 22, 5), ("CG106", 26, 5), ("CG106", 29, 1),
+        ("CG106", 34, 5)]
+
+
+def test_cg106_near_misses():
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def as_list(x):
+        def grad(dy):
+            return dy
+        return [x * 2.0, grad]
+
+    @tf.custom_gradient
+    def via_name(x):
+        def grad(dy):
+            return dy
+        result = (x * 2.0, grad)
+        return result
+
+    @tf.custom_gradient
+    def via_helper(x):
+        return make_pair(x)
+
+    @tf.custom_gradient
+    def raises(x):
+        raise NotImplementedError
+    """
+    assert codes(code, select=["CG106"]) == []
+
+
+def test_cg107_variables_parameter_and_list_return():
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def f(x):
+        w = tf.get_variable("w", [])
+        def grad(dy, variables=None):
+            return dy * w, [dy * x]
+        return x * w, grad
+    """
+    assert lint(code, select=["CG103", "CG107"]) == [("CG107", 7, 18), ("CG107", 8, 24)]
+
+
+def test_cg108_argument_kinds():
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def f(x, opt):
+        return x, lambda dy: (dy, None)
+
+    a = f(tf.ones([2]), None)
+    b = f(tf.ones([2]), "fast")
+    c = f(tf.ones([2]), tf.nn.relu)
+    d = f(tf.ones([2]), {"k": 1})
+    e = f([tf.ones([2]), tf.ones([2])], 3)
+    g = f(tf.ones([2]), True)
+    h = f(tf.ones([2]), 0.5)
+    """
+    assert lint(code, select=["CG108"]) == [
+        ("CG108", 8, 21), ("CG108", 9, 21), ("CG108", 10, 21), ("CG108", 11, 21),
+        ("CG108", 12, 7), ("CG108", 12, 37), ("CG108", 13, 21)]
+    eager = code.replace("import tensorflow as tf\n", "import tensorflow as tf\n"
+                         "    tf.enable_eager_execution()\n")
+    # Eager passes raw values: only None, callables and dicts still fail.
+    assert lint(eager, select=["CG108"]) == [
+        ("CG108", 9, 21), ("CG108", 11, 21), ("CG108", 12, 21)]
+
+
+def test_cg108_methods_but_not_staticmethods():
+    code = """
+    import tensorflow as tf
+
+    class Scaler(object):
+        @tf.custom_gradient
+        def apply(self, x):
+            return x * 2.0, lambda dy: dy * 2.0
+
+        @staticmethod
+        @tf.custom_gradient
+        def fine(x):
+            return x * 2.0, lambda dy: dy * 2.0
+    """
+    assert lint(code, select=["CG108"]) == [("CG108", 6, 5)]
+
+
+def test_cg109_tape_in_graph_mode():
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def f(x):
+        return x * 2.0, lambda dy: dy * 7.0
+
+    x = tf.constant(1.0)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    """
+    assert lint(code, select=["CG109"]) == [("CG109", 9, 6)]
+    eager = code.replace("import tensorflow as tf\n", "import tensorflow as tf\n"
+                         "    tf.enable_eager_execution()\n")
+    assert codes(eager, select=["CG109"]) == []
+    no_custom = "import tensorflow as tf\nwith tf.GradientTape() as t:\n    pass\n"
+    assert codes(no_custom) == []
+
+
+def test_cg110_numbers_as_gradients():
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def f(x, y):
+        def grad(dy):
+            return dy, -1.0
+        return x + y, grad
+
+    @tf.custom_gradient
+    def g(x, flag):
+        def grad(dy):
+            return dy, None
+        return x, grad
+    """
+    assert lint(code, select=["CG110"]) == [("CG110", 7, 20)]
+
+
+def test_aliases_and_decorator_forms_all_found():
+    code = """
+    import tensorflow
+    import tensorflow.contrib.eager as tfe
+    from tensorflow import custom_gradient as cg
+    import tensorflow as T
+
+    @tensorflow.custom_gradient
+    def a(x):
+        return x, lambda dy: (dy, dy)
+
+    @tfe.custom_gradient
+    def b(x):
+        return x, lambda dy: (dy, dy)
+
+    @cg
+    def c(x):
+        return x, lambda dy: (dy, dy)
+
+    @T.contrib.eager.custom_gradient
+    def d(x):
+        return x, lambda dy: (dy, dy)
+    """
+    assert [f[1] for f in lint(code, select=["CG103"])] == [9, 13, 17, 21]
+
+
+def test_not_tensorflow_means_no_findings():
+    code = """
+    import numpy as tf
+
+    def custom_gradient(f):
+        return f
+
+    @tf.custom_gradient
+    def a(x):
+        return x, lambda dy: (dy, dy)
+
+    @custom_gradient
+    def b(x):
+        v = tf.Variable(1)
+        return x
+    """
+    assert codes(code) == []
+
+
+def test_python2_file_gets_the_same_findings_as_its_python3_twin():
+    py3 = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def f(x):
+        print("forward", x)
+        def grad(dy):
+            print("backward")
+            return dy, dy
+        return x * 2.0, grad
+    """
+    py2 = py3.replace('print("forward", x)', 'print "forward", x').replace(
+        'print("backward")', 'print >>sys.stderr, "backward"')
+    assert lint(py2) == lint(py3) == [("CG103", 9, 9)]
+
+
+def test_python2_columns_are_mapped_back_to_the_original_line():
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def f(x):
+        def grad(dy):
+            print "g"; return dy, dy
+        return x, grad
+    """
+    assert lint(code, select=["CG103"]) == [("CG103", 7, 20)]
