@@ -11,6 +11,8 @@ class Diagnostic:
     message: str
     end_line: int = field(default=0, compare=False)
     end_col: int = field(default=0, compare=False)
+    # Other lines where a `# noqa` also silences it: a function's `def` and decorators.
+    noqa_lines: tuple = field(default=(), compare=False)
 
     def format_text(self):
         return "%s:%d:%d: %s %s" % (self.path, self.line, self.col, self.code, self.message)

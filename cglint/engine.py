@@ -86,7 +86,7 @@ def _lint(result, text, options):
             col = parsed.original_col(finding.line, finding.col) + 1
             end_col = parsed.original_col(finding.end_line, finding.end_col) + 1
             diagnostic = Diagnostic(result.path, finding.line, col, code, finding.message,
-                                    finding.end_line, end_col)
+                                    finding.end_line, end_col, finding.noqa_lines)
             if diagnostic not in result.diagnostics:
                 result.diagnostics.append(diagnostic)
                 if finding.fix and not parsed.python2_syntax:

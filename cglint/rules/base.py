@@ -25,6 +25,7 @@ class Finding:
     end_line: int = 0
     end_col: int = 0
     fix: Optional[tuple] = None  # tuple of Edit, or None when no safe fix exists
+    noqa_lines: tuple = ()  # the def and decorator lines of the function it is about
 
 
 class Rule:
@@ -49,7 +50,8 @@ class Rule:
         raise NotImplementedError
 
     @staticmethod
-    def at(node, message, fix=None):
+    def at(node, message, fix=None, function=None):
+        """A Finding at `node`; `function` (a def) lets `# noqa` on its def line apply."""
         return Finding(
             node.lineno,
             node.col_offset,
@@ -57,4 +59,10 @@ class Rule:
             getattr(node, "end_lineno", None) or node.lineno,
             getattr(node, "end_col_offset", None) or node.col_offset,
             fix,
+            _definition_lines(function) if function is not None else (),
         )
+
+
+def _definition_lines(function):
+    lines = [decorator.lineno for decorator in getattr(function, "decorator_list", ())]
+    return tuple(lines) + (function.lineno,)

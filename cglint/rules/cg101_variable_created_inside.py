@@ -43,7 +43,7 @@ class VariableCreatedInside(Rule):
                     yield self.at(node, "`%s` creates a variable inside custom-gradient "
                                   "function `%s`: TF 1.8 gives it no gradient (None); create "
                                   "it outside and pass it in as an argument" % (
-                                      _short(qualname), site.name))
+                                      _short(qualname), site.name), function=site.func)
 
 
 def _short(qualname):

@@ -36,7 +36,7 @@ class VariableReadByClosure(Rule):
                     yield self.at(node, "custom-gradient function `%s` reads variable `%s` "
                                   "from an enclosing scope: TF 1.8 gives it no gradient "
                                   "(None) and it never trains; pass it in as an argument"
-                                  % (site.name, node.id))
+                                  % (site.name, node.id), function=site.func)
 
     @staticmethod
     def _is_outer_variable(binding, site, names):

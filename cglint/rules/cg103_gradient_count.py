@@ -47,7 +47,7 @@ class GradientCountMismatch(Rule):
                         node = anchor.body if isinstance(anchor, ast.Lambda) else anchor
                         yield self.at(node, "`%s` takes %s but its gradient function `%s` "
                                       "returns %s" % (site.name, _inputs(low, high),
-                                                      grad.name, _gradients(count)))
+                                                      grad.name, _gradients(count)), function=site.func)
             if module.eager or len(counts) != 1:
                 continue
             count = counts.pop()
@@ -59,7 +59,7 @@ class GradientCountMismatch(Rule):
                     yield self.at(call, "`%s` is called with %d positional inputs here but "
                                   "its gradient function returns %s: in graph mode every "
                                   "positional argument becomes a tensor input that needs a "
-                                  "gradient" % (site.name, given, _gradients(count)))
+                                  "gradient" % (site.name, given, _gradients(count)), function=site.func)
 
 
 def _inputs(low, high):

@@ -40,7 +40,7 @@ class GradParameterCountMismatch(Rule):
                     yield self.at(grad.node, "`%s` returns %d output%s, so its gradient "
                                   "function `%s` receives %d upstream gradient%s, but it takes "
                                   "%s" % (site.name, outputs, _s(outputs), grad.name, outputs,
-                                          _s(outputs), _takes(low, high)))
+                                          _s(outputs), _takes(low, high)), function=site.func)
 
 
 def _s(count):

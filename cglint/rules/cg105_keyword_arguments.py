@@ -28,14 +28,14 @@ class KeywordArguments(Rule):
                 if site.func.args.kw_defaults[site.params.kwonly.index(arg)] is None:
                     yield self.at(arg, "custom-gradient function `%s` has a required "
                                   "keyword-only parameter `%s`: TF 1.8 graph mode raises "
-                                  "ValueError on any keyword argument" % (site.name, arg.arg))
+                                  "ValueError on any keyword argument" % (site.name, arg.arg), function=site.func)
             for call in site.calls:
                 if call.keywords:
                     names = ", ".join("`%s`" % k.arg if k.arg else "`**%s`" % _text(k.value)
                                       for k in call.keywords)
                     yield self.at(call, "`%s` is called with keyword argument %s: TF 1.8 "
                                   "graph mode raises ValueError; pass it positionally"
-                                  % (site.name, names))
+                                  % (site.name, names), function=site.func)
 
 
 def _text(node):

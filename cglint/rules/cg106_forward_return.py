@@ -27,13 +27,13 @@ class ForwardReturnShape(Rule):
             if not site.returns:
                 if not _ends_in_raise(site.func):
                     yield self.at(site.func, "custom-gradient function `%s` never returns "
-                                  "`(outputs, grad_fn)`" % site.name)
+                                  "`(outputs, grad_fn)`" % site.name, function=site.func)
                 continue
             for ret in site.returns:
                 problem = self._problem(module, site, ret.value)
                 if problem:
                     yield self.at(ret.node, "custom-gradient function `%s` %s; it must return "
-                                  "`(outputs, grad_fn)`" % (site.name, problem))
+                                  "`(outputs, grad_fn)`" % (site.name, problem), function=site.func)
 
     def _problem(self, module, site, value):
         scope = site.scope

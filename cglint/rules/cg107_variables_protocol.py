@@ -33,12 +33,12 @@ class VariablesProtocol(Rule):
                     yield self.at(param, "gradient function `%s` takes `variables`, which TF "
                                   "1.8 never passes: variables used in `%s` get no gradient; "
                                   "pass them as positional inputs instead" % (grad.name,
-                                                                             site.name))
+                                                                             site.name), function=site.func)
                 for _, value in grad.returns:
                     if grad.returns_variable_gradients(value):
                         yield self.at(value.elts[1], "gradient function `%s` returns variable "
                                       "gradients (the newer `variables` protocol): TF 1.8 "
-                                      "counts them as extra input gradients" % grad.name)
+                                      "counts them as extra input gradients" % grad.name, function=site.func)
 
 
 RULE = VariablesProtocol

@@ -35,13 +35,13 @@ class NonTensorArgument(Rule):
                 yield self.at(site.func, "custom-gradient function `%s` is a method: TF 1.8 "
                               "converts `%s` to a tensor and fails; decorate a function "
                               "nested in the method instead" % (site.name,
-                                                                site.params.names[0]))
+                                                                site.params.names[0]), function=site.func)
             for call in site.calls:
                 for arg in call.args:
                     kind = self._kind(module, arg)
                     if kind and (kind in _ALWAYS or not module.eager):
                         yield self.at(arg, "`%s` gets %s as a positional argument: %s" % (
-                            site.name, _DESCRIPTIONS[kind][0], _DESCRIPTIONS[kind][1]))
+                            site.name, _DESCRIPTIONS[kind][0], _DESCRIPTIONS[kind][1]), function=site.func)
 
     @staticmethod
     def _kind(module, arg):

@@ -32,7 +32,7 @@ class NumberAsGradient(Rule):
                     for number in _numbers(value):
                         yield self.at(number, "gradient function `%s` returns the number %s as "
                                       "a gradient: TF 1.8 needs a tensor or None" % (
-                                          grad.name, ast.unparse(number)))
+                                          grad.name, ast.unparse(number)), function=site.func)
 
 
 def _numbers(value):
