@@ -513,3 +513,37 @@ def test_python2_columns_are_mapped_back_to_the_original_line():
         return x, grad
     """
     assert lint(code, select=["CG103"]) == [("CG103", 7, 20)]
+
+
+WEIGHTED_SUM = """
+import tensorflow as tf
+
+@tf.custom_gradient
+def weighted_sum(x, y, weight):
+    forward_output = x * weight + y * (1 - weight)
+
+    def grad(dy):
+        return dy * weight, dy * (1 - weight), dy * (x - y)
+
+    return forward_output, grad
+
+x = tf.constant([1.0, 2.0, 3.0])
+y = tf.constant([4.0, 5.0, 6.0])
+out = weighted_sum(x, y, 0.3)
+"""
+
+
+def test_cg111_the_seed_weighted_sum():
+    assert lint(WEIGHTED_SUM) == [("CG111", 9, 48)]
+    constant = WEIGHTED_SUM.replace("weighted_sum(x, y, 0.3)", "weighted_sum(x, y, tf.constant(0.3))")
+    assert lint(constant) == [("CG111", 9, 48)]
+
+
+def test_cg111_near_misses():
+    reduced = WEIGHTED_SUM.replace("dy * (x - y)", "tf.reduce_sum(dy * (x - y))")
+    all_scalars = WEIGHTED_SUM.replace("weighted_sum(x, y, 0.3)", "weighted_sum(1.0, 2.0, 0.3)")
+    tensor_weight = WEIGHTED_SUM.replace("weighted_sum(x, y, 0.3)", "weighted_sum(x, y, w)")
+    eager = WEIGHTED_SUM.replace("import tensorflow as tf\n",
+                                 "import tensorflow as tf\ntf.enable_eager_execution()\n")
+    for code in (reduced, all_scalars, tensor_weight, eager):
+        assert codes(code, select=["CG111"]) == []

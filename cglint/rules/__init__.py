@@ -14,6 +14,7 @@ _MODULES = (
     "cg108_non_tensor_argument",
     "cg109_gradient_tape_in_graph",
     "cg110_number_as_gradient",
+    "cg111_unreduced_scalar_gradient",
 )
 
 

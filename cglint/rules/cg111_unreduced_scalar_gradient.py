@@ -1,0 +1,97 @@
+import ast
+
+from cglint.rules.base import Rule
+
+
+class UnreducedScalarGradient(Rule):
+    """A scalar input's gradient keeps the shape of the upstream gradient.
+
+    What: a `@tf.custom_gradient` function is called with a Python number (or a scalar
+    `tf.constant`) in one positional slot, next to tensor inputs, while the gradient
+    function returns, for that slot, an elementwise expression of the upstream gradient
+    such as `dy * (x - y)`: a tensor shaped like `dy`, not a scalar.
+
+    Why it breaks on TF 1.8: graph mode turns the number into a scalar tensor input, and
+    `tf.gradients` checks each gradient's static shape against its input:
+    `ValueError: Incompatible shapes between op input and calculated input gradient ...
+    Original input shape: ().  Calculated input gradient shape: (3,)`. With unknown static
+    shapes it fails later, when an optimizer applies the gradient (`var and delta do not
+    have the same shape`). This is the `weighted_sum(x, y, 0.3)` example of the original
+    request.
+
+    Fix: sum the gradient over the broadcast dimensions, e.g.
+    `tf.reduce_sum(dy * (x - y))`, or keep the number a Python constant (a closure or a
+    default) so that it is not an input at all.
+    """
+
+    code = "CG111"
+    name = "unreduced-scalar-gradient"
+
+    def check(self, module):
+        if module.eager:
+            return  # eager keeps Python numbers as they are: no input, no gradient slot
+        for site in module.sites:
+            if site.is_method or site.params.vararg:
+                continue
+            scalar_slots = self._scalar_slots(module, site)
+            if not scalar_slots:
+                continue
+            reported = set()
+            for ret in site.returns:
+                grad = ret.grad
+                if grad is None or not grad.params.nodes:
+                    continue
+                upstream = {arg.arg for arg in grad.params.nodes}
+                for _, value in grad.returns:
+                    if not isinstance(value, (ast.Tuple, ast.List)):
+                        continue
+                    for slot, (number, line) in sorted(scalar_slots.items()):
+                        if slot >= len(value.elts) or id(value.elts[slot]) in reported:
+                            continue
+                        element = value.elts[slot]
+                        if _keeps_upstream_shape(element, upstream):
+                            reported.add(id(element))
+                            yield self.at(element, "`%s` gets the scalar %s for `%s` (line "
+                                          "%d), but its gradient `%s` has the shape of the "
+                                          "upstream gradient; reduce it, e.g. tf.reduce_sum"
+                                          % (site.name, number, site.params.names[slot], line,
+                                             ast.unparse(element)), function=site.func)
+
+    @staticmethod
+    def _scalar_slots(module, site):
+        """slot -> (text of the number, line) for calls that mix scalars and tensors."""
+        slots = {}
+        for call in site.calls:
+            if call.keywords or any(isinstance(a, ast.Starred) for a in call.args):
+                continue
+            scalars = {i: arg for i, arg in enumerate(call.args) if _scalar(module, arg)}
+            if scalars and len(scalars) < len(call.args):
+                for slot, arg in scalars.items():
+                    slots.setdefault(slot, (ast.unparse(arg), call.lineno))
+        return slots
+
+
+def _scalar(module, arg):
+    if isinstance(arg, ast.UnaryOp) and isinstance(arg.op, ast.USub):
+        arg = arg.operand
+    if isinstance(arg, ast.Constant):
+        return isinstance(arg.value, float)  # ints are CG108's business
+    if isinstance(arg, ast.Call) and len(arg.args) == 1 and module.resolve(arg.func) in (
+            "tensorflow.constant", "tensorflow.convert_to_tensor"):
+        return _scalar(module, arg.args[0])
+    return False
+
+
+def _keeps_upstream_shape(expr, upstream):
+    """Elementwise arithmetic that reaches an upstream-gradient parameter, no reduction."""
+    if isinstance(expr, ast.Name):
+        return expr.id in upstream
+    if isinstance(expr, ast.BinOp):
+        return (_keeps_upstream_shape(expr.left, upstream)
+                or _keeps_upstream_shape(expr.right, upstream))
+    if isinstance(expr, ast.UnaryOp):
+        return _keeps_upstream_shape(expr.operand, upstream)
+    return False
+
+
+RULE = UnreducedScalarGradient
