@@ -37,6 +37,7 @@ class Result:
     diagnostics: list = field(default_factory=list)
     fixes: list = field(default_factory=list)  # [(Diagnostic, tuple of Edit)]
     error: str = ""  # an internal error: a bug in cglint, never the file's fault
+    summaries: dict = field(default_factory=dict)  # rule code -> Rule.summarize() data
 
 
 class InternalError(Exception):
@@ -82,6 +83,9 @@ def _lint(result, text, options):
     for code, rule in rules().items():
         if not options.selected(code) or (rule.needs_tensorflow and not mentions_tensorflow):
             continue
+        summary = rule.summarize(module)
+        if summary is not None:
+            result.summaries[code] = summary
         for finding in rule.check(module):
             col = parsed.original_col(finding.line, finding.col) + 1
             end_col = parsed.original_col(finding.end_line, finding.end_col) + 1
@@ -91,6 +95,18 @@ def _lint(result, text, options):
                 result.diagnostics.append(diagnostic)
                 if finding.fix and not parsed.python2_syntax:
                     result.fixes.append((diagnostic, finding.fix))
+
+
+def finish_run(results, options):
+    """Diagnostics of the rules that judge the whole run, from every file's summaries."""
+    found = []
+    for code, rule in rules().items():
+        if not options.selected(code):
+            continue
+        summaries = {r.path: r.summaries[code] for r in results if code in r.summaries}
+        if summaries:
+            found.extend(rule.check_run(summaries))
+    return sorted(found)
 
 
 def _add(result, options, diagnostic):

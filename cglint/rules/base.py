@@ -49,6 +49,17 @@ class Rule:
         """Yield Finding for one module's facts (cglint.facts.ModuleFacts)."""
         raise NotImplementedError
 
+    # Rules that need a whole-run view (a name registered in one file, used in another)
+    # also summarize each module into small picklable data, and judge all summaries at
+    # the end. Memory stays flat: no tree outlives its file.
+    def summarize(self, module):
+        """Picklable data about one module for check_run, or None."""
+        return None
+
+    def check_run(self, summaries):
+        """Yield Diagnostic from {path: summary} of every module in the run."""
+        return ()
+
     @staticmethod
     def at(node, message, fix=None, function=None):
         """A Finding at `node`; `function` (a def) lets `# noqa` on its def line apply."""
