@@ -132,3 +132,10 @@ def test_target_python_3_reports_python2_syntax(tmp_path, capsys):
     assert run([str(tmp_path)], capsys)[0] == 0
     code, out, _ = run([str(tmp_path), "--target-python", "3.6"], capsys)
     assert code == 1 and "CG001" in out and "Python 2 only syntax" in out
+
+
+def test_readme_rule_table_lists_every_rule():
+    from cglint.engine import rules
+    readme = open(os.path.join(os.path.dirname(__file__), "..", "README.md")).read()
+    missing = [code for code in rules() if "| %s |" % code not in readme]
+    assert not missing, "README rule table lacks %s" % missing
