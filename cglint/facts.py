@@ -90,12 +90,6 @@ class GradFunction:
                 return arg
         return None
 
-    def returns_variable_gradients(self, value):
-        """`return dx, [dw]` with a `variables` parameter: the TF 2 idiom."""
-        return (self.variables_param is not None and isinstance(value, ast.Tuple)
-                and len(value.elts) == 2 and isinstance(value.elts[1], (ast.List, ast.ListComp)))
-
-
 @dataclass(eq=False)
 class ForwardReturn:
     node: ast.AST  # the Return statement
@@ -115,6 +109,23 @@ class Site:
     is_method: bool
     returns: list = field(default_factory=list)  # [ForwardReturn]
     calls: list = field(default_factory=list)  # ast.Call nodes that call it
+
+
+def variable_gradients(module, site, grad, value):
+    """The `[dw]` of `return dx, [dw]`, the TF 2 idiom for variable gradients, or None.
+
+    It counts as that idiom when the gradient function takes `variables`, or when the
+    gradients before the list already cover every positional input of the function.
+    """
+    if not (isinstance(value, ast.Tuple) and len(value.elts) == 2
+            and isinstance(value.elts[1], (ast.List, ast.ListComp))):
+        return None
+    if grad.variables_param is not None:
+        return value.elts[1]
+    covered = module.count_values(value.elts[0], grad.scope)
+    if covered is not None and not site.params.vararg and covered == len(site.params.names):
+        return value.elts[1]
+    return None
 
 
 class ModuleFacts:

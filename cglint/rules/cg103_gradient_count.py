@@ -1,5 +1,6 @@
 import ast
 
+from cglint.facts import variable_gradients
 from cglint.rules.base import Rule
 
 
@@ -37,7 +38,7 @@ class GradientCountMismatch(Rule):
                 if grad is None:
                     continue
                 for anchor, value in grad.returns:
-                    if grad.returns_variable_gradients(value):
+                    if variable_gradients(module, site, grad, value) is not None:
                         continue  # CG107 explains this one
                     count = 1 if value is None else module.count_values(value, grad.scope)
                     if count is None:

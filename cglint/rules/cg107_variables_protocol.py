@@ -1,3 +1,4 @@
+from cglint.facts import variable_gradients
 from cglint.rules.base import Rule
 
 
@@ -35,8 +36,9 @@ class VariablesProtocol(Rule):
                                   "pass them as positional inputs instead" % (grad.name,
                                                                              site.name), function=site.func)
                 for _, value in grad.returns:
-                    if grad.returns_variable_gradients(value):
-                        yield self.at(value.elts[1], "gradient function `%s` returns variable "
+                    listed = variable_gradients(module, site, grad, value)
+                    if listed is not None:
+                        yield self.at(listed, "gradient function `%s` returns variable "
                                       "gradients (the newer `variables` protocol): TF 1.8 "
                                       "counts them as extra input gradients" % grad.name, function=site.func)
 
