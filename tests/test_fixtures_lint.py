@@ -13,10 +13,12 @@ PATHS = fixture_paths()
 def test_findings_match_lint_header(path):
     header = header_of(path)
     major, minor = (int(part) for part in header.target_python.split("."))
-    result = engine.lint_path(path, engine.Options(target_python=(major, minor)))
+    options = engine.Options(target_python=(major, minor))
+    result = engine.lint_path(path, options)
     assert not result.error
-    found = sorted((d.code, d.line, d.col) for d in result.diagnostics)
-    assert found == header.findings, "\n".join(d.format_text() for d in result.diagnostics)
+    diagnostics = result.diagnostics + engine.finish_run([result], options)
+    found = sorted((d.code, d.line, d.col) for d in diagnostics)
+    assert found == header.findings, "\n".join(d.format_text() for d in diagnostics)
 
 
 @pytest.mark.parametrize("path", PATHS, ids=[os.path.relpath(p, ROOT) for p in PATHS])

@@ -1,0 +1,85 @@
+"""TensorFlow 1.8's op registry, as data: op types and their inputs, which names already
+have a gradient, and which op types common `tf.*` functions build.
+
+The data is cglint/data/tf18_ops.json, generated inside a real TF 1.8 interpreter by
+tools/gen_tf_ops.py; nothing here is typed in by hand.
+"""
+import difflib
+import json
+import os
+from functools import lru_cache
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "tf18_ops.json")
+_TF = "tensorflow."
+
+
+class OpRegistry:
+    def __init__(self, data):
+        self._inputs = {name: tuple(counts) for name, counts in data["ops"].items()}
+        self._lowered = {}
+        for name in sorted(self._inputs):
+            self._lowered.setdefault(name.lower(), name)
+        # Registering one of these names again raises KeyError as soon as TF is imported.
+        self.gradients = frozenset(data["gradients"])
+        self.not_differentiable = frozenset(data["not_differentiable"])
+        # Names TF itself registers, contrib included: a valid override-map value.
+        self.registered = (self.gradients | self.not_differentiable
+                           | frozenset(data["contrib_gradients"])
+                           | frozenset(data["contrib_not_differentiable"]))
+        self._functions = {name: tuple(types) for name, types in data["functions"].items()}
+        self._other_arguments = {name: tuple(types)
+                                 for name, types in data["functions_other_arguments"].items()}
+        self._operators = {name: tuple(types) for name, types in data["operators"].items()}
+        self.function_ops = frozenset(data["function_ops"])
+
+    def is_op(self, op_type):
+        return op_type in self._inputs
+
+    def inputs(self, op_type):
+        """(fixed, variadic) input args of an op type, or None for an unknown type."""
+        return self._inputs.get(op_type)
+
+    def fixed_inputs(self, op_type):
+        """How many inputs every op of this type has; None when variadic or unknown."""
+        counts = self._inputs.get(op_type)
+        if counts is None or counts[1]:
+            return None
+        return counts[0]
+
+    def built_by(self, qualname):
+        """Op types one call of `tensorflow.X` builds, or None when not recorded."""
+        if not qualname or not qualname.startswith(_TF):
+            return None
+        return self._functions.get(qualname[len(_TF):])
+
+    def built_by_with_other_arguments(self, qualname):
+        """Op types a call of `tensorflow.X` builds instead, given other arguments."""
+        if not qualname or not qualname.startswith(_TF):
+            return ()
+        return self._other_arguments.get(qualname[len(_TF):], ())
+
+    def built_by_operator(self, operator):
+        """Op types a Python operator (ast class name: `Mult`, `Lt`) may build on tensors."""
+        return self._operators.get(operator, ())
+
+    def similar_op(self, name):
+        """The op type `name` most likely means (case-insensitive), or None."""
+        lowered = name.lower()
+        if lowered in self._lowered:
+            return self._lowered[lowered]
+        close = difflib.get_close_matches(lowered, list(self._lowered), n=1, cutoff=0.75)
+        return self._lowered[close[0]] if close else None
+
+    def function_named(self, op_type):
+        """`nn.leaky_relu` for `LeakyRelu`: the function whose name reads as the op type."""
+        wanted = op_type.lower()
+        for name in sorted(self._functions):
+            if name.rsplit(".", 1)[-1].replace("_", "") == wanted:
+                return name
+        return None
+
+
+@lru_cache(maxsize=1)
+def load():
+    with open(DATA, encoding="utf-8") as handle:
+        return OpRegistry(json.load(handle))

@@ -1,0 +1,436 @@
+"""Facts about gradient overrides in one module: `graph.gradient_override_map({...})`
+maps and the ops built inside their `with` blocks, and `tf.RegisterGradient` (and
+`tf.NotDifferentiable`) registrations: under which name, of which function, guarded or
+not, and how many times they run. Built once per module from ModuleFacts; rules CG201 to
+CG204 read them, and summarize them for the whole-run checks.
+
+A name is known only when static analysis can be sure of the string: constants, constant
+concatenation, and variables assigned a constant once. Anything built at run time (uuid,
+counters, `format`, f-strings with values) is unknown, and rules say nothing about it.
+"""
+import ast
+import os
+import weakref
+from dataclasses import dataclass, field
+from typing import Optional
+
+from cglint.facts import EAGER_SWITCHES, GradFunction, Parameters, own_nodes
+from cglint.ops import load as load_ops
+
+REGISTER_GRADIENT = frozenset((
+    "tensorflow.RegisterGradient",
+    "tensorflow.python.framework.ops.RegisterGradient",
+    "tensorflow.compat.v1.RegisterGradient",
+))
+NOT_DIFFERENTIABLE = frozenset((
+    "tensorflow.NotDifferentiable",
+    "tensorflow.NoGradient",
+    "tensorflow.python.framework.ops.NotDifferentiable",
+    "tensorflow.python.framework.ops.NoGradient",
+    "tensorflow.compat.v1.NotDifferentiable",
+    "tensorflow.compat.v1.NoGradient",
+))
+# Without one of these words a module has no override facts: skip the walks.
+_MARKERS = ("gradient_override_map", "RegisterGradient", "NotDifferentiable", "NoGradient")
+# Handlers that catch the KeyError of a second registration.
+_CATCHES_KEY_ERROR = frozenset(("KeyError", "LookupError", "Exception", "BaseException"))
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_MAX_DEPTH = 6
+
+
+@dataclass(eq=False)
+class GradientName:
+    node: ast.AST
+    value: Optional[str]  # the string, when static analysis can know it
+    # Equal identities mean the same run-time string: ("const", text), or ("binding", id)
+    # for one variable, so `tf.RegisterGradient(name)` and `{"Relu": name}` still match
+    # when `name` holds a uuid-suffixed string.
+    identity: object = None
+    from_caller: bool = False  # a parameter of the enclosing function: any name can come in
+
+
+@dataclass(eq=False)
+class OverrideEntry:
+    key_node: ast.AST
+    key: Optional[str]
+    value: GradientName
+
+
+@dataclass(eq=False)
+class BuiltCall:
+    call: ast.Call
+    qualname: str  # "tensorflow.nn.leaky_relu"
+    op_types: tuple  # ("Maximum", "Mul")
+
+
+@dataclass(eq=False)
+class OverrideMap:
+    call: ast.Call  # the `gradient_override_map(...)` call
+    entries: list  # [OverrideEntry]; empty when the mapping is not a literal we can read
+    keys_complete: bool  # every key of the mapping is a known string
+    block: Optional[ast.AST] = None  # the `with` statement it is the context manager of
+    # Calls in the block with the op types they build; None when the block calls something
+    # whose ops are unknown (a user function, a TF function not in the op data).
+    built: Optional[list] = None
+    # Op types the block may build too: through Python operators on tensors, or through
+    # arguments that change what a function builds (`py_func(..., stateful=False)`).
+    maybe_built: frozenset = frozenset()
+
+
+@dataclass(eq=False)
+class Registration:
+    call: ast.Call  # `tf.RegisterGradient("Name")` or `tf.NotDifferentiable("Name")`
+    name: GradientName
+    differentiable: bool  # False for NotDifferentiable: registers None
+    applied: bool  # the registration happens (decorator, or called on a function at once)
+    function: Optional[GradFunction]  # the registered gradient function, when known
+    guarded: bool  # inside `try: ... except KeyError`, or `if ... _gradient_registry ...`
+    # One (line, guarded) per time it runs: the statement itself at module level, or each
+    # call of the function it sits in (twice for a call in a loop). Empty when unknown.
+    runs: list = field(default_factory=list)
+    in_function: Optional[ast.AST] = None  # the def it sits in
+    in_loop: bool = False  # inside a loop of its own module or function body
+
+
+@dataclass(eq=False)
+class OverrideFacts:
+    maps: list = field(default_factory=list)  # [OverrideMap]
+    registrations: list = field(default_factory=list)  # [Registration]
+    eager_line: Optional[int] = None  # where the module enables eager execution
+    # Dotted components of this module's own path, and of every module it imports: which
+    # files of a run end up in one process together.
+    components: tuple = ()
+    imports: tuple = ()
+
+    def registered(self, identity):
+        return [r for r in self.registrations if r.name.identity == identity]
+
+
+_CACHE = weakref.WeakKeyDictionary()
+
+
+def of(module):
+    """The OverrideFacts of a ModuleFacts, built once."""
+    facts = _CACHE.get(module)
+    if facts is None:
+        facts = _CACHE[module] = _Builder(module).build()
+    return facts
+
+
+class _Builder:
+    def __init__(self, module):
+        self.module = module
+        self.names = module.names
+        self.parents = {}
+        self.qualnames = {}  # id(Call) -> what it calls
+        self.calls_by_name = {}  # `f` -> the calls `f(...)` of a plain name
+
+    def build(self):
+        module = self.module
+        facts = OverrideFacts(components=module_components(module.path),
+                              imports=imported_components(module.tree, module.path))
+        if not any(marker in module.text for marker in _MARKERS):
+            return facts
+        stack = [module.tree]
+        while stack:
+            node = stack.pop()
+            for child in ast.iter_child_nodes(node):
+                self.parents[id(child)] = node
+                stack.append(child)
+        for call, qualname in module.calls:
+            self.qualnames[id(call)] = qualname
+            if isinstance(call.func, ast.Name):
+                self.calls_by_name.setdefault(call.func.id, []).append(call)
+        for call, qualname in module.calls:
+            if qualname in EAGER_SWITCHES and facts.eager_line is None:
+                facts.eager_line = call.lineno
+            if qualname in REGISTER_GRADIENT or qualname in NOT_DIFFERENTIABLE:
+                registration = self.registration(call, qualname in REGISTER_GRADIENT)
+                if registration is not None:
+                    facts.registrations.append(registration)
+        for call in module.override_maps:
+            facts.maps.append(self.override_map(call))
+        facts.registrations.sort(key=lambda r: (r.call.lineno, r.call.col_offset))
+        facts.maps.sort(key=lambda m: (m.call.lineno, m.call.col_offset))
+        return facts
+
+    # Registrations
+
+    def registration(self, call, differentiable):
+        if len(call.args) != 1 or call.keywords:
+            return None
+        scope = self.names.scope_of(call)
+        name = self.gradient_name(call.args[0], scope)
+        function, applied = None, not differentiable
+        parent = self.parents.get(id(call))
+        if differentiable:
+            if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+                    call in parent.decorator_list):
+                function, applied = self.grad_function(parent), True
+            elif isinstance(parent, ast.Call) and parent.func is call and len(parent.args) == 1:
+                applied = True
+                function = self.registered_function(parent.args[0], scope)
+        registration = Registration(call, name, differentiable, applied, function,
+                                    self.guarded(call))
+        home, looped = self.enclosing_scope(call)
+        registration.in_loop = looped or self.in_loop(call, home.node)
+        registration.in_function, registration.runs = self.runs(
+            call.lineno, home, registration.in_loop, registration.guarded)
+        return registration
+
+    def registered_function(self, expr, scope):
+        if isinstance(expr, ast.Lambda):
+            return self.grad_function(expr)
+        binding = self.names.definitions(expr, scope)
+        if binding is not None and binding.kind == "def":
+            return self.grad_function(binding.node)
+        return None
+
+    def grad_function(self, node):
+        scope = self.names.scope_for_def[id(node)]
+        if isinstance(node, ast.Lambda):
+            return GradFunction(node, "lambda", scope, Parameters.of(node), [(node, node.body)])
+        returns = [(ret, ret.value) for ret in own_nodes(node) if isinstance(ret, ast.Return)]
+        return GradFunction(node, node.name, scope, Parameters.of(node), returns)
+
+    def runs(self, line, scope, looped, guarded):
+        """(the def a registration sits in, [(line, guarded)] once per time it runs)."""
+        times = 2 if looped else 1
+        if scope.kind in ("module", "class"):
+            if scope.kind == "class" and scope.parent.kind != "module":
+                return None, []
+            return None, [(line, guarded)] * times
+        function = scope.node
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None, []  # a lambda: its calls are not followed
+        found = []
+        for call in self.calls_by_name.get(function.name, ()):
+            binding = self.names.definitions(call.func, self.names.scope_of(call))
+            if binding is None or binding.node is not function:
+                continue
+            call_scope, call_looped = self.enclosing_scope(call)
+            repeat = 2 if call_looped or self.in_loop(call, call_scope.node) else 1
+            found += [(call.lineno, guarded or self.guarded(call))] * (repeat * times)
+        return function, sorted(found)
+
+    def enclosing_scope(self, node):
+        scope, looped = self.names.scope_of(node), False
+        while scope.kind == "comprehension":
+            scope, looped = scope.parent, True
+        return scope, looped
+
+    def ancestors(self, node, stop):
+        """Parents of `node` up to (not including) `stop`, innermost first."""
+        child = node
+        parent = self.parents.get(id(child))
+        while parent is not None and parent is not stop:
+            if isinstance(parent, _SCOPES) and _runs_inside(child, parent):
+                return
+            yield child, parent
+            child, parent = parent, self.parents.get(id(parent))
+
+    def in_loop(self, node, stop):
+        return any(isinstance(parent, _LOOPS) and child not in getattr(parent, "orelse", ())
+                   for child, parent in self.ancestors(node, stop))
+
+    def guarded(self, node):
+        """Inside `try:` with an `except KeyError` (or wider), or under an `if` that
+        consults TF's gradient registry, within its own function."""
+        for child, parent in self.ancestors(node, None):
+            if isinstance(parent, ast.Try) and child in parent.body:
+                if any(_catches_key_error(handler) for handler in parent.handlers):
+                    return True
+            if isinstance(parent, ast.If) and child is not parent.test and any(
+                    isinstance(n, ast.Attribute) and n.attr == "_gradient_registry"
+                    for n in ast.walk(parent.test)):
+                return True
+        return False
+
+    # Names
+
+    def gradient_name(self, expr, scope):
+        value = self.constant_string(expr, scope, 0)
+        if value is not None:
+            return GradientName(expr, value, ("const", value))
+        if isinstance(expr, ast.Name):
+            bindings = self.names.lookup(expr.id, scope)
+            if len(bindings) == 1:
+                return GradientName(expr, None, ("binding", id(bindings[0])),
+                                    bindings[0].kind == "param")
+        return GradientName(expr, None)
+
+    def constant_string(self, expr, scope, depth):
+        """The string `expr` always evaluates to, or None when it is not a constant."""
+        if depth > _MAX_DEPTH:
+            return None
+        if isinstance(expr, ast.Constant):
+            return expr.value if isinstance(expr.value, str) else None
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+            left = self.constant_string(expr.left, scope, depth + 1)
+            right = self.constant_string(expr.right, scope, depth + 1)
+            return left + right if left is not None and right is not None else None
+        if isinstance(expr, ast.JoinedStr):
+            parts = [self.constant_string(part, scope, depth + 1) for part in expr.values]
+            return "".join(parts) if None not in parts else None
+        if isinstance(expr, ast.Name):
+            bindings = self.names.lookup(expr.id, scope)
+            if len(bindings) != 1 or bindings[0].kind != "assign":
+                return None
+            binding = bindings[0]
+            if binding.scope.kind == "module" and self.declared_global(expr.id):
+                return None
+            return self.constant_string(binding.node, binding.scope, depth + 1)
+        return None
+
+    def declared_global(self, name):
+        return any(name in scope.globals for scope in self.names.scope_for_def.values())
+
+    # Override maps
+
+    def override_map(self, call):
+        scope = self.names.scope_of(call)
+        mapping = call.args[0] if len(call.args) == 1 and not call.keywords else None
+        if isinstance(mapping, ast.Name):
+            mapping = self.module.single_value(mapping, scope)
+        found = OverrideMap(call, [], False)
+        if isinstance(mapping, ast.Dict):
+            found.keys_complete = True
+            for key, value in zip(mapping.keys, mapping.values):
+                if key is None:  # `**other`
+                    found.keys_complete = False
+                    continue
+                text = self.constant_string(key, scope, 0)
+                found.keys_complete = found.keys_complete and text is not None
+                found.entries.append(OverrideEntry(key, text, self.gradient_name(value, scope)))
+        block = self.parents.get(id(self.parents.get(id(call))))
+        if isinstance(block, (ast.With, ast.AsyncWith)) and any(
+                item.context_expr is call for item in block.items):
+            found.block = block
+            found.built, found.maybe_built = self.built_in(block)
+        return found
+
+    def built_in(self, block):
+        """(calls in the `with` body and the op types they build, or None when some call
+        builds unknown ops; the op types it may build besides)."""
+        ops = load_ops()
+        built, maybe = [], set()
+        for node in _body_nodes(block):
+            if isinstance(node, ast.Call):
+                op_types = ops.built_by(self.qualnames.get(id(node)))
+                if op_types is None:
+                    return None, frozenset()
+                built.append(BuiltCall(node, self.qualnames[id(node)], op_types))
+                maybe.update(ops.built_by_with_other_arguments(self.qualnames[id(node)]))
+            elif isinstance(node, (ast.BinOp, ast.UnaryOp, ast.AugAssign)):
+                maybe.update(ops.built_by_operator(type(node.op).__name__))
+            elif isinstance(node, ast.Compare):
+                for operator in node.ops:
+                    maybe.update(ops.built_by_operator(type(operator).__name__))
+            elif isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load):
+                maybe.update(ops.built_by_operator("Subscript"))
+        built.sort(key=lambda b: (b.call.lineno, b.call.col_offset))
+        return built, frozenset(maybe)
+
+
+def _body_nodes(block):
+    """Nodes the `with` body evaluates, not entering nested defs, lambdas or classes."""
+    for statement in block.body:
+        yield statement
+        if isinstance(statement, _SCOPES):
+            continue
+        stack = list(ast.iter_child_nodes(statement))
+        while stack:
+            node = stack.pop()
+            yield node
+            if not isinstance(node, _SCOPES):
+                stack.extend(ast.iter_child_nodes(node))
+
+
+def _runs_inside(child, scope_node):
+    """True when `child` runs when the def, lambda or class body runs, not at its
+    definition (as decorators and defaults do)."""
+    if isinstance(scope_node, ast.Lambda):
+        return child is scope_node.body
+    return child in scope_node.body
+
+
+def _catches_key_error(handler):
+    if handler.type is None:
+        return True
+    types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
+    return any(isinstance(t, ast.Name) and t.id in _CATCHES_KEY_ERROR for t in types)
+
+
+# Which files of a run share a process
+
+def module_components(path):
+    """('pkg', 'sub', 'mod') for pkg/sub/mod.py: every suffix is a name it imports by."""
+    if not path or path == "-":
+        return ()
+    stem = os.path.splitext(os.path.abspath(path))[0]
+    parts = [part for part in stem.split(os.sep) if part]
+    if parts and parts[-1] == "__init__":
+        parts.pop()
+    return tuple(parts)
+
+
+def imported_components(tree, path):
+    """Dotted components of every module `tree` imports (relative ones made absolute)."""
+    package = module_components(path)[:-1] if path and path != "-" else ()
+    if path and os.path.basename(path) == "__init__.py":
+        package = module_components(path)
+    found = set()
+    for node in _statements(tree):
+        if isinstance(node, ast.Import):
+            found.update(tuple(alias.name.split(".")) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                if not package or node.level - 1 > len(package):
+                    continue
+                base = package[:len(package) - (node.level - 1)]
+            else:
+                base = ()
+            base += tuple(node.module.split(".")) if node.module else ()
+            if base:
+                found.add(base)
+            found.update(base + (alias.name,) for alias in node.names if alias.name != "*")
+    return tuple(sorted(found))
+
+
+def _statements(tree):
+    """Every statement of the module, nested ones included; expressions are not entered."""
+    stack = list(tree.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        for name in ("body", "orelse", "finalbody", "handlers"):
+            stack.extend(getattr(node, name, ()))
+        stack.extend(getattr(node, "cases", ()))  # match statements
+
+
+def loaded_together(modules, wanted):
+    """{path: the paths of `wanted` loaded in one process with it}, for each path in
+    `wanted`, from {path: (components, imports)} of the whole run. A file loads itself
+    and what it imports, transitively; two files are loaded together when one file of the
+    run loads both. Only the few `wanted` files are searched from (backwards)."""
+    by_suffix = {}
+    for path, (components, _) in modules.items():
+        for start in range(len(components)):
+            by_suffix.setdefault(components[start:], set()).add(path)
+    importers = {path: set() for path in modules}
+    for path, (_, imports) in modules.items():
+        for imported in imports:
+            for target in by_suffix.get(tuple(imported), ()):
+                importers[target].add(path)
+    loaders = {}
+    for path in wanted:
+        seen, stack = set(), [path]
+        while stack:
+            current = stack.pop()
+            if current not in seen:
+                seen.add(current)
+                stack.extend(importers.get(current, ()))
+        loaders[path] = seen
+    return {path: {other for other in wanted if loaders[path] & loaders[other]}
+            for path in wanted}

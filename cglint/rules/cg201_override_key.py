@@ -1,0 +1,108 @@
+from cglint import overrides
+from cglint.ops import load as load_ops
+from cglint.rules.base import Rule
+
+
+class OverrideNeverApplies(Rule):
+    """A gradient_override_map entry that never applies to any op.
+
+    What: a `graph.gradient_override_map({...})` key that is not a TF 1.8 op type
+    (`"ReLU"`, `"relu"`, `"LeakyRelu"`); a map whose op types match none of the ops built
+    inside its `with` block (overriding `Relu` around `tf.nn.leaky_relu`, which builds
+    `Mul` and `Maximum` in 1.8; `tf.nn.swish`, which builds a call of the TF function
+    `swish_f32`; ops created after the block has exited); or any override map in a program
+    that enables eager execution.
+
+    Why it breaks on TF 1.8: keys are matched exactly against the op type of each op
+    created inside the block. A key that matches nothing is silently ignored: no error,
+    no warning, and the op keeps its built-in gradient (for `{"ReLU": ...}` around
+    `tf.nn.relu`, d(100*y)/dx came out `[0, 100, 100]` instead of the custom `[5, 5, 5]`).
+    Calls of TF functions (Defuns) never consult the map. Under eager execution the map is
+    ignored entirely, even when its gradient name was never registered.
+
+    Fix: use the op type TF 1.8 really builds (`Relu`, `Identity`, `Sign`, `Round`,
+    `Floor`, `Cast`, `ClipByValue`, `Maximum`), build the op inside the `with` block, and
+    for eager code use `tf.custom_gradient` instead.
+    """
+
+    code = "CG201"
+    name = "override-never-applies"
+
+    def check(self, module):
+        facts = overrides.of(module)
+        ops = load_ops()
+        for found in facts.maps:
+            if module.eager:
+                yield self.at(found.call, "`gradient_override_map` has no effect under eager "
+                              "execution (enabled at line %d): %s; use `tf.custom_gradient`"
+                              % (facts.eager_line, _never_used(found.entries)))
+                continue
+            op_keys = []
+            for entry in found.entries:
+                if entry.key is None:
+                    continue
+                if ops.is_op(entry.key):
+                    op_keys.append(entry.key)
+                else:
+                    yield self.at(entry.key_node, "`%s` is not a TF 1.8 op type, so this "
+                                  "override is silently ignored%s"
+                                  % (entry.key, _suggestion(entry, facts, ops)))
+            if op_keys and found.keys_complete and found.built is not None:
+                built = {t for call in found.built for t in call.op_types} | found.maybe_built
+                if not built & set(op_keys):
+                    yield self.at(found.call, "the override of %s applies to no op built in "
+                                  "this `with` block: %s" % (_listed(op_keys), _built(found, ops)))
+
+
+def _suggestion(entry, facts, ops):
+    if entry.value.value is not None and ops.is_op(entry.value.value) and facts.registered(
+            ("const", entry.key)):
+        return "; key and value look swapped: the map goes from op type to gradient name"
+    similar = ops.similar_op(entry.key)
+    if similar is not None and similar.lower() == entry.key.lower():
+        return "; did you mean `%s`?" % similar
+    function = ops.function_named(entry.key)
+    if function is not None:
+        built = ops.built_by("tensorflow." + function)
+        if built and set(built) & ops.function_ops:
+            return "; `tf.%s` builds a call of the TF function `%s`, which an override " \
+                   "map cannot change" % (function, built[0])
+        if built:
+            return "; `tf.%s` builds %s in TF 1.8" % (function, _listed(built))
+    return "; did you mean `%s`?" % similar if similar else ""
+
+
+def _built(found, ops):
+    if not found.built:
+        return "the block builds no TensorFlow op (ops created after it keep their gradient)"
+    parts = []
+    for call in found.built:
+        name = "`tf.%s`" % call.qualname.split(".", 1)[1]
+        function_ops = [t for t in call.op_types if t in ops.function_ops]
+        if function_ops:
+            parts.append("%s builds a call of the TF function `%s`, which no override map "
+                         "can change" % (name, function_ops[0]))
+        else:
+            parts.append("%s builds %s" % (name, _listed(call.op_types)))
+    unique = []
+    for part in parts:
+        if part not in unique:
+            unique.append(part)
+    return "; ".join(unique) + " in TF 1.8"
+
+
+def _listed(names):
+    quoted = ["`%s`" % name for name in names]
+    if len(quoted) == 1:
+        return quoted[0]
+    return ", ".join(quoted[:-1]) + " and " + quoted[-1]
+
+
+def _never_used(entries):
+    values = [e.value.value for e in entries if e.value.value is not None]
+    if not values:
+        return "the gradients it names are never used"
+    return "%s %s never used" % (_listed(values), "is" if len(values) == 1 else "are")
+
+
+RULE = OverrideNeverApplies

@@ -1,0 +1,98 @@
+import difflib
+
+from cglint import overrides
+from cglint.diagnostics import Diagnostic
+from cglint.ops import load as load_ops
+from cglint.rules.base import Rule
+
+
+class OverrideGradientNotRegistered(Rule):
+    """A gradient_override_map value that no `tf.RegisterGradient` registers.
+
+    What: `graph.gradient_override_map({"Relu": "ClippedReluGrad"})` where no file of the
+    run registers `ClippedReluGrad` (`@tf.RegisterGradient("ClippedReluGrad")`, or
+    `tf.NotDifferentiable`), and TF 1.8 has no gradient of that name either; often a typo
+    or a case mismatch (`"clippedrelugrad"`). Names built at run time (uuid, counters,
+    f-strings) cannot be checked and are left alone; so is a run where some helper
+    registers names passed in by its callers.
+
+    Why it breaks on TF 1.8: building the graph works, but `tf.gradients` raises
+    `LookupError: No gradient defined for operation 'Relu' (op type: Relu)`. The message
+    names the op, not the missing registration, so it reads as if ReLU had no gradient.
+    Under eager execution the map is ignored instead (see CG201).
+
+    Fix: register the gradient under exactly the name the map uses (names are
+    case-sensitive), in a module that is imported before `tf.gradients` runs.
+    """
+
+    code = "CG202"
+    name = "override-not-registered"
+
+    def check(self, module):
+        return ()  # a whole-run rule: the registration may be in another file
+
+    def summarize(self, module):
+        facts = overrides.of(module)
+        if not facts.maps and not facts.registrations:
+            return None
+        ops = load_ops()
+        uses = []
+        if not module.eager:
+            for found in facts.maps:
+                for entry in found.entries:
+                    value = entry.value
+                    if value.value is not None and value.value not in ops.registered:
+                        node = value.node
+                        uses.append((value.value, entry.key, node.lineno, node.col_offset,
+                                     node.end_lineno, node.end_col_offset))
+        registered = [(r.name.value, r.call.lineno) for r in facts.registrations
+                      if r.name.value is not None]
+        from_caller = any(r.name.from_caller for r in facts.registrations)
+        return uses, registered, from_caller
+
+    def check_run(self, summaries):
+        if any(from_caller for _, _, from_caller in summaries.values()):
+            return
+        registered = {}  # name -> {path: first line registering it there}
+        for path in sorted(summaries):
+            for name, line in summaries[path][1]:
+                registered.setdefault(name, {}).setdefault(path, line)
+        for path in sorted(summaries):
+            for value, key, line, col, end_line, end_col in summaries[path][0]:
+                if value in registered:
+                    continue
+                override = " (the override for `%s`)" % key if key else ""
+                op_type = " (op type: %s)" % key if key else ""
+                yield Diagnostic(
+                    path, line, col + 1, self.code,
+                    "gradient `%s`%s is never registered with `tf.RegisterGradient` in the "
+                    "checked files: `tf.gradients` raises `LookupError: No gradient defined "
+                    "for operation ...%s`%s"
+                    % (value, override, op_type, _did_you_mean(value, registered, path)),
+                    end_line, end_col + 1)
+
+
+def _did_you_mean(value, registered, path):
+    by_lower = {}
+    for name in sorted(registered):
+        by_lower.setdefault(name.lower(), name)
+    for name in sorted(load_ops().registered):
+        by_lower.setdefault(name.lower(), name)
+    match = by_lower.get(value.lower())
+    if match is None:
+        close = difflib.get_close_matches(value, sorted(registered), n=1, cutoff=0.8)
+        match = close[0] if close else None
+    if match is None:
+        return ""
+    if match not in registered:
+        return "; did you mean TF's own `%s`?" % match
+    places = registered[match]
+    if path in places:
+        place = "line %d" % places[path]
+    else:
+        where = min(places)
+        place = "%s:%d" % (where, places[where])
+    return "; did you mean `%s` (registered at %s)?" % (match, place)
+
+
+RULE = OverrideGradientNotRegistered

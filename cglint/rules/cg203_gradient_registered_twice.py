@@ -1,0 +1,135 @@
+from cglint import overrides
+from cglint.diagnostics import Diagnostic
+from cglint.ops import load as load_ops
+from cglint.rules.base import Rule
+
+_KEY_ERROR = ("`KeyError: \"Registering two gradient with name '%s' !(Previous registration "
+              "was in ...)\"`")
+
+
+class GradientRegisteredTwice(Rule):
+    """The same gradient name is registered twice, or a built-in op type's name is.
+
+    What: `tf.RegisterGradient("ClippedReluGrad")` (or `tf.NotDifferentiable`) where the
+    same name is registered again: twice in one module, inside a function or loop that
+    runs more than once (building a model twice, a helper called per layer), or in two
+    modules that end up in one program; or a name TF 1.8 already registers for its own op
+    types (`"Relu"`, `"Identity"`, `"Sign"`). A registration under `try: ... except
+    KeyError` is left alone, and so are names built at run time.
+
+    Why it breaks on TF 1.8: the gradient registry is global to the process, whatever the
+    graph, and refuses a second registration at once (at import, or at the second call):
+    `KeyError: "Registering two gradient with name 'ClippedReluGrad' !(Previous
+    registration was in <func> <file>:<line>)"`. Re-running a notebook cell or
+    re-importing the module does the same. `tf.RegisterGradient("Relu")` fails the same
+    way, because `Relu` already has its built-in gradient.
+
+    Fix: register each name once, at module level, under a name of your own; map op types
+    to it with `gradient_override_map({"Relu": "ClippedReluGrad"})`. A helper that runs
+    more than once registers a fresh name each time (`"ClippedReluGrad_" +
+    uuid.uuid4().hex`), or guards the registration with `try/except KeyError`.
+    """
+
+    code = "CG203"
+    name = "gradient-registered-twice"
+
+    def check(self, module):
+        facts = overrides.of(module)
+        ops = load_ops()
+        by_name = {}
+        for registration in facts.registrations:
+            name = registration.name.value
+            if not registration.applied or name is None:
+                continue
+            if name in ops.gradients or name in ops.not_differentiable:
+                if not registration.guarded:
+                    what = "a gradient" if name in ops.gradients else "a registration " \
+                        "(not differentiable)"
+                    yield self.at(registration.call, "`%s` is a TF 1.8 op type that already "
+                                  "has %s: registering it raises %s; register a name of "
+                                  "your own and map `%s` to it with `gradient_override_map`"
+                                  % (name, what, _KEY_ERROR % name, name))
+                continue
+            by_name.setdefault(name, []).append(registration)
+        for name, registrations in sorted(by_name.items()):
+            runs = sorted((line, index, guarded) for index, registration in
+                          enumerate(registrations) for line, guarded in registration.runs)
+            reported = set()
+            for line, index, guarded in runs[1:]:
+                if guarded or index in reported:
+                    continue
+                reported.add(index)
+                registration = registrations[index]
+                first = registrations[runs[0][1]]
+                if first is registration:
+                    yield self.at(registration.call, "%s: the second time raises %s"
+                                  % (_runs_again(registration, name), _KEY_ERROR % name))
+                else:
+                    yield self.at(registration.call, "gradient `%s` is already registered at "
+                                  "line %d: registering it again raises %s"
+                                  % (name, first.call.lineno, _KEY_ERROR % name))
+
+    def summarize(self, module):
+        facts = overrides.of(module)
+        names = {}
+        ops = load_ops()
+        for registration in facts.registrations:
+            name = registration.name.value
+            if (not registration.applied or name is None or not registration.runs
+                    or name in ops.gradients or name in ops.not_differentiable):
+                continue
+            call = registration.call
+            unguarded = not all(guarded for _, guarded in registration.runs)
+            names.setdefault(name, []).append((call.lineno, call.col_offset, call.end_lineno,
+                                               call.end_col_offset, unguarded))
+        return facts.components, facts.imports, names
+
+    def check_run(self, summaries):
+        by_name = {}
+        for path in sorted(summaries):
+            for name, places in summaries[path][2].items():
+                by_name.setdefault(name, []).append((path, places))
+        wanted = {path for found in by_name.values() if len(found) > 1 for path, _ in found}
+        if not wanted:
+            return
+        together = overrides.loaded_together(
+            {path: (summary[0], summary[1]) for path, summary in summaries.items()}, wanted)
+        for name, found in sorted(by_name.items()):
+            for path, places in found:
+                if path not in wanted:
+                    continue
+                others = [(other, other_places) for other, other_places in found
+                          if other != path and other in together[path]]
+                # Import order is unknown: blame the later path, or the unguarded side.
+                earlier = [other for other, other_places in others if other < path or not any(
+                    unguarded for *_, unguarded in other_places)]
+                if not earlier:
+                    continue
+                for line, col, end_line, end_col, unguarded in places:
+                    if unguarded:
+                        yield Diagnostic(path, line, col + 1, self.code,
+                                         "gradient `%s` is also registered in %s, which is "
+                                         "loaded in the same program: the second "
+                                         "registration raises %s"
+                                         % (name, earlier[0], _KEY_ERROR % name),
+                                         end_line, end_col + 1)
+
+
+def _runs_again(registration, name):
+    function = registration.in_function
+    if registration.in_loop:
+        where = " in `%s`" % function.name if function is not None else ""
+        return "gradient `%s` is registered inside a loop%s" % (name, where)
+    lines = sorted({line for line, _ in registration.runs})
+    if len(lines) == 1:
+        calls = "it is called in a loop (line %d)" % lines[0]
+    else:
+        times = "twice" if len(lines) == 2 else "%d times" % len(lines)
+        if len(registration.runs) > len(lines):
+            times = "more than once"
+        calls = "it is called %s (lines %s)" % (times, ", ".join(str(line) for line in lines))
+    return "`%s` registers gradient `%s` each time it runs, and %s" % (function.name, name,
+                                                                      calls)
+
+
+RULE = GradientRegisteredTwice

@@ -1,0 +1,134 @@
+import ast
+
+from cglint import overrides
+from cglint.diagnostics import Diagnostic
+from cglint.ops import load as load_ops
+from cglint.rules.base import Rule
+
+
+class RegisteredGradientCount(Rule):
+    """A registered gradient returns a different number of gradients than its op has inputs.
+
+    What: a function registered with `tf.RegisterGradient("ClippedReluGrad")` and used
+    for an op type through `gradient_override_map({"Relu": "ClippedReluGrad"})` returns,
+    say, 2 gradients while a `Relu` op has 1 input. The op type comes from the override
+    map (in the same file or in a file loaded with it), and its input count from TF 1.8's
+    op registry; ops with a variable number of inputs (`AddN`, `ConcatV2`, `PyFunc`) are
+    left alone.
+
+    Why it breaks on TF 1.8: `tf.gradients` calls the function with `(op, grad)` and
+    checks the count: `ValueError: Num gradients 2 generated for op name: "Relu"`, then
+    the op's whole NodeDef, then `do not match num inputs 1`. It names neither your
+    function nor its registration.
+
+    Fix: return exactly one gradient (or None) per input of the op, in the op's input
+    order: `Relu` has 1 (`features`), `Maximum` and `Mul` have 2 (`x`, `y`), `ClipByValue`
+    has 3 (`t`, `clip_value_min`, `clip_value_max`).
+    """
+
+    code = "CG204"
+    name = "registered-gradient-count"
+
+    def check(self, module):
+        if module.eager:
+            return  # override maps are ignored under eager execution (CG201)
+        facts = overrides.of(module)
+        for registration in facts.registrations:
+            if registration.function is None or registration.name.identity is None:
+                continue
+            uses = [(entry.key, found.call.lineno) for found in facts.maps
+                    for entry in found.entries
+                    if entry.value.identity == registration.name.identity and entry.key]
+            for anchor, count, key, line, inputs in _mismatches(module, registration, uses):
+                node = anchor.body if isinstance(anchor, ast.Lambda) else anchor
+                function = registration.function
+                yield self.at(node, _message(function.name, _shown(registration.name), key,
+                                             "line %d" % line, inputs, count),
+                              function=function.node if function.name != "lambda" else None)
+
+    def summarize(self, module):
+        facts = overrides.of(module)
+        registrations = []
+        for registration in facts.registrations:
+            name = registration.name.value
+            if registration.function is None or name is None:
+                continue
+            returns = []
+            for anchor, value in registration.function.returns:
+                count = _count(module, registration, value)
+                node = anchor.body if isinstance(anchor, ast.Lambda) else anchor
+                if count is not None:
+                    returns.append((node.lineno, node.col_offset, node.end_lineno,
+                                    node.end_col_offset, count))
+            if returns:
+                registrations.append((name, registration.function.name, returns))
+        uses = []
+        if not module.eager:
+            uses = [(entry.value.value, entry.key, found.call.lineno) for found in facts.maps
+                    for entry in found.entries if entry.value.value and entry.key]
+        return facts.components, facts.imports, registrations, uses
+
+    def check_run(self, summaries):
+        names = {name for summary in summaries.values() for name, _, _ in summary[2]}
+        wanted = {path for path, summary in summaries.items()
+                  if summary[2] or any(use[0] in names for use in summary[3])}
+        if not names:
+            return
+        together = overrides.loaded_together(
+            {path: (summary[0], summary[1]) for path, summary in summaries.items()}, wanted)
+        ops = load_ops()
+        for path in sorted(p for p in summaries if summaries[p][2]):
+            # The file's own override maps first: check() has reported what they link.
+            linked = [(path, use) for use in summaries[path][3]]
+            linked += [(other, use) for other in sorted(together[path] - {path})
+                       for use in summaries[other][3]]
+            for name, function, returns in summaries[path][2]:
+                reported = set()
+                for where, (value, key, line) in linked:
+                    inputs = ops.fixed_inputs(key)
+                    if value != name or not inputs:
+                        continue
+                    for ret_line, col, end_line, end_col, count in returns:
+                        if count == inputs or (ret_line, col) in reported:
+                            continue
+                        reported.add((ret_line, col))
+                        if where != path:
+                            yield Diagnostic(path, ret_line, col + 1, self.code,
+                                             _message(function, "`%s`" % name, key,
+                                                      "%s:%d" % (where, line), inputs, count),
+                                             end_line, end_col + 1)
+
+
+def _mismatches(module, registration, uses):
+    """(return anchor, count, op type, line of the map, inputs) per wrong return."""
+    ops = load_ops()
+    counts = [(anchor, _count(module, registration, value))
+              for anchor, value in registration.function.returns]
+    reported = set()
+    for key, line in uses:
+        inputs = ops.fixed_inputs(key)
+        if not inputs:
+            continue
+        for anchor, count in counts:
+            if count is not None and count != inputs and id(anchor) not in reported:
+                reported.add(id(anchor))
+                yield anchor, count, key, line, inputs
+
+
+def _count(module, registration, value):
+    return 1 if value is None else module.count_values(value, registration.function.scope)
+
+
+def _shown(name):
+    return "`%s`" % name.value if name.value is not None else "`%s`" % ast.unparse(name.node)
+
+
+def _message(function, name, key, where, inputs, count):
+    return ("`%s`, registered as %s and overriding `%s` (%s), returns %d gradient%s, but a "
+            "`%s` op has %d input%s: `tf.gradients` raises `ValueError: Num gradients %d "
+            "generated for op name: ...`" % (
+                function, name, key, where, count, "" if count == 1 else "s", key, inputs,
+                "" if inputs == 1 else "s", count))
+
+
+RULE = RegisteredGradientCount

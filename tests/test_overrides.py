@@ -1,0 +1,726 @@
+"""Override facts (cglint/overrides.py) and rules CG201-CG204 on the seed's override
+example, its misspellings, wild-style helpers, and near-misses, in runs of one or more
+files."""
+import ast
+import os
+import textwrap
+
+import pytest
+
+from cglint import overrides
+from cglint.facts import ModuleFacts
+from cglint.parse import parse
+from cglint.rules import (cg201_override_key, cg202_override_unregistered,
+                          cg203_gradient_registered_twice, cg204_registered_gradient_count)
+from fixture_files import ROOT, fixture_paths, header_of
+
+RULES = [module.RULE() for module in (
+    cg201_override_key, cg202_override_unregistered, cg203_gradient_registered_twice,
+    cg204_registered_gradient_count)]
+
+
+def facts_of(code, path="snippet.py"):
+    text = textwrap.dedent(code)
+    parsed = parse(text)
+    return ModuleFacts(path, text, parsed.tree, (2, 7), parsed.python2_syntax)
+
+
+def findings(files):
+    """{path: code} linted as one run: sorted (path, code, line, col, message), col 1-based."""
+    found, summaries = [], {}
+    for path, code in files.items():
+        module = facts_of(code, path)
+        for rule in RULES:
+            found += [(path, rule.code, f.line, f.col + 1, f.message) for f in rule.check(module)]
+            summary = rule.summarize(module)
+            if summary is not None:
+                summaries.setdefault(rule.code, {})[path] = summary
+    for rule in RULES:
+        if rule.code in summaries:
+            found += [(d.path, d.code, d.line, d.col, d.message)
+                      for d in rule.check_run(summaries[rule.code])]
+    return sorted(found)
+
+
+def run(files):
+    return [finding[:4] for finding in findings(files)]
+
+
+def lint(code):
+    """(code, line, col) of the findings on one file."""
+    return [finding[1:4] for finding in findings({"snippet.py": code})]
+
+
+def messages(code):
+    return [finding[4] for finding in findings({"snippet.py": code})]
+
+
+SEED = """
+import tensorflow as tf
+
+input_tensor = tf.constant([-1.0, 2.0, 3.0])
+
+@tf.RegisterGradient("ClippedReluGrad")
+def _clipped_relu_grad(op, grad):
+    return tf.clip_by_value(grad, -5.0, 5.0)
+
+g = tf.get_default_graph()
+with g.gradient_override_map({"Relu": "ClippedReluGrad"}):
+    output = tf.nn.relu(input_tensor)
+"""
+
+
+# The seed and its misspellings
+
+def test_seed_override_example_is_clean():
+    assert lint(SEED) == []
+
+
+@pytest.mark.parametrize("key", ["ReLU", "relu", "RELU", "Rellu"])
+def test_seed_with_misspelled_key_suggests_relu(key):
+    code = SEED.replace('{"Relu"', '{"%s"' % key)
+    assert lint(code) == [("CG201", 11, 31)]
+    assert messages(code) == ["`%s` is not a TF 1.8 op type, so this override is silently "
+                              "ignored; did you mean `Relu`?" % key]
+
+
+def test_seed_with_unregistered_value():
+    code = SEED.replace('"Relu": "ClippedReluGrad"', '"Relu": "ClippedReLUGrad"')
+    assert lint(code) == [("CG202", 11, 39)]
+    message, = messages(code)
+    assert "`ClippedReLUGrad` (the override for `Relu`)" in message
+    assert "LookupError: No gradient defined for operation ... (op type: Relu)" in message
+    assert "did you mean `ClippedReluGrad` (registered at line 6)?" in message
+
+
+def test_seed_value_never_registered_anywhere():
+    code = SEED.replace('"Relu": "ClippedReluGrad"', '"Relu": "NeverRegistered"')
+    assert lint(code) == [("CG202", 11, 39)]
+    assert "did you mean" not in messages(code)[0]
+
+
+def test_seed_registered_under_the_op_type():
+    code = SEED.replace('RegisterGradient("ClippedReluGrad")', 'RegisterGradient("Relu")')
+    found = lint(code)
+    assert ("CG203", 6, 2) in found
+    assert ("CG202", 11, 39) in found  # and the map now names nothing registered
+
+
+def test_seed_grad_returning_two_values():
+    code = SEED.replace("return tf.clip_by_value(grad, -5.0, 5.0)",
+                        "return tf.clip_by_value(grad, -5.0, 5.0), None")
+    assert lint(code) == [("CG204", 8, 5)]
+    assert messages(code) == [
+        "`_clipped_relu_grad`, registered as `ClippedReluGrad` and overriding `Relu` (line 11), "
+        "returns 2 gradients, but a `Relu` op has 1 input: `tf.gradients` raises "
+        "`ValueError: Num gradients 2 generated for op name: ...`"]
+
+
+def test_seed_under_eager_execution():
+    code = SEED.replace("import tensorflow as tf\n",
+                        "import tensorflow as tf\ntf.enable_eager_execution()\n")
+    code = code.replace('"Relu": "ClippedReluGrad"', '"Relu": "NeverRegistered"')
+    assert lint(code) == [("CG201", 12, 6)]  # neither CG202: the map is ignored entirely
+    assert "no effect under eager execution (enabled at line 3)" in messages(code)[0]
+
+
+# CG201
+
+def test_key_named_after_a_function_that_builds_other_ops():
+    found = messages("""
+    import tensorflow as tf
+    with tf.get_default_graph().gradient_override_map({"LeakyRelu": "Identity"}):
+        y = tf.nn.leaky_relu(tf.constant([1.0]))
+    """)
+    assert found == ["`LeakyRelu` is not a TF 1.8 op type, so this override is silently "
+                     "ignored; `tf.nn.leaky_relu` builds `Maximum` and `Mul` in TF 1.8"]
+
+
+def test_swish_builds_a_function_call_no_map_can_override():
+    code = """
+    import tensorflow as tf
+    x = tf.constant([1.0])
+    with tf.get_default_graph().gradient_override_map({"Sigmoid": "Identity"}):
+        y = tf.nn.swish(x)
+    """
+    assert lint(code) == [("CG201", 4, 6)]
+    assert "`tf.nn.swish` builds a call of the TF function `swish_f32`" in messages(code)[0]
+
+
+def test_key_and_value_swapped():
+    found = messages("""
+    import tensorflow as tf
+
+    @tf.RegisterGradient("ClippedReluGrad")
+    def _grad(op, grad):
+        return grad
+
+    with tf.get_default_graph().gradient_override_map({"ClippedReluGrad": "Relu"}):
+        y = tf.nn.relu(tf.constant([1.0]))
+    """)
+    assert found[0].endswith("key and value look swapped: the map goes from op type to "
+                             "gradient name")
+
+
+def test_one_covered_key_is_enough():
+    # the wild py_func idiom maps both the stateful and the stateless op type
+    assert lint("""
+    import numpy as np
+    import tensorflow as tf
+
+    def _grad(op, grad):
+        return grad
+
+    tf.RegisterGradient("SquareGrad")(_grad)
+    with tf.get_default_graph().gradient_override_map(
+            {"PyFunc": "SquareGrad", "PyFuncStateless": "SquareGrad"}):
+        y = tf.py_func(np.square, [tf.constant([1.0])], tf.float32)
+    """) == []
+
+
+def test_op_type_that_depends_on_arguments():
+    assert lint("""
+    import numpy as np
+    import tensorflow as tf
+
+    with tf.get_default_graph().gradient_override_map({"PyFuncStateless": "Identity"}):
+        y = tf.py_func(np.square, [tf.constant([1.0])], tf.float32, stateful=False)
+    """) == []
+
+
+@pytest.mark.parametrize("body", [
+    "y = my_layer(x)",  # a user function may build anything
+    "y = tf.layers.dense(x, 3, activation=tf.nn.relu)",  # not in the op data
+    "y = x * 2.0",  # an operator may build the Mul op
+    "y = tf.nn.leaky_relu(x)[0]\n    z = x * x",
+])
+def test_block_with_unknown_or_possible_ops_is_not_judged(body):
+    code = """
+    import tensorflow as tf
+
+    def my_layer(t):
+        return t
+
+    x = tf.constant([[1.0]])
+    with tf.get_default_graph().gradient_override_map({"Mul": "Identity"}):
+        %s
+    """ % body
+    assert lint(code) == []
+
+
+def test_map_through_a_variable_and_unknown_keys():
+    assert lint("""
+    import tensorflow as tf
+
+    def build(x, op_type):
+        mapping = {"ReLU": "Identity", op_type: "Identity"}
+        with tf.get_default_graph().gradient_override_map(mapping):
+            return tf.nn.relu(x)
+    """) == [("CG201", 5, 16)]
+
+
+def test_map_not_used_in_a_with_statement_is_checked_for_keys_only():
+    assert lint("""
+    import tensorflow as tf
+    context = tf.get_default_graph().gradient_override_map({"Sign": "Identity"})
+    other = tf.get_default_graph().gradient_override_map({"sign": "Identity"})
+    """) == [("CG201", 4, 55)]
+
+
+# CG202
+
+def test_value_registered_in_another_module_of_the_run():
+    files = {
+        "project/grads.py": """
+        import tensorflow as tf
+
+        @tf.RegisterGradient("ClippedReluGrad")
+        def _clipped_relu_grad(op, grad):
+            return tf.clip_by_value(grad, -5.0, 5.0)
+        """,
+        "project/model.py": """
+        import tensorflow as tf
+        import grads
+
+        def layer(x):
+            with tf.get_default_graph().gradient_override_map({"Relu": "ClippedReluGrad"}):
+                return tf.nn.relu(x)
+        """,
+    }
+    assert run(files) == []
+    del files["project/grads.py"]
+    assert run(files) == [("project/model.py", "CG202", 6, 64)]
+
+
+@pytest.mark.parametrize("name_expr", [
+    '"ClippedReluGrad_" + uuid.uuid4().hex',
+    '"ClippedReluGrad_%s" % uuid.uuid4()',
+    '"ClippedReluGrad_{}".format(next(counter))',
+    'f"ClippedReluGrad_{next(counter)}"',
+    '"ClippedReluGrad" + str(id(x))',
+])
+def test_names_built_at_run_time_are_unknown(name_expr):
+    code = """
+    import itertools
+    import uuid
+    import tensorflow as tf
+
+    counter = itertools.count()
+
+    def clipped_relu(x):
+        name = %s
+
+        @tf.RegisterGradient(name)
+        def _grad(op, grad):
+            return tf.clip_by_value(grad, -5.0, 5.0)
+
+        with tf.get_default_graph().gradient_override_map({"Relu": name}):
+            return tf.nn.relu(x)
+
+    a = clipped_relu(tf.constant([1.0]))
+    b = clipped_relu(tf.constant([2.0]))
+    """ % name_expr
+    assert lint(code) == []
+    facts = overrides.of(facts_of(code))
+    registration, = facts.registrations
+    assert registration.name.value is None
+    assert registration.name.identity == facts.maps[0].entries[0].value.identity
+
+
+def test_constant_names_through_variables_and_concatenation_are_known():
+    code = """
+    import tensorflow as tf
+
+    GRAD_NAME = "Clipped" + "ReluGrad"
+
+    @tf.RegisterGradient(GRAD_NAME)
+    def _grad(op, grad):
+        return grad
+
+    def layer(x):
+        name = "ClippedReluGrad"
+        with tf.get_default_graph().gradient_override_map({"Relu": name}):
+            return tf.nn.relu(x)
+    """
+    facts = overrides.of(facts_of(code))
+    assert facts.registrations[0].name.value == "ClippedReluGrad"
+    assert facts.maps[0].entries[0].value.value == "ClippedReluGrad"
+    assert lint(code) == []
+    assert lint(code.replace('name = "ClippedReluGrad"', 'name = "ClippedReluGrad2"')) == [
+        ("CG202", 12, 64)]
+
+
+def test_module_constant_rebound_through_global_is_unknown():
+    assert lint("""
+    import tensorflow as tf
+
+    GRAD_NAME = "Unregistered"
+
+    def configure(name):
+        global GRAD_NAME
+        GRAD_NAME = name
+
+    with tf.get_default_graph().gradient_override_map({"Relu": GRAD_NAME}):
+        y = tf.nn.relu(tf.constant([1.0]))
+    """) == []
+
+
+def test_tf_own_gradient_names_and_not_differentiable_registrations_are_registered():
+    assert lint("""
+    import tensorflow as tf
+
+    tf.NotDifferentiable("BlockGradient")
+    x = tf.constant([1.0])
+    graph = tf.get_default_graph()
+    with graph.gradient_override_map({"Sign": "Identity", "Round": "BlockGradient"}):
+        y = tf.round(tf.sign(x))
+    """) == []
+
+
+def test_a_helper_registering_names_from_its_callers_silences_cg202():
+    files = {
+        "lib.py": """
+        import tensorflow as tf
+
+        def register(name, fn):
+            tf.RegisterGradient(name)(fn)
+        """,
+        "main.py": """
+        import tensorflow as tf
+        import lib
+
+        lib.register("ClippedReluGrad", lambda op, grad: grad)
+        with tf.get_default_graph().gradient_override_map({"Relu": "ClippedReluGrad"}):
+            y = tf.nn.relu(tf.constant([1.0]))
+        """,
+    }
+    assert run(files) == []
+
+
+# CG203
+
+def test_same_name_twice_in_a_module():
+    assert lint("""
+    import tensorflow as tf
+
+    @tf.RegisterGradient("MyGrad")
+    def _a(op, grad):
+        return grad
+
+    tf.RegisterGradient("MyGrad")(_a)
+    """) == [("CG203", 8, 1)]
+
+
+def test_registering_function_called_twice_or_in_a_loop():
+    code = """
+    import tensorflow as tf
+
+    def make(x):
+        tf.RegisterGradient("MyGrad")(lambda op, grad: grad)
+        return x
+
+    make(1)
+    %s
+    """
+    assert lint(code % "make(2)") == [("CG203", 5, 5)]
+    assert lint(code % "") == []
+    loop = lint(code % "for i in range(3):\n        make(i)")
+    assert loop == [("CG203", 5, 5)]
+    assert "called twice (lines 8, 9)" in messages(code % "make(2)")[0]
+
+
+def test_registration_in_a_loop():
+    code = """
+    import tensorflow as tf
+
+    for name in ["A", "B"]:
+        tf.RegisterGradient("Fixed")(lambda op, grad: grad)
+    """
+    assert lint(code) == [("CG203", 5, 5)]
+    assert messages(code)[0].startswith("gradient `Fixed` is registered inside a loop")
+
+
+@pytest.mark.parametrize("handler", [
+    "except KeyError:", "except (ValueError, KeyError):", "except LookupError:",
+    "except Exception as error:", "except:",
+])
+def test_registration_guarded_by_try_except_key_error(handler):
+    assert lint("""
+    import tensorflow as tf
+
+    def _grad(op, grad):
+        return grad
+
+    def layer(x):
+        try:
+            tf.RegisterGradient("MyGrad")(_grad)
+        %s
+            pass
+        return x
+
+    layer(1)
+    layer(2)
+    """ % handler) == []
+
+
+def test_guard_that_catches_something_else_does_not_count():
+    assert lint("""
+    import tensorflow as tf
+
+    def layer(x):
+        try:
+            tf.RegisterGradient("MyGrad")(lambda op, grad: grad)
+        except ValueError:
+            pass
+        return x
+
+    layer(1)
+    layer(2)
+    """) == [("CG203", 6, 9)]
+
+
+def test_guard_through_the_gradient_registry():
+    assert lint("""
+    import tensorflow as tf
+    from tensorflow.python.framework import ops
+
+    def layer(x):
+        if "MyGrad" not in ops._gradient_registry.list():
+            @ops.RegisterGradient("MyGrad")
+            def _grad(op, grad):
+                return grad
+        return x
+
+    layer(1)
+    layer(2)
+    """) == []
+
+
+def test_guarded_call_site_of_a_registering_helper():
+    assert lint("""
+    import tensorflow as tf
+
+    def register():
+        tf.RegisterGradient("MyGrad")(lambda op, grad: grad)
+
+    register()
+    try:
+        register()
+    except KeyError:
+        pass
+    """) == []
+
+
+@pytest.mark.parametrize("name", ["Relu", "Identity", "Sign", "Size"])
+def test_builtin_op_type_names(name):
+    code = """
+    import tensorflow as tf
+
+    @tf.RegisterGradient("%s")
+    def _grad(op, grad):
+        return grad
+    """ % name
+    assert lint(code) == [("CG203", 4, 2)]
+    guarded = """
+    import tensorflow as tf
+
+    try:
+        tf.RegisterGradient("%s")(lambda op, grad: grad)
+    except KeyError:
+        pass
+    """ % name
+    assert lint(guarded) == []
+
+
+def test_op_type_without_a_gradient_may_be_registered():
+    # giving an op without a gradient its first one is what RegisterGradient is for
+    assert lint("""
+    import tensorflow as tf
+
+    @tf.RegisterGradient("AddV2")  # an op of 1.8 that has no gradient yet
+    def _grad(op, grad):
+        return grad, grad
+    """) == []
+
+
+def test_uuid_suffixed_registration_in_a_helper_called_twice():
+    assert lint("""
+    import uuid
+    import tensorflow as tf
+
+    def clipped_relu(x):
+        name = "ClippedReluGrad_" + uuid.uuid4().hex
+        tf.RegisterGradient(name)(lambda op, grad: tf.clip_by_value(grad, -5.0, 5.0))
+        with tf.get_default_graph().gradient_override_map({"Relu": name}):
+            return tf.nn.relu(x)
+
+    a = clipped_relu(tf.constant([1.0]))
+    b = clipped_relu(tf.constant([2.0]))
+    """) == []
+
+
+def test_name_passed_through_a_parameter():
+    assert lint("""
+    import tensorflow as tf
+
+    def register(name, fn):
+        tf.RegisterGradient(name)(fn)
+
+    register("A", lambda op, grad: grad)
+    register("B", lambda op, grad: grad)
+    """) == []
+
+
+def test_register_gradient_object_never_applied():
+    assert lint("""
+    import tensorflow as tf
+
+    decorator = tf.RegisterGradient("MyGrad")
+    again = tf.RegisterGradient("MyGrad")
+    """) == []
+
+
+GRADS = """
+import tensorflow as tf
+
+@tf.RegisterGradient("ClippedReluGrad")
+def _clipped_relu_grad(op, grad):
+    return tf.clip_by_value(grad, -5.0, 5.0)
+"""
+
+
+def test_two_modules_loaded_together_register_the_same_name():
+    files = {"pkg/grads.py": GRADS, "pkg/layers.py": GRADS.replace(
+        "import tensorflow as tf", "import tensorflow as tf\nfrom pkg import grads")}
+    assert run(files) == [("pkg/layers.py", "CG203", 5, 2)]
+
+
+def test_two_modules_imported_by_a_third():
+    files = {"a/grads.py": GRADS, "b/grads_copy.py": GRADS,
+             "train.py": "import tensorflow as tf\nfrom a import grads\nfrom b import grads_copy\n"}
+    assert run(files) == [("b/grads_copy.py", "CG203", 4, 2)]
+
+
+def test_relative_imports_link_modules():
+    files = {"pkg/grads.py": GRADS, "pkg/more.py": GRADS.replace(
+        "import tensorflow as tf", "import tensorflow as tf\nfrom . import grads")}
+    assert run(files) == [("pkg/more.py", "CG203", 5, 2)]
+
+
+def test_two_independent_scripts_may_register_the_same_name():
+    assert run({"experiments/a.py": GRADS, "experiments/b.py": GRADS}) == []
+
+
+def test_guarded_registration_in_the_other_module():
+    guarded = GRADS.replace('@tf.RegisterGradient("ClippedReluGrad")\n', "").replace(
+        "    return tf.clip_by_value(grad, -5.0, 5.0)\n",
+        "    return tf.clip_by_value(grad, -5.0, 5.0)\n\ntry:\n"
+        "    tf.RegisterGradient(\"ClippedReluGrad\")(_clipped_relu_grad)\n"
+        "except KeyError:\n    pass\n")
+    files = {"pkg/a.py": GRADS + "from pkg import b\n", "pkg/b.py": guarded}
+    # b is guarded, so only a can fail: reported there, whatever the path order
+    assert run(files) == [("pkg/a.py", "CG203", 4, 2)]
+
+
+# CG204
+
+def test_call_form_and_lambda_registrations():
+    assert lint("""
+    import tensorflow as tf
+
+    def _grad(op, grad):
+        return grad
+
+    tf.RegisterGradient("OneForMul")(_grad)
+    tf.RegisterGradient("TwoForSign")(lambda op, grad: (grad, grad))
+    x = tf.constant([1.0])
+    with tf.get_default_graph().gradient_override_map({"Mul": "OneForMul"}):
+        y = tf.multiply(x, x)
+    with tf.get_default_graph().gradient_override_map({"Sign": "TwoForSign"}):
+        z = tf.sign(x)
+    """) == [("CG204", 5, 5), ("CG204", 8, 52)]
+
+
+def test_linked_through_the_variable_holding_a_uuid_name():
+    code = """
+    import uuid
+    import tensorflow as tf
+
+    def clipped_relu(x):
+        name = "ClippedReluGrad_" + uuid.uuid4().hex
+
+        @tf.RegisterGradient(name)
+        def _grad(op, grad):
+            return tf.clip_by_value(grad, -5.0, 5.0), None
+
+        with tf.get_default_graph().gradient_override_map({"Relu": name}):
+            return tf.nn.relu(x)
+    """
+    assert lint(code) == [("CG204", 10, 9)]
+    assert "registered as `name` and overriding `Relu` (line 12)" in messages(code)[0]
+
+
+@pytest.mark.parametrize("returns", [
+    "return [grad] * len(op.inputs)",  # unknown count
+    "return grads",  # a name with no single value
+    "return grad, None",  # variadic key: any count is possible
+])
+def test_counts_that_cannot_be_judged(returns):
+    assert lint("""
+    import tensorflow as tf
+
+    @tf.RegisterGradient("NGrad")
+    def _grad(op, grad):
+        grads = []
+        grads.append(grad)
+        %s
+
+    with tf.get_default_graph().gradient_override_map({"AddN": "NGrad"}):
+        y = tf.add_n([tf.constant(1.0), tf.constant(2.0)])
+    """ % returns) == []
+
+
+def test_registration_in_one_module_and_map_in_another():
+    files = {
+        "pkg/grads.py": GRADS.replace("return tf.clip_by_value(grad, -5.0, 5.0)",
+                                      "return tf.clip_by_value(grad, -5.0, 5.0), None"),
+        "pkg/model.py": """
+        import tensorflow as tf
+        from pkg import grads
+
+        def layer(x):
+            with tf.get_default_graph().gradient_override_map({"Relu": "ClippedReluGrad"}):
+                return tf.nn.relu(x)
+        """,
+    }
+    assert run(files) == [("pkg/grads.py", "CG204", 6, 5)]
+    files["pkg/model.py"] = files["pkg/model.py"].replace("from pkg import grads", "")
+    assert run(files) == []  # never in one program
+
+
+# Facts
+
+def test_registration_facts():
+    facts = overrides.of(facts_of("""
+    import tensorflow as tf
+
+    @tf.RegisterGradient("A")
+    def _a(op, grad):
+        return grad, grad
+
+    def helper():
+        tf.RegisterGradient("B")(_a)
+
+    helper()
+    helper()
+    unused = tf.RegisterGradient("C")
+    tf.NoGradient("D")
+    """))
+    a, b, c, d = facts.registrations
+    assert (a.name.value, a.applied, a.function.name, a.runs) == ("A", True, "_a", [(4, False)])
+    assert (b.name.value, b.in_function.name, b.runs) == ("B", "helper", [(11, False), (12, False)])
+    assert (c.name.value, c.applied, c.function) == ("C", False, None)
+    assert (d.name.value, d.differentiable, d.applied) == ("D", False, True)
+
+
+def test_override_map_facts():
+    facts = overrides.of(facts_of("""
+    import tensorflow as tf
+
+    def build(x, name):
+        with tf.get_default_graph().gradient_override_map({"Relu": name, "Sign": "Identity"}):
+            y = tf.nn.relu(x) + tf.sign(x)
+        return y
+    """))
+    found, = facts.maps
+    assert [(e.key, e.value.value, e.value.from_caller) for e in found.entries] == [
+        ("Relu", None, True), ("Sign", "Identity", False)]
+    assert found.keys_complete and isinstance(found.block, ast.With)
+    assert [(b.qualname, b.op_types) for b in found.built] == [
+        ("tensorflow.nn.relu", ("Relu",)), ("tensorflow.sign", ("Sign",))]
+    assert "Add" in found.maybe_built
+
+
+def test_modules_without_override_code_are_not_walked():
+    facts = overrides.of(facts_of("import tensorflow as tf\nx = tf.constant(1.0)\n"))
+    assert facts.maps == [] and facts.registrations == []
+
+
+def test_python2_twin_gets_the_same_findings():
+    code = SEED.replace('{"Relu"', '{"ReLU"')
+    python2 = code + 'print "built", output\n'
+    assert lint(python2) == lint(code) == [("CG201", 11, 31)]
+
+
+# The fixtures of these rules, judged as one-file runs (whole-run rules included)
+
+OWN_FIXTURES = [path for path in fixture_paths()
+                if os.path.basename(os.path.dirname(path)) in ("CG201", "CG202", "CG203", "CG204")]
+
+
+@pytest.mark.parametrize("path", OWN_FIXTURES, ids=[os.path.relpath(p, ROOT) for p in OWN_FIXTURES])
+def test_own_fixture_findings_match_lint_header(path):
+    with open(path, encoding="utf-8") as handle:
+        code = handle.read()
+    found = sorted(finding[1:] for finding in run({path: code}))
+    assert found == header_of(path).findings
