@@ -107,3 +107,9 @@ def parse_header(text):
         raise HeaderError("no `# run:` header")
     header.findings.sort()
     return header
+
+
+def read_header(path):
+    """The header of the fixture file at `path` (its comments are ASCII whatever the coding)."""
+    with open(path, "rb") as handle:
+        return parse_header(handle.read().decode("utf-8-sig", "replace"))

@@ -1,0 +1,194 @@
+"""Host side: run fixtures in one harness fork server per TF 1.8 interpreter.
+
+At most `workers` fixtures run at once across all servers. The server enforces each
+fixture's wall-clock timeout (it holds the unreaped child, so killing its process
+group cannot hit a recycled pid); the host only guards against a server that dies
+or stops answering, and then starts a new one for the fixtures still to run.
+"""
+import itertools
+import json
+import os
+import queue
+import shutil
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass
+
+from cglint.oracle.envs import clean_env, explain_import_error
+
+HARNESS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "harness.py")
+GRACE = 60.0  # beyond a fixture's timeout: the server's own start-up and bookkeeping
+
+
+@dataclass(frozen=True)
+class Job:
+    path: str
+    interpreter: str  # "py27" or "py36"
+    mode: str = "graph"
+
+
+@dataclass
+class Result:
+    job: Job
+    outcome: str = None  # "ok" or the exception class name; None when the program gave none
+    message: str = ""
+    failure: str = ""  # why there is no outcome: "timeout after 60s", "crashed: signal 11 (SIGSEGV)"
+    output: str = ""  # the last KB of the program's stdout and stderr
+    seconds: float = 0.0
+
+    def describe(self):
+        if self.outcome is None:
+            return self.failure
+        first = self.message.strip().splitlines()[0] if self.message.strip() else ""
+        return "%s: %s" % (self.outcome, first) if first else self.outcome
+
+
+def result_from(job, reply, timeout):
+    """A Result from the harness's reply to one request."""
+    result = Result(job, output=reply.get("output", ""), seconds=reply.get("seconds", 0.0))
+    outcome = reply.get("result") or {}
+    if reply.get("timed_out"):
+        result.failure = "timeout after %gs" % timeout
+    elif "outcome" in outcome:
+        result.outcome, result.message = outcome["outcome"], outcome.get("message", "")
+    elif "harness_error" in outcome:
+        result.failure = "harness error: %s" % outcome["harness_error"].strip().splitlines()[-1]
+        result.output += "\n" + outcome["harness_error"]
+    elif reply.get("signal"):
+        result.failure = "crashed: signal %d (%s)" % (reply["signal"], _signal_name(reply["signal"]))
+    else:
+        result.failure = "exited with status %s without a result" % reply.get("status")
+    return result
+
+
+def _signal_name(number):
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return "unknown"
+
+
+class Server:
+    """One harness process: requests go to its stdin, replies come back on `events`."""
+
+    def __init__(self, name, python, events):
+        self.name = name
+        self.hello = None
+        self.home = tempfile.mkdtemp(prefix="cglint-%s-" % name)
+        self.stderr = tempfile.TemporaryFile(dir=self.home)
+        try:
+            self.proc = subprocess.Popen(
+                [python, "-s", "-B", HARNESS], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                stderr=self.stderr, cwd=self.home, env=clean_env(self.home), start_new_session=True)
+        except OSError:
+            self.stderr.close()
+            shutil.rmtree(self.home, ignore_errors=True)
+            raise
+        threading.Thread(target=self._read, args=(events,), daemon=True).start()
+
+    def _read(self, events):
+        for line in self.proc.stdout:
+            try:
+                events.put((self, json.loads(line.decode("utf-8"))))
+            except ValueError:
+                break
+        self.proc.stdout.close()
+        events.put((self, None))
+
+    def send(self, request):
+        try:
+            self.proc.stdin.write(json.dumps(request).encode("utf-8") + b"\n")
+            self.proc.stdin.flush()
+        except OSError:
+            pass  # the reader thread reports the dead server
+
+    def exit_reason(self):
+        try:
+            code = self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            return "the %s harness closed its output" % self.name
+        if code < 0:
+            return "the %s harness was killed by signal %d (%s)" % (self.name, -code, _signal_name(-code))
+        self.stderr.seek(0, os.SEEK_END)
+        self.stderr.seek(max(0, self.stderr.tell() - 500))
+        tail = self.stderr.read().decode("utf-8", "replace").strip()
+        return "the %s harness exited with status %d: %s" % (self.name, code, tail)
+
+    def close(self, wait=5.0):
+        try:
+            self.proc.stdin.close()  # the server kills its children and exits
+            self.proc.wait(wait)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+        self.stderr.close()
+        shutil.rmtree(self.home, ignore_errors=True)
+
+
+def run_fixtures(jobs, interpreters, workers=2, timeout=60.0):
+    """Run each Job under `interpreters[job.interpreter]`; Results in the order of `jobs`."""
+    results = [None] * len(jobs)
+    todo = deque(range(len(jobs)))
+    events = queue.Queue()
+    servers, broken = {}, {}  # interpreter -> Server / why it cannot start
+    inflight = {}  # request id -> (server, job index, host deadline)
+    ids = itertools.count(1)
+
+    def fail_server(server, why):
+        if servers.get(server.name) is server:
+            del servers[server.name]
+        if server.hello is None:
+            broken[server.name] = why  # never came up: do not retry for every fixture
+        for rid, (owner, index, _) in list(inflight.items()):
+            if owner is server:
+                del inflight[rid]
+                results[index] = Result(jobs[index], failure=why)
+        server.close(wait=0)
+
+    try:
+        while todo or inflight:
+            while todo and len(inflight) < workers:
+                index = todo.popleft()
+                job = jobs[index]
+                if job.interpreter in interpreters and job.interpreter not in servers and job.interpreter not in broken:
+                    try:
+                        servers[job.interpreter] = Server(job.interpreter, interpreters[job.interpreter], events)
+                    except OSError as exc:
+                        broken[job.interpreter] = "cannot start %s: %s" % (interpreters[job.interpreter], exc)
+                if job.interpreter not in servers:
+                    why = broken.get(job.interpreter, "no %s interpreter" % job.interpreter)
+                    results[index] = Result(job, failure=why)
+                    continue
+                rid = next(ids)
+                inflight[rid] = (servers[job.interpreter], index, time.time() + timeout + GRACE)
+                servers[job.interpreter].send({"id": rid, "path": os.path.abspath(job.path),
+                                               "mode": job.mode, "timeout": timeout})
+            if not inflight:
+                continue
+            wait = min(deadline for _, _, deadline in inflight.values()) - time.time()
+            try:
+                server, reply = events.get(timeout=max(0.0, wait))
+            except queue.Empty:
+                stuck = {owner for owner, _, deadline in inflight.values() if deadline <= time.time()}
+                for owner in stuck:
+                    fail_server(owner, "the %s harness stopped answering" % owner.name)
+                continue
+            if servers.get(server.name) is not server:
+                continue  # late news from a server already given up on
+            if reply is None or "error" in reply:
+                fail_server(server, explain_import_error(reply["error"]) if reply else server.exit_reason())
+            elif "hello" in reply:
+                server.hello = reply["hello"]
+            elif reply.get("id") in inflight:
+                _, index, _ = inflight.pop(reply["id"])
+                results[index] = result_from(jobs[index], reply, timeout)
+    finally:
+        for server in servers.values():
+            server.close()
+    return results

@@ -1,0 +1,193 @@
+"""The oracle end to end, under real TensorFlow 1.8 on Python 2.7 and 3.6.
+
+The first run on a fresh machine builds both interpreters (about a minute, in
+~/.cache/cglint or $CGLINT_CACHE_DIR); $CGLINT_TF_PYTHON points at others.
+"""
+import json
+import os
+import textwrap
+
+import pytest
+
+from cglint.oracle import confirm, envs
+from cglint.oracle.runner import Job, run_fixtures
+
+FIXTURES = {
+    "ok.py": """
+        # lint: clean
+        # run: ok
+        import tensorflow as tf
+
+        @tf.custom_gradient
+        def double_grad(x):
+            def grad(dy):
+                return dy * 2.0
+            return tf.identity(x), grad
+
+        assert not tf.executing_eagerly(), "graph mode is the default"
+        x = tf.constant([1.0, 2.0])
+        g = tf.gradients(tf.reduce_sum(double_grad(x)), [x])[0]
+        with tf.Session() as sess:
+            assert list(sess.run(g)) == [2.0, 2.0]
+    """,
+    "assertion.py": """
+        # lint: CG101 7:9
+        # run: AssertionError: gradient is None
+        import tensorflow as tf
+
+        @tf.custom_gradient
+        def scale(x):
+            w = tf.Variable(2.0)
+            def grad(dy):
+                return dy * w
+            return x * w, grad
+
+        y = scale(tf.constant(3.0))
+        w = tf.trainable_variables()[0]
+        assert tf.gradients(y, [w])[0] is not None, "gradient is None for w"
+    """,
+    "fstring.py": """
+        # lint: CG301 5:7
+        # run[py27]: SyntaxError
+        # run[py36]: ok
+        x = 1
+        print(f"{x}")
+    """,
+    "eager.py": """
+        # lint: clean
+        # mode: eager
+        # run: ok
+        import tensorflow as tf
+
+        @tf.custom_gradient
+        def f(x):
+            def grad(dy):
+                return dy * 3.0
+            return x * 2.0, grad
+
+        assert tf.executing_eagerly(), "eager mode was asked for"
+        x = tf.constant(2.0)
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = f(x)
+        assert float(tape.gradient(y, x)) == 3.0
+    """,
+    # Twice the same registration: KeyError if two fixtures ever shared a process.
+    "register_a.py": """
+        # lint: clean
+        # run: ok
+        import tensorflow as tf
+
+        @tf.RegisterGradient("CglintOracleGrad")
+        def _grad(op, dy):
+            return dy
+    """,
+    "sandbox.py": """
+        # lint: clean
+        # run: ok
+        import os, resource, sys
+        import numpy as np
+
+        assert "CGLINT_TEST_SECRET" not in os.environ, "a secret reached the fixture"
+        assert os.environ["HOME"] == os.getcwd() != os.path.dirname(__file__)
+        assert __name__ == "__main__" and sys.argv == [__file__]
+        assert sys.path[0] == os.path.dirname(__file__)
+        assert resource.getrlimit(resource.RLIMIT_CORE)[0] == 0
+        assert resource.getrlimit(resource.RLIMIT_CPU)[0] != resource.RLIM_INFINITY
+        try:
+            np.ones(6 << 30, dtype=np.uint8)
+        except MemoryError:
+            pass
+        else:
+            raise AssertionError("a 6 GiB array was allowed")
+    """,
+}
+FIXTURES["register_b.py"] = FIXTURES["register_a.py"]
+
+
+def write(folder, files):
+    os.makedirs(str(folder), exist_ok=True)
+    paths = {}
+    for name, source in files.items():
+        paths[name] = str(folder / name)
+        with open(paths[name], "w") as handle:
+            handle.write(textwrap.dedent(source).lstrip())
+    return paths
+
+
+@pytest.fixture(scope="module")
+def interpreters():
+    found, errors = envs.find_interpreters(tf_pythons=envs.tf_pythons_from_env())
+    if errors:
+        pytest.fail("TF 1.8 interpreters unavailable: %s" % errors)
+    return found
+
+
+def test_setup_reuses_the_built_interpreters(interpreters, capsys):
+    assert confirm.main(["--setup"]) == 0
+    out = capsys.readouterr().out
+    for name, python in interpreters.items():
+        assert "%s  %s" % (name, python) in out
+
+
+def test_fixtures_are_confirmed_on_both_interpreters(interpreters, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("CGLINT_TEST_SECRET", "hunter2")
+    write(tmp_path / "fixtures", FIXTURES)
+    code = confirm.main([str(tmp_path / "fixtures"), "--format", "json", "--timeout", "30"])
+    report = json.loads(capsys.readouterr().out)
+    failed = [record for record in report["records"] if record["status"] != "confirmed"]
+    assert failed == [] and code == 0
+    assert report["summary"]["confirmed"] == report["summary"]["total"] == 2 * len(FIXTURES)
+    observed = {(os.path.basename(r["path"]), r["interpreter"]): r["observed"] for r in report["records"]}
+    assert observed[("fstring.py", "py27")].startswith("SyntaxError: invalid syntax")
+    assert observed[("fstring.py", "py36")] == "ok"
+    assert observed[("assertion.py", "py27")] == "AssertionError: gradient is None for w"
+
+
+def test_mismatch_is_reported_with_the_program_output(interpreters, tmp_path, capsys):
+    paths = write(tmp_path, {"wrong.py": """
+        # lint: clean
+        # run: ok
+        print("about to fail")
+        raise ValueError("wrong on purpose")
+    """})
+    assert confirm.main([paths["wrong.py"], "--interpreter", "py36"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "MISMATCH   %s [py36] expected ok, got ValueError: wrong on purpose" % paths["wrong.py"]
+    assert "    | about to fail" in out
+    assert out[-2:] == ["    | ValueError: wrong on purpose", "confirmed 0/1"]
+
+
+def test_hangs_crashes_and_floods_are_reported_and_the_run_goes_on(interpreters, tmp_path):
+    paths = write(tmp_path, {
+        "hang.py": "import time\nwhile True:\n    time.sleep(0.1)\n",
+        "exit3.py": "import os, sys\nprint('bye')\nsys.stdout.flush()\nos._exit(3)\n",
+        "segfault.py": "import ctypes\nctypes.string_at(0)\n",
+        "flood.py": ("import sys\nfor i in range(300000):\n    sys.stdout.write('spam %d\\n' % i)\n"
+                     "raise ValueError('after the flood')\n"),
+        "fine.py": "print('fine')\n",
+    })
+    names = ["hang.py", "exit3.py", "segfault.py", "flood.py", "fine.py"]
+    jobs = [Job(paths[name], interpreter) for interpreter in sorted(interpreters) for name in names]
+    results = {(os.path.basename(r.job.path), r.job.interpreter): r
+               for r in run_fixtures(jobs, interpreters, workers=2, timeout=3)}
+    for interpreter in interpreters:
+        assert results["hang.py", interpreter].describe() == "timeout after 3s"
+        assert results["exit3.py", interpreter].describe() == "exited with status 3 without a result"
+        assert results["exit3.py", interpreter].output == "bye\n"
+        assert results["segfault.py", interpreter].describe() == "crashed: signal 11 (SIGSEGV)"
+        flood = results["flood.py", interpreter]
+        assert flood.describe() == "ValueError: after the flood"
+        assert len(flood.output) <= 8192 and flood.output.rstrip().endswith("ValueError: after the flood")
+        assert results["fine.py", interpreter].describe() == "ok"
+
+
+def test_a_fixture_that_kills_its_harness_does_not_stop_the_run(interpreters, tmp_path):
+    paths = write(tmp_path, {
+        "killer.py": "import os, signal, time\nos.kill(os.getppid(), signal.SIGKILL)\ntime.sleep(30)\n",
+        "fine.py": "print('fine')\n",
+    })
+    jobs = [Job(paths["killer.py"], "py36"), Job(paths["fine.py"], "py36")]
+    killed, fine = run_fixtures(jobs, interpreters, workers=1, timeout=20)
+    assert killed.failure == "the py36 harness was killed by signal 9 (SIGKILL)"
+    assert fine.describe() == "ok"
