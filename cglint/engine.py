@@ -76,7 +76,7 @@ def _lint(result, text, options):
     if parsed.tree is None:
         return
     module = ModuleFacts(result.path, text, parsed.tree, options.target_python,
-                         parsed.python2_syntax)
+                         parsed.python2_syntax, options.target_tf)
     # Only files that name tensorflow can hold a TensorFlow hazard: skip those rules
     # (and the name resolution they need) everywhere else.
     mentions_tensorflow = "tensorflow" in text

@@ -128,13 +128,33 @@ def variable_gradients(module, site, grad, value):
     return None
 
 
+@dataclass(eq=False)
+class ApiUse:
+    """A dotted chain that resolves to a TensorFlow name: `tf.math.log`, `tfe.Variable`."""
+
+    node: ast.AST  # the outermost Attribute of the chain
+    qualname: str
+    call: Optional[ast.Call] = None  # the call, when the chain is called
+
+
+@dataclass(eq=False)
+class ImportUse:
+    """`import tensorflow.x.y` or `from tensorflow.x import y`."""
+
+    node: ast.AST
+    module: str
+    name: Optional[str] = None  # the imported name of a from-import
+
+
 class ModuleFacts:
-    def __init__(self, path, text, tree, target_python=(2, 7), python2_syntax=False):
+    def __init__(self, path, text, tree, target_python=(2, 7), python2_syntax=False,
+                 target_tf="1.8"):
         self.path = path
         self.text = text
         self.tree = tree
         self.target_python = target_python
         self.python2_syntax = python2_syntax
+        self.target_tf = target_tf
 
     @cached_property
     def names(self):
@@ -163,6 +183,40 @@ class ModuleFacts:
         return [call for call, _ in self.calls
                 if isinstance(call.func, ast.Attribute)
                 and call.func.attr == "gradient_override_map"]
+
+    @cached_property
+    def api_uses(self):
+        """Every outermost attribute chain that resolves to a `tensorflow.` name."""
+        inner = set()
+        called = {}
+        attributes = []
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Attribute):
+                attributes.append(node)
+                inner.add(id(node.value))
+            elif isinstance(node, ast.Call):
+                called[id(node.func)] = node
+        uses = []
+        for node in attributes:
+            if id(node) in inner:
+                continue
+            qualname = self.resolve(node)
+            if qualname and qualname.startswith("tensorflow."):
+                uses.append(ApiUse(node, qualname, called.get(id(node))))
+        return uses
+
+    @cached_property
+    def imports(self):
+        found = []
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Import):
+                found += [ImportUse(node, alias.name) for alias in node.names
+                          if alias.name.split(".")[0] == "tensorflow"]
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module and (
+                    node.module.split(".")[0] == "tensorflow"):
+                found += [ImportUse(node, node.module, alias.name) for alias in node.names
+                          if alias.name != "*"]
+        return found
 
     @cached_property
     def sites(self):

@@ -1,0 +1,35 @@
+from cglint import tfapi
+from cglint.rules.base import Rule
+
+
+class UnknownKeyword(Rule):
+    """A keyword argument that the target TF signature does not accept.
+
+    What: a call of a TensorFlow function or class with a keyword argument that only newer
+    releases take, such as `tf.gradients(..., unconnected_gradients=...)` or
+    `tf.GradientTape(watch_accessed_variables=False)`. Signatures come from TF 1.8's own
+    argspecs, recorded by `tools/gen_tf_api.py`.
+
+    Why it breaks on TF 1.8: `TypeError: gradients() got an unexpected keyword argument
+    'unconnected_gradients'` when the call runs.
+
+    Fix: drop the argument or use the 1.8 equivalent (for unconnected gradients, replace
+    the None results yourself: `g if g is not None else tf.zeros_like(x)`).
+    """
+
+    code = "CG403"
+    name = "unknown-keyword"
+
+    def check(self, module):
+        for use in module.api_uses:
+            if use.call is None:
+                continue
+            for keyword in use.call.keywords:
+                if keyword.arg and tfapi.accepts_keyword(use.qualname, keyword.arg,
+                                                         module.target_tf) is False:
+                    name = "tf" + use.qualname[len("tensorflow"):]
+                    yield self.at(keyword, "`%s` takes no keyword argument `%s` in TF %s" % (
+                        name, keyword.arg, module.target_tf))
+
+
+RULE = UnknownKeyword
