@@ -25,16 +25,43 @@ _refactoring_tool = None
 class Parsed:
     tree: Optional[ast.Module]
     python2_syntax: bool = False
+    text: str = ""  # what was parsed: the source, or its Python 3 rewrite
     # A syntax error (line, col 1-based, message) for the target Python, if any.
     error: Optional[tuple] = None
     column_maps: dict = field(default_factory=dict)  # line -> list: new col -> original col
 
     def original_col(self, line, col):
-        """0-based column in the original text for a column in the parsed text."""
+        """0-based character column in the original text for an `ast` column (a UTF-8
+        byte offset) in the parsed text."""
+        col = utf8_to_char_col(self.text, line, col)
         mapping = self.column_maps.get(line)
         if mapping is None:
             return col
         return mapping[min(col, len(mapping) - 1)]
+
+
+def _line(text, line):
+    start = 0
+    for _ in range(line - 1):
+        start = text.find("\n", start) + 1
+        if start == 0:
+            return ""
+    end = text.find("\n", start)
+    return text[start:] if end < 0 else text[start:end]
+
+
+def utf8_to_char_col(text, line, col):
+    """`ast` columns count UTF-8 bytes; users and editors count characters."""
+    if text.isascii():
+        return col
+    source_line = _line(text, line)
+    return len(source_line.encode("utf-8")[:col].decode("utf-8", "ignore"))
+
+
+def char_to_utf8_col(text, line, col):
+    if text.isascii():
+        return col
+    return len(_line(text, line)[:col].encode("utf-8"))
 
 
 def _syntax_error_position(error):
@@ -53,7 +80,7 @@ def _parse_stdlib(text):
 def parse(text, target_python=(2, 7)):
     """Parsed for `text`. Never raises for any input text."""
     try:
-        return Parsed(_parse_stdlib(text))
+        return Parsed(_parse_stdlib(text), text=text)
     except SyntaxError as error:
         first_error = error
     except (RecursionError, MemoryError):
@@ -110,7 +137,7 @@ def _from_python2(text):
         tree = _parse_stdlib(rewritten)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
-    return Parsed(tree, column_maps=_column_maps(source, rewritten))
+    return Parsed(tree, text=rewritten, column_maps=_column_maps(source, rewritten))
 
 
 def _expand_indentation_tabs(text):

@@ -547,3 +547,16 @@ def test_cg111_near_misses():
                                  "import tensorflow as tf\ntf.enable_eager_execution()\n")
     for code in (reduced, all_scalars, tensor_weight, eager):
         assert codes(code, select=["CG111"]) == []
+
+
+def test_columns_count_characters_not_utf8_bytes():
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def f(x):
+        def grad(dy):
+            s = "ü"; return dy, dy
+        return x, grad
+    """
+    assert lint(code, select=["CG103"]) == [("CG103", 7, 18)]

@@ -1,0 +1,109 @@
+"""Apply fix edits to source text, and write the fixed file back safely.
+
+Positions in an Edit are 1-based lines and 1-based character columns (a tab counts 1) of
+the text the rule saw; lines end at `\\r\\n`, `\\r` or `\\n`, as Python's tokenizer has it.
+"""
+import io
+import os
+import re
+import stat
+import tempfile
+import tokenize
+
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+class OverlappingEdits(ValueError):
+    """Two edits touch the same text, so applying both has no single meaning."""
+
+
+def apply_edits(text, edits):
+    """`text` with every edit applied; raises OverlappingEdits, or ValueError for a
+    position outside the text. Two edits at the same start overlap (their order would be
+    a guess); one may start where another ends."""
+    starts = [0] + [match.end() for match in _NEWLINE.finditer(text)]
+    spans = sorted(
+        ((_offset(text, starts, e.line, e.col), _offset(text, starts, e.end_line, e.end_col), e) for e in edits),
+        key=lambda span: span[:2],
+    )
+    pieces, pos, previous_start = [], 0, None
+    for start, end, edit in spans:
+        if end < start:
+            raise ValueError("edit ends before it starts: %r" % (edit,))
+        if start < pos or start == previous_start:
+            raise OverlappingEdits("edit %r overlaps another edit" % (edit,))
+        pieces.append(text[pos:start])
+        pieces.append(edit.text)
+        pos, previous_start = end, start
+    pieces.append(text[pos:])
+    return "".join(pieces)
+
+
+def _offset(text, starts, line, col):
+    if not 1 <= line <= len(starts):
+        raise ValueError("line %d is outside the text (1..%d)" % (line, len(starts)))
+    line_end = starts[line] if line < len(starts) else len(text)
+    offset = starts[line - 1] + col - 1
+    if not starts[line - 1] <= offset <= line_end:
+        raise ValueError("column %d is outside line %d" % (col, line))
+    return offset
+
+
+def encode_like(text, original):
+    """Encode `text` as the file whose bytes were `original` was: its encoding (PEP 263
+    cookie or BOM) and, when `text` was read with newlines translated, its line ending."""
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(original).readline)
+    if encoding == "utf-8-sig" and text.startswith("\ufeff"):
+        encoding = "utf-8"
+    match = re.search(rb"\r\n|\r|\n", original)
+    newline = match.group().decode("ascii") if match else "\n"
+    if newline != "\n" and "\r" not in text:
+        text = text.replace("\n", newline)
+    return text.encode(encoding)
+
+
+def write_atomic(path, data):
+    """Replace the file at `path` with `data` (bytes): a reader sees the old file or the
+    new one, never a part, also when the process is killed midway. Mode and, where
+    allowed, owner are kept; a symlink keeps pointing at the replaced file."""
+    path = os.path.realpath(path)
+    folder, name = os.path.split(path)
+    try:
+        before = os.stat(path)
+    except FileNotFoundError:
+        before = None
+    descriptor, temporary = tempfile.mkstemp(prefix="." + name + ".", suffix=".cglint-tmp", dir=folder)
+    try:
+        with os.fdopen(descriptor, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        if before is not None:
+            os.chmod(temporary, stat.S_IMODE(before.st_mode))
+            if hasattr(os, "chown") and (before.st_uid, before.st_gid) != (os.getuid(), os.getgid()):
+                try:
+                    os.chown(temporary, before.st_uid, before.st_gid)
+                except PermissionError:
+                    pass
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except FileNotFoundError:
+            pass
+        raise
+    _fsync_folder(folder)
+
+
+def _fsync_folder(folder):
+    """Make the rename itself durable (POSIX); a no-op where folders cannot be opened."""
+    try:
+        descriptor = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(descriptor)
+    except OSError:
+        pass
+    finally:
+        os.close(descriptor)

@@ -1,0 +1,452 @@
+"""Python constructs newer than the Python a module must run on.
+
+Found in the module's ast, except what the ast does not keep (`f"{x=}"`, parentheses
+around context managers, `_` in numbers), which comes from the source text. f-strings
+themselves are CG301's (cglint.fstrings), so below Python 3.6 nothing inside them is
+reported here.
+"""
+import ast
+import io
+import re
+import tokenize
+from dataclasses import dataclass, replace
+
+from cglint import fstrings
+
+# The first Python that accepts each construct.
+MINIMUM_VERSION = {
+    "keyword-only parameter": (3, 0),
+    "parameter annotation": (3, 0),
+    "return annotation": (3, 0),
+    "`nonlocal`": (3, 0),
+    "starred assignment target": (3, 0),
+    "`raise ... from ...`": (3, 0),
+    "`...` outside a subscript": (3, 0),
+    "class keyword argument": (3, 0),
+    "`print()` keyword argument": (3, 0),
+    "`print()` with `*` unpacking": (3, 0),
+    "`print` used as a value": (3, 0),
+    "argument-less `super()`": (3, 0),
+    "`yield from`": (3, 3),
+    "`async def`": (3, 5),
+    "`await`": (3, 5),
+    "`async for`": (3, 5),
+    "`async with`": (3, 5),
+    "matrix multiplication `@`": (3, 5),
+    "iterable unpacking in a display": (3, 5),
+    "dict unpacking in a display": (3, 5),
+    "more than one `*` unpacking in a call": (3, 5),
+    "positional argument after `*` unpacking": (3, 5),
+    "more than one `**` unpacking in a call": (3, 5),
+    "keyword argument after `**` unpacking": (3, 5),
+    "`from __future__ import generator_stop`": (3, 5),
+    "variable annotation": (3, 6),
+    "asynchronous generator": (3, 6),
+    "asynchronous comprehension": (3, 6),
+    "`await` in a comprehension": (3, 6),
+    "underscore in a numeric literal": (3, 6),
+    "`from __future__ import annotations`": (3, 7),
+    "assignment expression `:=`": (3, 8),
+    "positional-only parameter marker `/`": (3, 8),
+    "f-string `=` specifier": (3, 8),
+    "unparenthesized unpacking in `return`/`yield`": (3, 8),
+    "subscripted builtin in an evaluated annotation": (3, 9),
+    "parenthesized context manager list": (3, 9),
+    "decorator that is not a dotted name or call": (3, 9),
+    "`X | Y` union in an evaluated annotation": (3, 10),
+    "`match` statement": (3, 10),
+    "`except*`": (3, 11),
+    "`*` unpacking in a subscript": (3, 11),
+    "type parameter list": (3, 12),
+    "`type` statement": (3, 12),
+    "f-string expression reusing the enclosing quote": (3, 12),
+    "backslash in an f-string expression": (3, 12),
+    "comment in an f-string expression": (3, 12),
+}
+
+# What to add to the message where the failure is not a plain SyntaxError.
+NOTES = {
+    "argument-less `super()`": "legal syntax in 2.7, but the call raises "
+    "`TypeError: super() takes at least 1 argument (0 given)`",
+    "subscripted builtin in an evaluated annotation": "it raises "
+    "`TypeError: 'type' object is not subscriptable` when evaluated (at `def` time)",
+    "`X | Y` union in an evaluated annotation": "it raises "
+    "`TypeError: unsupported operand type(s) for |` when evaluated (at `def` time)",
+    "`print()` keyword argument": "or add `from __future__ import print_function`",
+    "`print()` with `*` unpacking": "or add `from __future__ import print_function`",
+    "`print` used as a value": "or add `from __future__ import print_function`",
+}
+
+FUTURE_FEATURES = {"annotations", "generator_stop"}
+GENERIC_BUILTINS = {"list", "dict", "tuple", "set", "frozenset", "type"}
+BUILTIN_TYPES = GENERIC_BUILTINS | {"int", "float", "complex", "str", "bytes", "bool", "object"}
+
+_SCOPES = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+@dataclass(frozen=True)
+class NewSyntax:
+    """One construct newer than the target; line 1-based, columns 0-based characters."""
+
+    line: int
+    col: int
+    construct: str
+    minimum: tuple
+    message: str
+    end_line: int = 0
+    end_col: int = 0
+
+
+def newer_syntax(tree, text, target, python2_syntax=False):
+    """NewSyntax records for `tree` (an ast.Module of `text`, or None) and `text`, in order."""
+    source = _Source(text)
+    found = []
+    if tree is not None:
+        checker = _Checker(source, target, _futures(tree), python2_syntax)
+        for node, parent, where in _walk(tree):
+            for at, construct, detail in checker.check(node, parent, where):
+                if MINIMUM_VERSION[construct] > target:
+                    found.append(_record(source, target, at, construct, detail))
+    if target >= (3, 6):
+        found.extend(_in_fstrings(text, target))
+    return sorted(found, key=lambda record: (record.line, record.col))
+
+
+def _record(source, target, at, construct, detail):
+    if isinstance(at, ast.AST):
+        line, col = at.lineno, source.char_col(at.lineno, at.col_offset)
+        end_line = getattr(at, "end_lineno", None) or line
+        end_col = source.char_col(end_line, getattr(at, "end_col_offset", None) or at.col_offset)
+    else:
+        (line, col), (end_line, end_col) = at, at
+    return NewSyntax(line, col, construct, MINIMUM_VERSION[construct], _message(construct, detail, target), end_line, end_col)
+
+
+def _message(construct, detail, target):
+    minimum = MINIMUM_VERSION[construct]
+    message = "%s%s needs Python %d.%d+ (target is %s)" % (
+        construct,
+        " `%s`" % detail if detail else "",
+        minimum[0],
+        minimum[1],
+        ".".join(map(str, target)),
+    )
+    note = NOTES.get(construct)
+    return "%s; %s" % (message, note) if note else message
+
+
+def _in_fstrings(text, target):
+    for group in fstrings.find_fstrings(text):
+        for literal in fstrings.parse(group.source):
+            for field in _all_fields(literal.fields or ()):
+                for construct, present in (
+                    ("f-string `=` specifier", fstrings.is_self_documenting(group.source[field.expr[0] : field.expr[1]])),
+                    ("f-string expression reusing the enclosing quote", field.reused_quote),
+                    ("backslash in an f-string expression", field.backslash),
+                    ("comment in an f-string expression", field.comment),
+                ):
+                    if present and MINIMUM_VERSION[construct] > target:
+                        line, col = group.position(field.start)
+                        end_line, end_col = group.position(field.end)
+                        message = _message(construct, group.source[field.start : field.end], target)
+                        yield NewSyntax(line, col, construct, MINIMUM_VERSION[construct], message, end_line, end_col)
+
+
+def _all_fields(fields):
+    for field in fields:
+        yield field
+        yield from _all_fields(field.nested)
+
+
+def _futures(tree):
+    return {
+        alias.name
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom) and node.module == "__future__"
+        for alias in node.names
+    }
+
+
+@dataclass(frozen=True)
+class _Where:
+    """What encloses a node, as far as the checks need to know; a new one only where it
+    changes, since the walk is the hot path."""
+
+    scope: ast.AST = None  # the nearest module, class, function or lambda
+    method: bool = False  # scope is a function defined directly in a class body
+    comprehension: bool = False  # inside a comprehension of the same scope
+    in_slice: bool = False  # the subscript of `x[...]`, or an element of it when it is a tuple
+
+
+def _walk(tree):
+    """(node, parent, where) for every node of `tree`."""
+    stack = [(tree, None, _Where())]
+    while stack:
+        node, parent, where = stack.pop()
+        yield node, parent, where
+        if isinstance(node, _SCOPES):
+            method = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and isinstance(where.scope, ast.ClassDef)
+            where = _Where(node, method)
+        elif isinstance(node, _COMPREHENSIONS) and not where.comprehension:
+            where = replace(where, comprehension=True, in_slice=False)
+        elif where.in_slice and not isinstance(node, ast.Tuple):
+            where = replace(where, in_slice=False)
+        sliced = node.slice if isinstance(node, ast.Subscript) else None
+        for child in ast.iter_child_nodes(node):
+            stack.append((child, node, replace(where, in_slice=True) if child is sliced else where))
+
+
+class _Checker:
+    """One method per node type, each yielding (node or (line, col), construct, detail)."""
+
+    def __init__(self, source, target, futures, python2_syntax):
+        self.source = source
+        self.target = target
+        self.futures = futures
+        self.print_statement = target < (3, 0) and "print_function" not in futures and not python2_syntax
+        # Below 3.7 the `annotations` future is itself an error, so it will not stay.
+        self.evaluates_annotations = "annotations" not in futures or target < (3, 7)
+        self._methods = {}
+
+    def check(self, node, parent, where):
+        kind = type(node)
+        if kind not in self._methods:
+            self._methods[kind] = getattr(self, "_" + kind.__name__, None)
+        method = self._methods[kind]
+        return method(node, parent, where) if method else ()
+
+    def _FunctionDef(self, node, parent, where):
+        yield from self._Lambda(node, parent, where)
+        yield from self._decorators(node)
+        yield from self._type_params(node)
+        arguments = node.args
+        for arg in arguments.posonlyargs + arguments.args + arguments.kwonlyargs + [arguments.vararg, arguments.kwarg]:
+            if arg is not None and arg.annotation is not None:
+                yield arg.annotation, "parameter annotation", arg.arg
+                yield from self._evaluated_annotation(arg.annotation, (3, 0))
+        if node.returns is not None:
+            yield node.returns, "return annotation", None
+            yield from self._evaluated_annotation(node.returns, (3, 0))
+
+    def _AsyncFunctionDef(self, node, parent, where):
+        yield node, "`async def`", node.name
+        yield from self._FunctionDef(node, parent, where)
+
+    def _Lambda(self, node, parent, where):
+        if node.args.posonlyargs:
+            yield node.args.posonlyargs[-1], "positional-only parameter marker `/`", None
+        for arg in node.args.kwonlyargs:
+            yield arg, "keyword-only parameter", arg.arg
+
+    def _ClassDef(self, node, parent, where):
+        yield from self._decorators(node)
+        yield from self._type_params(node)
+        for keyword in node.keywords:
+            yield keyword, "class keyword argument", keyword.arg and keyword.arg + "="
+
+    def _decorators(self, node):
+        for decorator in node.decorator_list:
+            call = decorator.func if isinstance(decorator, ast.Call) else decorator
+            if not _dotted(call):
+                yield decorator, "decorator that is not a dotted name or call", None
+
+    def _type_params(self, node):
+        if getattr(node, "type_params", None):
+            yield node, "type parameter list", None
+
+    def _evaluated_annotation(self, annotation, since):
+        if not self.evaluates_annotations or self.target < since:
+            return
+        for node in ast.walk(annotation):
+            if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in GENERIC_BUILTINS:
+                yield node, "subscripted builtin in an evaluated annotation", ast.unparse(node)
+            elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr) and any(map(_builtin_type, (node.left, node.right))):
+                yield node, "`X | Y` union in an evaluated annotation", ast.unparse(node)
+
+    def _AnnAssign(self, node, parent, where):
+        yield node, "variable annotation", None
+        if isinstance(where.scope, (ast.Module, ast.ClassDef)):
+            yield from self._evaluated_annotation(node.annotation, (3, 6))
+
+    def _Nonlocal(self, node, parent, where):
+        yield node, "`nonlocal`", None
+
+    def _Raise(self, node, parent, where):
+        if node.cause is not None:
+            yield node, "`raise ... from ...`", None
+
+    def _Yield(self, node, parent, where):
+        if isinstance(where.scope, ast.AsyncFunctionDef):
+            yield node, "asynchronous generator", None
+
+    def _YieldFrom(self, node, parent, where):
+        yield node, "`yield from`", None
+
+    def _Await(self, node, parent, where):
+        yield node, "`await`", None
+        if where.comprehension:
+            yield node, "`await` in a comprehension", None
+
+    def _comprehension(self, node, parent, where):
+        if node.is_async:
+            yield parent, "asynchronous comprehension", None
+
+    def _AsyncFor(self, node, parent, where):
+        yield node, "`async for`", None
+
+    def _AsyncWith(self, node, parent, where):
+        yield node, "`async with`", None
+        yield from self._With(node, parent, where)
+
+    def _With(self, node, parent, where):
+        if (len(node.items) > 1 or node.items[0].optional_vars is not None) and self._parenthesized(node):
+            yield node, "parenthesized context manager list", None
+
+    def _parenthesized(self, node):
+        """Whether one pair of parentheses holds all the items of a `with` statement."""
+        source = self.source
+        header = source.text[source.offset(node.lineno, node.col_offset) : source.offset(node.body[0].lineno, node.body[0].col_offset)]
+        tokens = (t for t in tokenize.generate_tokens(io.StringIO(header).readline) if t.type in (tokenize.OP, tokenize.NAME))
+        depth = 0
+        try:
+            for token in tokens:  # `async`, `with`, then the first token of the items
+                if token.string not in ("async", "with"):
+                    break
+            if token.string != "(":
+                return False
+            for token in tokens:
+                depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(token.string, 0)
+                if depth < 0:  # the first parenthesis closed: the header must end here
+                    return next(tokens).string == ":"
+        except (tokenize.TokenError, SyntaxError, StopIteration):
+            pass
+        return False
+
+    def _BinOp(self, node, parent, where):
+        if isinstance(node.op, ast.MatMult):
+            yield node, "matrix multiplication `@`", None
+
+    def _AugAssign(self, node, parent, where):
+        if isinstance(node.op, ast.MatMult):
+            yield node, "matrix multiplication `@`", "@="
+
+    def _Starred(self, node, parent, where):
+        if isinstance(node.ctx, ast.Store):
+            yield node, "starred assignment target", None
+
+    def _List(self, node, parent, where):
+        if isinstance(getattr(node, "ctx", ast.Load()), ast.Load) and any(isinstance(element, ast.Starred) for element in node.elts):
+            yield node, "iterable unpacking in a display", None
+
+    _Set = _List  # a set has no ctx: it is never a target
+
+    def _Tuple(self, node, parent, where):
+        if not isinstance(node.ctx, ast.Load) or not any(isinstance(element, ast.Starred) for element in node.elts):
+            return
+        if isinstance(parent, ast.Subscript) and parent.slice is node:
+            yield node, "`*` unpacking in a subscript", None
+        elif isinstance(parent, (ast.Return, ast.Yield)) and not self.source.starts_with(node, "("):
+            yield node, "unparenthesized unpacking in `return`/`yield`", None
+        else:
+            yield node, "iterable unpacking in a display", None
+
+    def _Dict(self, node, parent, where):
+        if None in node.keys:
+            yield node, "dict unpacking in a display", None
+
+    def _Call(self, node, parent, where):
+        stars = [i for i, arg in enumerate(node.args) if isinstance(arg, ast.Starred)]
+        if len(stars) > 1:
+            yield node.args[stars[1]], "more than one `*` unpacking in a call", None
+        if stars and len(node.args) > stars[-1] + 1:
+            yield node.args[stars[-1] + 1], "positional argument after `*` unpacking", None
+        double = [i for i, keyword in enumerate(node.keywords) if keyword.arg is None]
+        if len(double) > 1:
+            yield node.keywords[double[1]], "more than one `**` unpacking in a call", None
+        if double and any(keyword.arg for keyword in node.keywords[double[0] + 1 :]):
+            yield node.keywords[-1], "keyword argument after `**` unpacking", None
+        name = node.func.id if isinstance(node.func, ast.Name) else None
+        if name == "print" and self.print_statement:
+            for keyword in node.keywords:
+                yield keyword, "`print()` keyword argument", keyword.arg or "**"
+            for arg in node.args:
+                if isinstance(arg, ast.Starred):
+                    yield arg, "`print()` with `*` unpacking", None
+        if name == "super" and where.method and not node.args and not node.keywords:
+            yield node, "argument-less `super()`", None
+
+    def _Name(self, node, parent, where):
+        if node.id == "print" and self.print_statement:
+            if not (isinstance(parent, ast.Call) and parent.func is node):
+                yield node, "`print` used as a value", None
+
+    def _NamedExpr(self, node, parent, where):
+        yield node, "assignment expression `:=`", None
+
+    def _ImportFrom(self, node, parent, where):
+        if node.module == "__future__":
+            for alias in node.names:
+                if alias.name in FUTURE_FEATURES:
+                    yield node, "`from __future__ import %s`" % alias.name, None
+
+    def _Constant(self, node, parent, where):
+        if node.value is Ellipsis and not where.in_slice:  # `x[...]`, `x[..., 0]` were legal
+            yield node, "`...` outside a subscript", None
+        elif isinstance(node.value, (int, float, complex)) and not isinstance(node.value, bool):
+            if "_" in self.source.segment(node):
+                yield node, "underscore in a numeric literal", self.source.segment(node)
+
+    def _Match(self, node, parent, where):
+        yield node, "`match` statement", None
+
+    def _TryStar(self, node, parent, where):
+        yield node, "`except*`", None
+
+    def _TypeAlias(self, node, parent, where):
+        yield node, "`type` statement", None
+
+
+def _dotted(node):
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)
+
+
+def _builtin_type(node):
+    return (isinstance(node, ast.Name) and node.id in BUILTIN_TYPES) or (isinstance(node, ast.Constant) and node.value is None)
+
+
+class _Source:
+    """The module text by lines, to turn ast positions (UTF-8 byte columns) into characters."""
+
+    def __init__(self, text):
+        self.text = text
+        self._starts = None
+
+    @property
+    def starts(self):
+        if self._starts is None:
+            self._starts = [0] + [match.end() for match in _NEWLINE.finditer(self.text)]
+        return self._starts
+
+    def line(self, lineno):
+        start = self.starts[lineno - 1]
+        end = self.starts[lineno] if lineno < len(self.starts) else len(self.text)
+        return self.text[start:end]
+
+    def char_col(self, lineno, byte_col):
+        line = self.line(lineno)
+        if line.isascii():
+            return byte_col
+        return len(line.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+
+    def offset(self, lineno, byte_col):
+        return self.starts[lineno - 1] + self.char_col(lineno, byte_col)
+
+    def segment(self, node):
+        return self.text[self.offset(node.lineno, node.col_offset) : self.offset(node.end_lineno, node.end_col_offset)]
+
+    def starts_with(self, node, text):
+        return self.text.startswith(text, self.offset(node.lineno, node.col_offset))

@@ -1,0 +1,40 @@
+"""CG302: Python constructs newer than the target Python."""
+from cglint.newsyntax import newer_syntax
+from cglint.rules.base import Finding, Rule
+
+
+class NewerSyntaxRule(Rule):
+    """Python syntax newer than the Python the code must run on.
+
+    What: each construct the target Python (2.7 unless `--target-python` says otherwise)
+    does not have, named with the first version that has it: keyword-only parameters and
+    annotations (3.0), `nonlocal`, `raise ... from`, starred assignment targets, `yield
+    from` (3.3), async/await and `@` (3.5), `*`/`**` unpacking in displays and calls (3.5),
+    variable annotations (3.6), `:=` and `/` parameters and `f"{x=}"` (3.8), `match`
+    (3.10), `except*` (3.11), and more. Under 2.7 it also reports `print(..., end=...)`
+    without `from __future__ import print_function`, and an argument-less `super()`.
+    f-strings themselves are CG301.
+
+    Why it breaks on TF 1.8: TF 1.8 runs on Python 2.7 and 3.5/3.6. Nearly all of these
+    are a `SyntaxError` when the file is compiled, before `import tensorflow` runs. Two are
+    legal syntax that fails later: `super()` without arguments raises `TypeError: super()
+    takes at least 1 argument (0 given)` on 2.7 when the method runs, and `list[int]` in an
+    annotation raises `TypeError: 'type' object is not subscriptable` on 3.6 when the
+    `def` runs.
+
+    Fix: write the older form: `def f(x, scale=2.0)` instead of a keyword-only `scale`,
+    `super(Class, self)`, a mutable holder instead of `nonlocal`, `tf.matmul(a, b)` instead
+    of `a @ b`, `typing.List[int]`, a plain assignment instead of `:=`; or raise the
+    target when the code never runs on the older Python.
+    """
+
+    code = "CG302"
+    name = "newer-syntax"
+    needs_tensorflow = False
+
+    def check(self, module):
+        for record in newer_syntax(module.tree, module.text, module.target_python, module.python2_syntax):
+            yield Finding(record.line, record.col, record.message, record.end_line, record.end_col)
+
+
+RULE = NewerSyntaxRule

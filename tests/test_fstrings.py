@@ -1,0 +1,348 @@
+"""cglint.fstrings: finding f-strings exactly, and rewriting them as str.format()."""
+import ast
+import glob
+import io
+import json
+import os
+import subprocess
+import sys
+import sysconfig
+import tokenize
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cglint.fstrings import NotConvertible, convert, find_fstrings, parse, to_format
+
+PYTHON27 = os.path.expanduser("~/.pyenv/versions/2.7.18/bin/python")
+
+
+def spans(text):
+    return [(f.line, f.col, f.end_line, f.end_col, f.source) for f in find_fstrings(text)]
+
+
+def test_positions_are_one_based_lines_and_zero_based_columns():
+    text = 'x = 1\ny = "a" + f"{x}!"\n'
+    assert spans(text) == [(2, 10, 2, 17, 'f"{x}!"')]
+
+
+def test_implicitly_concatenated_literals_form_one_group():
+    text = 'msg = ("a {b} "\n       # why\n       f"{x}" \'c\')\nz = rf"{a}" \\\n  "b"\n"c"\n'
+    assert spans(text) == [
+        (1, 7, 3, 17, '"a {b} "\n       # why\n       f"{x}" \'c\''),
+        (4, 4, 5, 5, 'rf"{a}" \\\n  "b"'),
+    ]
+
+
+def test_a_newline_outside_brackets_ends_the_group():
+    assert spans('x = f"{a}"\n"doc"\n') == [(1, 4, 1, 10, 'f"{a}"')]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "x = '{}'.format(y)\n",
+        "x = 'f\"x\"'\n",
+        '# f"{x}"\n',
+        'x = """\nf"{x}"\n"""\n',
+        'elif_ = elif"x"\n',
+        'xf = xf"{a}"\n',
+        'b = rb"{x}" + br"{x}" + u"{x}" + b"{x}"\n',
+        "print 'a', `x`, 0777L <> 2\n",
+        "x = 'it''s' \"f\" \"{x}\"\n",
+    ],
+)
+def test_no_fstring(text):
+    assert find_fstrings(text) == []
+
+
+@pytest.mark.parametrize("prefix", ["f", "F", "rf", "fr", "Rf", "fR", "RF", "FR", "rF", "Fr"])
+def test_every_prefix(prefix):
+    assert spans("x = %s'{a}'\n" % prefix) == [(1, 4, 1, 9 + len(prefix), "%s'{a}'" % prefix)]
+
+
+def test_files_only_python2_parses():
+    text = "if 1:\n        x = 1\n\ty = f'{x!r:>{w}}'  # `tab`\n\tprint `x`, 0777L <> 2, ur'\\d'\nexec 'z' in d\n"
+    assert spans(text) == [(3, 5, 3, 18, "f'{x!r:>{w}}'")]
+
+
+def test_python312_nesting_on_every_host():
+    text = 'a = f"{d["k"]} {f"{x:{"w"}}"}" + f"""{' + "'''\n'''" + '}"""\nb = 1\n'
+    assert [s[:4] for s in spans(text)] == [(1, 4, 1, 30), (1, 33, 2, 7)]
+
+
+def test_brace_and_quote_edge_cases():
+    text = r'''a = f"{{x}} \{y} \N{DASH} {z!r:{w}.{p}} {d['}']} {s:'>3}" '\''
+'''
+    assert spans(text) == [(1, 4, 1, 62, text[4:62])]
+
+
+def test_unterminated_strings_stop_at_the_line_end():
+    assert spans('x = f"{a}\ny = f"b"\n') == [(1, 4, 1, 9, 'f"{a}'), (2, 4, 2, 8, 'f"b"')]
+
+
+def _stdlib_files():
+    files = sorted(glob.glob(os.path.join(sysconfig.get_paths()["stdlib"], "*.py")))
+    return [path for path in files if "f'" in _read(path) or 'f"' in _read(path)]
+
+
+def _read(path):
+    with open(path, encoding="utf-8") as stream:
+        return stream.read()
+
+
+def _top_level_joinedstr(tree, text):
+    lines = text.splitlines(True)
+
+    def column(line, byte_col):
+        return len(lines[line - 1].encode("utf-8")[:byte_col].decode("utf-8"))
+
+    found = []
+
+    def visit(node, inside):
+        if isinstance(node, ast.JoinedStr) and not inside:
+            found.append((node.lineno, column(node.lineno, node.col_offset), node.end_lineno, column(node.end_lineno, node.end_col_offset)))
+        for child in ast.iter_child_nodes(node):
+            visit(child, inside or isinstance(node, (ast.JoinedStr, ast.FormattedValue)))
+
+    visit(tree, False)
+    return sorted(set(found))
+
+
+def test_agrees_with_the_ast_on_the_standard_library():
+    """The host's own ast puts every implicitly concatenated group with an f-string in
+    one JoinedStr node; its span must be ours."""
+    checked = 0
+    for path in _stdlib_files():
+        text = _read(path)
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        assert sorted(s[:4] for s in spans(text)) == _top_level_joinedstr(tree, text), path
+        checked += 1
+    assert checked > 20
+
+
+def _fstring_literals(text):
+    """(start, end) positions of each f-string literal, from our groups."""
+    result = []
+    for group in find_fstrings(text):
+        for literal in parse(group.source):
+            if literal.fields is not None:
+                result.append(group.position(literal.start) + group.position(literal.end))
+    return result
+
+
+def _tokenize_fstrings(tokens):
+    """The same from a tokenizer: STRING tokens with an f prefix, or (3.12+) the
+    outermost FSTRING_START .. FSTRING_END."""
+    result, depth, start = [], 0, None
+    for token in tokens:
+        kind, string, begin, end = token[0], token[1], token[2], token[3]
+        name = tokenize.tok_name.get(kind, "")
+        if name == "FSTRING_START":
+            depth += 1
+            if depth == 1:
+                start = begin
+        elif name == "FSTRING_END":
+            depth -= 1
+            if depth == 0:
+                result.append(start + end)
+        elif name == "STRING" and depth == 0 and "f" in string.split(string[-1])[0].lower():
+            result.append(begin + end)
+    return result
+
+
+def test_agrees_with_tokenize_on_the_standard_library():
+    for path in _stdlib_files()[:60]:
+        text = _read(path)
+        tokens = tokenize.generate_tokens(io.StringIO(text).readline)
+        assert _fstring_literals(text) == _tokenize_fstrings(tokens), path
+
+
+PYTHON2_SOURCE = """\
+# -*- coding: utf-8 -*-
+class Grad(object):
+        def __init__(self, dy):
+\t    self.dy = dy
+\t    print "grad", `dy`, 0777L <> 1, ur"\\d"
+\t    msg = (u"a {0}"
+\t\t   f"{dy!r:>{10}}" 'b')
+\t    exec "x = 1" in {}
+\t    raise ValueError, f'bad {dy}'
+"""
+
+
+def test_agrees_with_fissix_on_python2_sources():
+    from fissix.pgen2 import tokenize as fissix_tokenize
+
+    tokens = fissix_tokenize.generate_tokens(io.StringIO(PYTHON2_SOURCE).readline)
+    expected = [(a[0], a[1], b[0], b[1]) for a, b in ((t[2], t[3]) for t in tokens if t[0] == fissix_tokenize.STRING and "f" in t[1][:2].lower())]
+    assert _fstring_literals(PYTHON2_SOURCE) == expected
+    assert [s[:4] for s in spans(PYTHON2_SOURCE)] == [(6, 12, 7, 24), (9, 23, 9, 34)]
+
+
+CONVERSIONS = [
+    ('f"{x}"', '"{}".format(x)'),
+    ("f'{x!r:>{w}}'", "'{!r:>{}}'.format(x, w)"),
+    ('f"{x!s:^10}"', '"{!s:^10}".format(x)'),
+    ('f"{x:{w}.{p}}"', '"{:{}.{}}".format(x, w, p)'),
+    ('f"{{a}} {x}"', '"{{a}} {}".format(x)'),
+    ('f"no fields {{x}}"', '"no fields {x}"'),
+    ('"{b}" f"{x}"', '"{{b}}" "{}".format(x)'),
+    ('f"{x}" "}"', '"{}" "}}".format(x)'),
+    ("rf'\\d{x}'", "r'\\d{}'.format(x)"),
+    ("FR'\\d{x}'", "R'\\d{}'.format(x)"),
+    ("f\"{d['k']}\"", "\"{}\".format(d['k'])"),
+    ('f"{d["k"]}"', '"{}".format(d["k"])'),
+    ('f"{x, w}"', '"{}".format((x, w))'),
+    ('f"{x,}"', '"{}".format((x,))'),
+    ('f"{ x + 1 }"', '"{}".format(x + 1)'),
+    ("f\"{f'{x}'}\"", "\"{}\".format('{}'.format(x))"),
+    ('f"""a\n{x +\n w}\n"""', '"""a\n{}\n""".format(x +\n w)'),
+    ('u"a"\n  # c\n  f"{x}"', 'u"a"\n  # c\n  "{}".format(x)'),
+    ("f'{x:%H}'", "'{:%H}'.format(x)"),
+    ('f"{x!=w}"', '"{}".format(x!=w)'),
+    ('f"{x:=^9}"', '"{:=^9}".format(x)'),
+]
+
+
+@pytest.mark.parametrize("source, expected", CONVERSIONS)
+def test_to_format(source, expected):
+    assert to_format(source) == expected
+
+
+@pytest.mark.parametrize(
+    "source, reason",
+    [
+        ('f"{x=}"', "self-documenting"),
+        ('f"{x = !r}"', "self-documenting"),
+        ('f"{s!a}"', "!a"),
+        ('f"{(lambda: 1)()}"', "lambda"),
+        ('f"{(y := 1)}"', ":="),
+        ('f"{x # c\n}"', "comment"),
+        ("f\"{'\\n'.join(s)}\"", "backslash"),
+        ('f"\\N{EM DASH} {x}"', "escape"),
+        ('f"\\x7b{x}"', "escape"),
+        ('f"{x"', "unterminated"),
+        ('"a" "b"', "not one"),
+        ('f"{x}" + f"{y}"', "not one"),
+    ],
+)
+def test_not_convertible(source, reason):
+    with pytest.raises(NotConvertible, match=reason.replace("!", "\\!")):
+        convert(source)
+    assert to_format(source) is None
+
+
+def test_converted_positions_compile_in_place():
+    text = 'def f(x):\n    return (f"{x}"\n            "!")\n'
+    (found,) = find_fstrings(text)
+    fixed = text.replace(found.source, to_format(found.source))
+    compile(fixed, "<fixed>", "exec")
+    assert "format(x)" in fixed
+
+
+# Property: the rewrite evaluates to the same string as the f-string, for random parts.
+
+ENV_KEYS = ("x", "y", "s", "w", "p", "d")
+EXPRESSIONS = ["x", "y", "s", "x + y", "-x", "(x, y)", "x, y", "[x, y][0]", " {{{q}k{q}: s}}[{q}k{q}]", "s.upper()", "x if y else s", "d[{q}k{q}]", "len(s)", "x!=y", "f{q}{{x!r:>{{w}}}}{q}"]
+SPECS = ["", ">10", "<5", "^7", ".3", ",", "+", "x", "_>{w}", "{w}", "{w}.{p}", "!r", "!s", "!r:>{w}", "!s:^5", "=^6", "#x", "*<{w}"]
+LITERAL_CHARS = ["a", " ", "{{", "}}", ":", "!", "=", "%", "\\\\", "\\t", "'", '"', "\n", "é"]
+
+
+@st.composite
+def fstring_sources(draw):
+    quote = draw(st.sampled_from(["'", '"', "'''", '"""']))
+    raw = draw(st.booleans())
+    prefix = draw(st.sampled_from(["rf", "Rf", "fR", "FR"] if raw else ["f", "F"]))
+    other = "'" if quote[0] == '"' else '"'
+    pieces = []
+    for _ in range(draw(st.integers(0, 5))):
+        if draw(st.booleans()):
+            char = draw(st.sampled_from(LITERAL_CHARS))
+            if raw and char in ("\\\\", "\\t"):
+                char = "\\d"
+            if char == quote[0] or (char == "\n" and len(quote) == 1):
+                char = "\\" + char if char != "\n" and not raw else "b"
+            pieces.append(char)
+        else:
+            expr = draw(st.sampled_from(EXPRESSIONS)).format(q=other)
+            spec = draw(st.sampled_from(SPECS))
+            if spec and not spec.startswith("!"):
+                spec = ":" + spec
+            pieces.append("{%s%s}" % (expr, spec))
+    body = "".join(pieces)
+    if body.endswith("\\") or (len(quote) == 3 and body.endswith(quote[0])):
+        body += "z"
+    source = prefix + quote + body + quote
+    neighbour = draw(st.sampled_from(["", '"{a}"', "'}}{'", "u'b'"]))
+    if neighbour:
+        source = " ".join([neighbour, source] if draw(st.booleans()) else [source, neighbour])
+    return source
+
+
+def _outcome(source, env):
+    try:
+        return "ok", eval(source, {}, dict(env))
+    except Exception as error:
+        return type(error).__name__, str(error)
+
+
+@settings(max_examples=400, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    fstring_sources(),
+    st.one_of(st.integers(-10**6, 10**6), st.floats(allow_nan=False, allow_infinity=False)),
+    st.integers(-5, 5),
+    st.text(alphabet="ab{}' ", max_size=4),
+    st.integers(0, 12),
+    st.integers(0, 5),
+)
+def test_rewrite_evaluates_to_the_same_string(source, x, y, s, w, p):
+    env = {"x": x, "y": y, "s": s, "w": w, "p": p, "d": {"k": s}}
+    compile(source, "<f>", "eval")  # the generator makes valid f-strings only
+    rewritten = to_format(source)
+    assert rewritten is not None, source
+    assert _outcome(rewritten, env) == _outcome(source, env), (source, rewritten)
+
+
+def _python2_corpus():
+    """Rewrites of f-strings whose values format the same on Python 2 and 3."""
+    return [
+        'f"{x}"',
+        'f"{s:{w}.{p}}" "{b}" f"}}}}"',
+        'f"{{a}} {x!r:>{w}} {s!s:^9}"',
+        'f"{x}-{y!r}-{s!s}"',
+        "f'{x:>{w}}|{s:<4}|{y:+d}'",
+        '"head {b} " f"{x} " \'{tail}\'',
+        'f"""multi\n{x}\n{s!r}"""',
+        "rf'\\d+{s}\\w'",
+        'f"{d[\'k\']:*^{w}}"',
+        "f'{x:{w}}' f\"{y:0{p}d}\"",
+        "f\"{f'{x}'}\"",
+        'f"{x, w}"',
+    ]
+
+
+@pytest.mark.skipif(not os.path.exists(PYTHON27), reason="needs the real Python 2.7")
+def test_rewrites_compile_and_agree_under_python27():
+    env = {"x": 42, "y": -7, "s": "ab", "w": 8, "p": 3, "d": {"k": "v"}, "b": 0}
+    cases = []
+    for source in _python2_corpus():
+        rewritten = to_format(source)
+        assert rewritten is not None, source
+        cases.append({"rewritten": "(%s)" % rewritten, "expected": eval("(%s)" % source, {}, dict(env))})
+    script = (
+        "import json, sys\n"
+        "cases = json.load(sys.stdin)\n"
+        "env = %r\n"
+        "out = []\n"
+        "for case in cases:\n"
+        "    code = compile(case['rewritten'], '<rewrite>', 'eval')\n"
+        "    out.append(eval(code, {}, dict(env)))\n"
+        "json.dump(out, sys.stdout)\n" % (env,)
+    )
+    result = subprocess.run([PYTHON27, "-c", script], input=json.dumps(cases), capture_output=True, text=True, check=True)
+    assert json.loads(result.stdout) == [case["expected"] for case in cases]

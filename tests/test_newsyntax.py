@@ -1,0 +1,137 @@
+"""cglint.newsyntax: constructs newer than the target Python, and nothing else."""
+import ast
+import sys
+import textwrap
+
+import pytest
+
+from cglint.newsyntax import MINIMUM_VERSION, NOTES, newer_syntax
+
+
+def constructs(code, target=(2, 7), python2_syntax=False):
+    code = textwrap.dedent(code)
+    return [r.construct for r in newer_syntax(ast.parse(code), code, target, python2_syntax)]
+
+
+FLAGGED = [
+    ("def f(a, *, scale=2.0): pass", (2, 7), ["keyword-only parameter"]),
+    ("lambda *, k: k", (2, 7), ["keyword-only parameter"]),
+    ("def f(a: int) -> int: pass", (2, 7), ["parameter annotation", "return annotation"]),
+    ("x: int = 1", (3, 5), ["variable annotation"]),
+    ("def f():\n  x = 1\n  def g():\n    nonlocal x", (2, 7), ["`nonlocal`"]),
+    ("def g(): yield from range(3)", (2, 7), ["`yield from`"]),
+    ("async def f():\n  await g()\n  async for a in b: pass\n  async with c: pass", (3, 4), ["`async def`", "`await`", "`async for`", "`async with`"]),
+    ("async def f():\n  yield 1", (3, 5), ["asynchronous generator"]),
+    ("async def f():\n  return [a async for a in b]", (3, 5), ["asynchronous comprehension"]),
+    ("async def f():\n  return [await a for a in b]", (3, 5), ["`await` in a comprehension"]),
+    ("y = a @ b\ny @= c", (2, 7), ["matrix multiplication `@`", "matrix multiplication `@`"]),
+    ("a, *b = c", (2, 7), ["starred assignment target"]),
+    ("for a, *b in c: pass", (2, 7), ["starred assignment target"]),
+    ("x = [*a, *b]\ny = {*a}\nz = (*a, 1)", (3, 4), ["iterable unpacking in a display"] * 3),
+    ("x = {**a, 'k': 1}", (3, 4), ["dict unpacking in a display"]),
+    ("f(*a, *b)", (3, 4), ["more than one `*` unpacking in a call"]),
+    ("f(*a, b)", (2, 7), ["positional argument after `*` unpacking"]),
+    ("f(**a, **b)", (3, 4), ["more than one `**` unpacking in a call"]),
+    ("f(**a, b=1)", (2, 7), ["keyword argument after `**` unpacking"]),
+    ("if (n := 10) > 5: pass", (3, 6), ["assignment expression `:=`"]),
+    ("def f(a, /, b): pass", (3, 6), ["positional-only parameter marker `/`"]),
+    ("from __future__ import annotations", (3, 6), ["`from __future__ import annotations`"]),
+    ("from __future__ import generator_stop", (2, 7), ["`from __future__ import generator_stop`"]),
+    ("print('a', end='')", (2, 7), ["`print()` keyword argument"]),
+    ("print(*items)", (2, 7), ["`print()` with `*` unpacking"]),
+    ("list(map(print, x))", (2, 7), ["`print` used as a value"]),
+    ("class A(object):\n  def m(self):\n    return super().m()", (2, 7), ["argument-less `super()`"]),
+    ("class A(B, metaclass=M): pass", (2, 7), ["class keyword argument"]),
+    ("raise ValueError('x') from None", (2, 7), ["`raise ... from ...`"]),
+    ("def f(): ...", (2, 7), ["`...` outside a subscript"]),
+    ("n = 1_000_000", (3, 5), ["underscore in a numeric literal"]),
+    ("def f(a: list[int]) -> dict[str, int]: pass", (3, 6), ["subscripted builtin in an evaluated annotation"] * 2),
+    ("x: list[int] = []", (3, 6), ["subscripted builtin in an evaluated annotation"]),
+    ("def f(a: int | None): pass", (3, 6), ["`X | Y` union in an evaluated annotation"]),
+    ("return_ = lambda: 0\ndef g(a, b):\n  return *a, *b", (3, 6), ["unparenthesized unpacking in `return`/`yield`"]),
+    ("with (open(a) as b, open(c) as d): pass", (3, 6), ["parenthesized context manager list"]),
+    ("with (open(a), open(c)): pass", (3, 6), ["parenthesized context manager list"]),
+    ("async def f():\n  async with (a as b, c as d): pass", (3, 6), ["parenthesized context manager list"]),
+    ("@buttons[0].clicked.connect\ndef f(): pass", (3, 6), ["decorator that is not a dotted name or call"]),
+    ('s = f"{x=}"', (3, 6), ["f-string `=` specifier"]),
+    ('s = f"{x = !r:>{w}}"', (3, 7), ["f-string `=` specifier"]),
+]
+if sys.version_info >= (3, 10):
+    FLAGGED.append(("match x:\n  case 1: pass", (3, 6), ["`match` statement"]))
+if sys.version_info >= (3, 11):
+    FLAGGED.append(("try: pass\nexcept* ValueError: pass", (3, 6), ["`except*`"]))
+    FLAGGED.append(("x[*a]", (3, 6), ["`*` unpacking in a subscript"]))
+if sys.version_info >= (3, 12):
+    FLAGGED.append(("type X = int\ndef f[T](a): pass", (3, 6), ["`type` statement", "type parameter list"]))
+    FLAGGED.append(("s = f\"{d[\"k\"]} {'\\n'.join(x)}\"", (3, 6), ["f-string expression reusing the enclosing quote", "backslash in an f-string expression"]))
+
+
+@pytest.mark.parametrize("code, target, expected", FLAGGED)
+def test_flagged(code, target, expected):
+    assert constructs(code, target) == expected
+    newest = max(MINIMUM_VERSION[construct] for construct in expected)
+    assert constructs(code, newest) == []  # the construct's own version accepts it
+
+
+VALID = [
+    ("print('a', 'b')", (2, 7)),
+    ("print('a')\nprint()", (2, 7)),
+    ("from __future__ import print_function\nprint('a', end='', file=f)\nf = print", (2, 7)),
+    ("'{}'.format(x)\ns = 'f\"{x=}\"'", (2, 7)),
+    ("class A(object):\n  def m(self):\n    return super(A, self).m()", (2, 7)),
+    ("def outside():\n  return super()", (2, 7)),  # not a method: fails on every Python alike
+    ("x[...]\ny = x[..., 0]\nz = x[1:2, ...]", (2, 7)),
+    ("def f(a, b=1, *args, **kwargs): pass\nf(*a, **k)\nf(a, b=1, *c, **d)", (2, 7)),
+    ("a, b = c\n[a, b] = c\nfor a, (b, c) in d: pass", (2, 7)),
+    ("with open(a) as b, open(c) as d: pass\nwith (open(a)) as b, (open(c)) as d: pass\nwith (a), (b): pass\nwith (lock): pass", (3, 6)),
+    ("async def f():\n  async with a as b, c as d: pass\n  with (yield) as e, f(): pass", (3, 6)),
+    ("x = {'a': 1, 'b': 2}\ny = {1, 2}\nz = {k: v for k, v in x}", (2, 7)),
+    ("n = 0x1F + 0o17 + 0b11 + 1e10 + 1j + 10", (2, 7)),
+    ("def f(a: 'list[int]') -> 'int | None': pass", (3, 6)),
+    ("from __future__ import annotations\ndef f(a: list[int]): pass", (3, 7)),
+    ("def f():\n  x: list[int] = []", (3, 6)),  # a local annotation is never evaluated
+    ("def f(a: List[int], b: Optional[int] = None): pass\nx: Dict[str, int] = {}", (3, 6)),
+    ('s = f"{x!r:>{w}} {d[\'k\']} {x==y} {x!=y} {x:=^5}"', (3, 6)),
+    ("@tf.custom_gradient\ndef f(x): pass\n@a.b(c)\ndef g(): pass", (3, 6)),
+    ("def g(a, b):\n  return (*a, *b)", (3, 6)),
+    ("async def f():\n  await g()", (3, 5)),
+]
+
+
+@pytest.mark.parametrize("code, target", VALID)
+def test_valid_for_the_target(code, target):
+    assert constructs(code, target) == []
+
+
+def test_python2_syntax_trees_may_call_print_with_keywords():
+    assert constructs("print('a', end='')", (2, 7), python2_syntax=True) == []
+
+
+def test_fstring_internals_below_36_are_left_to_cg301():
+    assert constructs('s = f"{x=}"', (2, 7)) == []
+
+
+def test_message_position_and_note():
+    code = "class Model(object):\n    def call(self, x, *, scale=2.0):\n        return super().call(x)\n"
+    records = newer_syntax(ast.parse(code), code, (2, 7))
+    assert [(r.line, r.col, r.minimum, r.message) for r in records] == [
+        (2, 25, (3, 0), "keyword-only parameter `scale` needs Python 3.0+ (target is 2.7)"),
+        (3, 15, (3, 0), "argument-less `super()` needs Python 3.0+ (target is 2.7); " + NOTES["argument-less `super()`"]),
+    ]
+    assert "TypeError: super() takes at least 1 argument (0 given)" in records[1].message
+
+
+def test_columns_count_characters_not_bytes():
+    code = "s = 'é'; y = a @ b\n"
+    (record,) = newer_syntax(ast.parse(code), code, (2, 7))
+    assert (record.line, record.col, record.end_col) == (1, 13, 18)
+
+
+def test_without_a_tree_only_the_text_is_checked():
+    records = newer_syntax(None, 'print "x"\ns = f"{x=}"\n', (3, 6))
+    assert [(r.line, r.col, r.construct) for r in records] == [(2, 6, "f-string `=` specifier")]
+
+
+def test_every_construct_has_a_version_and_every_note_a_construct():
+    assert set(NOTES) <= set(MINIMUM_VERSION)
+    assert all(version >= (3, 0) for version in MINIMUM_VERSION.values())
