@@ -9,9 +9,18 @@ setup(
     packages=find_packages(include=["cglint", "cglint.*"]),
     package_data={"cglint": ["data/*.json"]},
     python_requires=">=3.9",
-    install_requires=["fissix>=21.11.13", "six"],
-    extras_require={"test": ["pytest", "hypothesis"]},
-    entry_points={"console_scripts": ["cglint = cglint.cli:main"]},
+    install_requires=[
+        "fissix>=21.11.13",
+        "six",
+        "pygls>=2,<3",  # `cglint lsp`
+        "tomli>=1.1; python_version < '3.11'",  # pyproject.toml; tomllib from 3.11 on
+    ],
+    extras_require={"test": ["pytest", "hypothesis", "flake8>=5", "pre-commit>=3",
+                             "jsonschema>=4"]},
+    entry_points={
+        "console_scripts": ["cglint = cglint.cli:main"],
+        "flake8.extension": ["CG = cglint.integrations.flake8:CglintChecker"],
+    },
     classifiers=[
         "Programming Language :: Python :: 3",
         "Topic :: Software Development :: Quality Assurance",

@@ -1,21 +1,38 @@
 """The `cglint` command: parse options, lint the paths, report, choose the exit code."""
 import argparse
+import difflib
 import os
-import re
 import sys
 from collections import Counter
 
-from cglint import __version__, engine, files
-from cglint.diagnostics import Diagnostic
+from cglint import __version__, check, config, engine, files, pool
+from cglint.cache import Cache
+from cglint.config import TARGET_PYTHONS, TARGET_TFS, ConfigError
+from cglint.progress import Progress
+from cglint.report import FORMATS, WRITERS
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
-TARGET_PYTHONS = ("2.7", "3.5", "3.6")
-TARGET_TFS = ("1.8",)
-_CODE = re.compile(r"^CG\d{0,3}$")
 
 
 class UsageError(Exception):
     pass
+
+
+def _jobs(text):
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected a number of processes, got %r" % text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("expected at least 1, got %d" % value)
+    return value
+
+
+def available_cpus():
+    try:
+        return len(os.sched_getaffinity(0))  # what this process may use, not the machine
+    except AttributeError:
+        return os.cpu_count() or 1
 
 
 def build_parser():
@@ -23,45 +40,61 @@ def build_parser():
         prog="cglint",
         description="Find TensorFlow 1.8 custom-gradient hazards before they run.",
         epilog="Subcommands: `cglint confirm [PATHS]` runs fixtures under real TensorFlow "
-               "1.8 (see `cglint confirm --help`).")
+               "1.8 (see `cglint confirm --help`); `cglint lsp` serves diagnostics to an "
+               "editor over stdio. Settings are read from [tool.cglint] in pyproject.toml, "
+               "else [cglint] in setup.cfg or tox.ini; options given here win.")
     parser.add_argument("paths", nargs="*", metavar="PATH",
                         help="files or folders to check; `-` reads standard input")
-    parser.add_argument("--select", default="", metavar="CODES",
-                        help="comma-separated code prefixes to report (default: all)")
-    parser.add_argument("--ignore", default="", metavar="CODES",
-                        help="comma-separated code prefixes not to report")
-    parser.add_argument("--target-python", default="2.7", choices=TARGET_PYTHONS,
-                        help="Python version the code must run on (default 2.7)")
-    parser.add_argument("--target-tf", default="1.8", choices=TARGET_TFS,
-                        help="TensorFlow version the code must run on (default 1.8)")
-    parser.add_argument("--stdin-filename", metavar="PATH",
-                        help="name to report for code read from standard input")
-    parser.add_argument("--list-rules", action="store_true", help="list every rule and exit")
-    parser.add_argument("--explain", metavar="CODE", help="explain a rule and exit")
-    parser.add_argument("--statistics", action="store_true",
-                        help="count findings per code after the list")
-    parser.add_argument("--quiet", "-q", action="store_true",
-                        help="print findings only, no summary")
-    parser.add_argument("--version", action="version", version="cglint " + __version__)
+    what = parser.add_argument_group("what to report")
+    what.add_argument("--select", metavar="CODES",
+                      help="comma-separated code prefixes to report (default: all)")
+    what.add_argument("--ignore", metavar="CODES",
+                      help="comma-separated code prefixes not to report")
+    what.add_argument("--per-file-ignores", metavar="GLOB:CODES",
+                      help="codes not to report in matching files, e.g. "
+                           "'tests/*:CG101 legacy/*.py:CG3'")
+    what.add_argument("--target-python", choices=TARGET_PYTHONS,
+                      help="Python version the code must run on (default 2.7)")
+    what.add_argument("--target-tf", choices=TARGET_TFS,
+                      help="TensorFlow version the code must run on (default 1.8)")
+    what.add_argument("--exclude", metavar="GLOBS",
+                      help="comma-separated globs of files or folders not to check "
+                           "(replaces the config's `exclude`)")
+    what.add_argument("--extend-exclude", metavar="GLOBS",
+                      help="comma-separated globs to exclude as well")
+    what.add_argument("--report-unused-noqa", action="store_true", default=None,
+                      help="report `# noqa` codes that silence nothing (CG003)")
+    where = parser.add_argument_group("settings files")
+    where.add_argument("--config", metavar="FILE",
+                       help="read settings from this pyproject.toml, setup.cfg or tox.ini "
+                            "instead of searching for one")
+    where.add_argument("--isolated", action="store_true",
+                       help="ignore every settings file")
+    out = parser.add_argument_group("output")
+    out.add_argument("--format", choices=FORMATS, default="text",
+                     help="text (default), json, sarif (2.1.0) or github (Actions "
+                          "annotations)")
+    out.add_argument("--statistics", action="store_true",
+                     help="count findings per code after the list (text format)")
+    out.add_argument("--quiet", "-q", action="store_true",
+                     help="print findings only: no summary, no progress line")
+    out.add_argument("--stdin-filename", metavar="PATH",
+                     help="name to report for code read from standard input")
+    fix = parser.add_argument_group("fixes")
+    fix.add_argument("--fix", action="store_true",
+                     help="apply the safe fixes in place, then report what is left")
+    fix.add_argument("--diff", action="store_true",
+                     help="print the safe fixes as a unified diff; change no file")
+    speed = parser.add_argument_group("speed")
+    speed.add_argument("--jobs", "-j", type=_jobs, default=None, metavar="N",
+                       help="processes to check files on (default: available CPUs)")
+    speed.add_argument("--no-cache", action="store_true",
+                       help="neither read nor write the .cglint_cache folder")
+    info = parser.add_argument_group("information")
+    info.add_argument("--list-rules", action="store_true", help="list every rule and exit")
+    info.add_argument("--explain", metavar="CODE", help="explain a rule and exit")
+    info.add_argument("--version", action="version", version="cglint " + __version__)
     return parser
-
-
-def parse_codes(text, option):
-    codes = tuple(part.strip().upper() for part in text.split(",") if part.strip())
-    for code in codes:
-        if not _CODE.match(code):
-            raise UsageError("%s: %r is not a code prefix like CG1 or CG103" % (option, code))
-    return codes
-
-
-def options_from(args):
-    major, minor = (int(part) for part in args.target_python.split("."))
-    return engine.Options(
-        select=parse_codes(args.select, "--select"),
-        ignore=parse_codes(args.ignore, "--ignore"),
-        target_python=(major, minor),
-        target_tf=args.target_tf,
-    )
 
 
 def main(argv=None):
@@ -70,6 +103,10 @@ def main(argv=None):
         from cglint.oracle.confirm import main as confirm_main
 
         return confirm_main(argv[1:])
+    if argv[:1] == ["lsp"]:
+        from cglint.integrations.lsp import main as lsp_main
+
+        return lsp_main(argv[1:])
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -77,13 +114,53 @@ def main(argv=None):
         return exit_.code
     try:
         return run(args, parser)
-    except UsageError as error:
+    except (UsageError, ConfigError) as error:
         sys.stderr.write("cglint: error: %s\n" % error)
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # `cglint src | head`
         return EXIT_FINDINGS
+
+
+def command_line_config(args):
+    """The options given on the command line, as a Config that overrides the file's."""
+    def codes(name):
+        value = getattr(args, name)
+        return None if value is None else config.parse_codes(value, "--" + name.replace("_", "-"))
+
+    def globs(name):
+        value = getattr(args, name)
+        return None if value is None else config.parse_globs(value, "--" + name.replace("_", "-"))
+
+    per_file = args.per_file_ignores
+    return config.Config(
+        root=os.getcwd(),
+        select=codes("select"),
+        ignore=codes("ignore"),
+        per_file_ignores=None if per_file is None else config.parse_per_file_ignores(
+            per_file, "--per-file-ignores"),
+        target_python=args.target_python,
+        target_tf=args.target_tf,
+        exclude=globs("exclude"),
+        extend_exclude=globs("extend_exclude") or (),
+        report_unused_noqa=args.report_unused_noqa,
+    )
+
+
+def load_settings(args):
+    overrides = command_line_config(args)
+    if args.isolated:
+        found = config.Config()
+    elif args.config:
+        found = config.read(args.config)
+        if found is None:
+            raise UsageError("%s has no [tool.cglint] or [cglint] section" % args.config)
+    else:
+        where = [args.stdin_filename if path == "-" and args.stdin_filename else path
+                 for path in args.paths]
+        found = config.find(where)
+    return config.resolve(found, overrides)
 
 
 def run(args, parser):
@@ -97,36 +174,151 @@ def run(args, parser):
     if not args.paths:
         parser.print_usage(sys.stderr)
         raise UsageError("no paths given (try `cglint .`)")
-    options = options_from(args)
-    findings, errors = [], 0
-    checked = 0
-    for path, problem in files.discover(args.paths):
-        checked += 1
-        if problem:
-            shown = engine.display_path(path)
-            findings.append(Diagnostic(shown, 1, 1, "CG002", problem))
-            continue
-        shown = args.stdin_filename if path == "-" and args.stdin_filename else path
-        result = engine.lint_path(path, options, stdin=sys.stdin.buffer if path == "-" else None,
-                                  display_path=engine.display_path(shown))
-        if result.error:
-            errors += 1
-            sys.stderr.write("cglint: internal error while checking %s: %s (please report "
-                             "it)\n" % (result.path, result.error))
-        findings.extend(result.diagnostics)
-    findings = [d for d in findings if options.selected(d.code)]
-    findings.sort()
-    for diagnostic in findings:
-        out.write(diagnostic.format_text() + "\n")
-    if args.statistics:
-        for code, count in sorted(Counter(d.code for d in findings).items()):
-            out.write("%5d  %s  %s\n" % (count, code, engine.rules()[code].name))
-    if not args.quiet:
-        out.write(_summary(len(findings), checked))
+    if args.fix and args.diff:
+        raise UsageError("--fix and --diff cannot be combined (--diff changes no file)")
+    settings = load_settings(args)
+    checked = check_paths(args, settings)
+    errors = [item for item in checked if item.result.error]
+    for item in errors:
+        sys.stderr.write("cglint: internal error while checking %s: %s (please report "
+                         "it)\n" % (item.result.path, item.result.error))
+    fixed = 0
+    if args.diff:
+        return show_diffs(checked, args.quiet, settings, out) if not errors else EXIT_ERROR
+    if args.fix:
+        fixed = apply_fixes(checked, settings, out)
+        if any(item.stdin for item in checked):
+            out = sys.stderr  # standard output carries the fixed source
+    findings = sorted(((diagnostic, fixes.get(diagnostic))
+                       for item in checked for fixes in (dict(item.result.fixes),)
+                       for diagnostic in item.result.diagnostics), key=lambda pair: pair[0])
+    WRITERS[args.format](out, findings)
+    if args.format == "text":
+        if args.statistics:
+            write_statistics(out, [diagnostic for diagnostic, _ in findings])
+        if not args.quiet:
+            if fixed:
+                out.write("Fixed %d finding%s.\n" % (fixed, "" if fixed == 1 else "s"))
+            out.write(_summary(len(findings), len(checked)))
     out.flush()
     if errors:
         return EXIT_ERROR
     return EXIT_FINDINGS if findings else EXIT_CLEAN
+
+
+class Checked:
+    """One checked path: how it is shown, its bytes (None when unreadable), its Result."""
+
+    def __init__(self, shown, data, options, result=None, stdin=False):
+        self.shown = shown
+        self.data = data
+        self.options = options
+        self.result = result
+        self.stdin = stdin
+
+
+def check_paths(args, settings):
+    """Checked for every file under the paths that is not excluded, in discovery order."""
+    cache = None if args.no_cache else Cache()
+    checked, pending = [], []
+    for path, problem in files.discover(args.paths):
+        stdin = path == "-"
+        shown = engine.display_path(args.stdin_filename if stdin and args.stdin_filename
+                                    else path)
+        if settings.excluded(shown):
+            continue
+        options = settings.options_for(shown)
+        if problem:
+            checked.append(Checked(shown, None, options, check.unreadable(shown, problem, options)))
+            continue
+        try:
+            data = files.read_bytes(path, sys.stdin.buffer if stdin else None)
+        except OSError as error:
+            message = "cannot read: %s" % (error.strerror or error)
+            checked.append(Checked(shown, None, options, check.unreadable(shown, message, options)))
+            continue
+        item = Checked(shown, data, options, stdin=stdin)
+        checked.append(item)
+        key = None
+        if cache is not None and not stdin:
+            key = cache.key(shown, data, options, settings.report_unused_noqa)
+            item.result = cache.get(key, shown)
+        if item.result is None:
+            pending.append((item, key))
+    progress = Progress(sys.stderr, len(pending), not args.quiet)
+    results = pool.check_all(
+        ((item.shown, item.data, item.options, settings.report_unused_noqa) for item, _ in pending),
+        args.jobs or available_cpus(), progress.step)
+    progress.close()
+    for (item, key), result in zip(pending, results):
+        item.result = result
+        if key is not None:
+            cache.put(key, result)
+    return checked
+
+
+def _text(item):
+    source = files.decode(item.shown, item.data) if item.data is not None else None
+    return None if source is None or isinstance(source, files.Unreadable) else source.text
+
+
+def _fixed(item, settings):
+    """autofix.Fixed for a checked file, or None when it has no fix to apply."""
+    text = _text(item) if item.result.fixes else None
+    if text is None:
+        return None
+    from cglint import autofix  # only --fix and --diff pay for importing the fixers
+
+    fixed = autofix.fix_text(item.shown, text, item.options, settings.report_unused_noqa,
+                             item.result)
+    return fixed if fixed.text != text else None
+
+
+def apply_fixes(checked, settings, out):
+    """Write each file's fixes in place (standard input's to standard output, whole);
+    return how many findings they removed."""
+    total = 0
+    for item in checked:
+        fixed = _fixed(item, settings)
+        if item.stdin:
+            text = fixed.text if fixed else _text(item)
+            if text is None:
+                out.flush()
+                sys.stdout.buffer.write(item.data)
+            else:
+                out.write(text)
+        elif fixed:
+            from cglint.fix import encode_like, write_atomic
+
+            write_atomic(item.shown, encode_like(fixed.text, item.data))
+        if fixed:
+            item.result = fixed.result
+            total += fixed.applied
+    return total
+
+
+def show_diffs(checked, quiet, settings, out):
+    changed = 0
+    for item in checked:
+        fixed = _fixed(item, settings)
+        if fixed is None:
+            continue
+        changed += 1
+        before = _text(item)
+        out.writelines(difflib.unified_diff(
+            before.splitlines(True), fixed.text.splitlines(True),
+            "a/" + item.shown.lstrip("/"), "b/" + item.shown.lstrip("/")))
+    if not quiet:
+        sys.stderr.write("%d file%s would be changed.\n" % (changed, "" if changed == 1 else "s"))
+    out.flush()
+    return EXIT_FINDINGS if changed else EXIT_CLEAN
+
+
+def write_statistics(out, diagnostics):
+    rules = engine.rules()
+    for code, count in sorted(Counter(d.code for d in diagnostics).items()):
+        name = rules[code].name if code in rules else ""
+        out.write("%5d  %s  %s\n" % (count, code, name))
 
 
 def _summary(count, checked):

@@ -4,6 +4,7 @@ import importlib
 _MODULES = (
     "cg001_syntax_error",
     "cg002_unreadable",
+    "cg003_unused_noqa",
     "cg101_variable_created_inside",
     "cg102_variable_read_by_closure",
     "cg103_gradient_count",
@@ -19,6 +20,11 @@ _MODULES = (
     "cg202_override_unregistered",
     "cg203_gradient_registered_twice",
     "cg204_registered_gradient_count",
+    "cg301_fstring",
+    "cg302_newer_syntax",
+    "cg401_tf_print",
+    "cg402_missing_api",
+    "cg403_unknown_keyword",
 )
 
 

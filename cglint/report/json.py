@@ -1,0 +1,32 @@
+"""A JSON list of findings with start and end positions and the edits of a safe fix."""
+import json
+
+
+def end_of(diagnostic):
+    """(end_line, end_col); findings without an end (CG002) end where they start."""
+    if diagnostic.end_line:
+        return diagnostic.end_line, diagnostic.end_col
+    return diagnostic.line, diagnostic.col
+
+
+def edit_dict(edit):
+    return {"line": edit.line, "col": edit.col, "end_line": edit.end_line,
+            "end_col": edit.end_col, "text": edit.text}
+
+
+def write(out, findings):
+    records = []
+    for diagnostic, edits in findings:
+        end_line, end_col = end_of(diagnostic)
+        records.append({
+            "path": diagnostic.path,
+            "code": diagnostic.code,
+            "message": diagnostic.message,
+            "line": diagnostic.line,
+            "col": diagnostic.col,
+            "end_line": end_line,
+            "end_col": end_col,
+            "fix": [edit_dict(edit) for edit in edits] if edits else None,
+        })
+    json.dump(records, out, indent=2, ensure_ascii=False)
+    out.write("\n")

@@ -1,0 +1,84 @@
+"""SARIF 2.1.0, the format GitHub code scanning and other dashboards read.
+
+One run; every rule listed with its documentation; relative paths stay relative, under
+the `%SRCROOT%` base id that code-scanning uploaders resolve to the checkout. Nothing in it
+depends on the time or the machine, so equal findings give equal bytes.
+"""
+import json
+import os
+import pathlib
+from urllib.parse import quote
+
+from cglint import __version__, engine
+from cglint.report.json import end_of
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+ROOT = "%SRCROOT%"
+
+
+def artifact(path):
+    """A SARIF artifactLocation for a reported path."""
+    if os.path.isabs(path):
+        return {"uri": pathlib.Path(path).as_uri()}
+    return {"uri": quote(path.replace(os.sep, "/")), "uriBaseId": ROOT}
+
+
+def region(line, col, end_line, end_col):
+    return {"startLine": line, "startColumn": col, "endLine": end_line, "endColumn": end_col}
+
+
+def rule_descriptor(rule):
+    return {
+        "id": rule.code,
+        "name": rule.name,
+        "shortDescription": {"text": rule.summary()},
+        "fullDescription": {"text": rule.documentation()},
+        "help": {"text": rule.documentation()},
+        "defaultConfiguration": {"level": "error"},
+    }
+
+
+def result(diagnostic, edits, rule_index):
+    location = {"physicalLocation": {
+        "artifactLocation": artifact(diagnostic.path),
+        "region": region(diagnostic.line, diagnostic.col, *end_of(diagnostic)),
+    }}
+    entry = {"ruleId": diagnostic.code, "level": "error",
+             "message": {"text": diagnostic.message}, "locations": [location]}
+    if diagnostic.code in rule_index:
+        entry["ruleIndex"] = rule_index[diagnostic.code]
+    if edits:
+        entry["fixes"] = [{
+            "description": {"text": "cglint --fix"},
+            "artifactChanges": [{
+                "artifactLocation": artifact(diagnostic.path),
+                "replacements": [{
+                    "deletedRegion": region(edit.line, edit.col, edit.end_line, edit.end_col),
+                    "insertedContent": {"text": edit.text},
+                } for edit in edits],
+            }],
+        }]
+    return entry
+
+
+def log(findings):
+    rules = list(engine.rules().values())
+    rule_index = {rule.code: index for index, rule in enumerate(rules)}
+    return {
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "cglint",
+                "version": __version__,
+                "rules": [rule_descriptor(rule) for rule in rules],
+            }},
+            "columnKind": "unicodeCodePoints",
+            "results": [result(d, edits, rule_index) for d, edits in findings],
+        }],
+    }
+
+
+def write(out, findings):
+    json.dump(log(findings), out, indent=2, ensure_ascii=False)
+    out.write("\n")

@@ -1,0 +1,161 @@
+"""`# noqa` comments: which findings they silence, and which of their codes silence nothing.
+
+Directives are read from comment tokens, so `"# noqa"` inside a string is text, not a
+directive. The standard tokenizer comes first; Python 2 sources it rejects (tab/space
+mixes on 3.12+, backticks) go to fissix's Python 2 tokenizer; whatever both reject keeps
+the comments read before the error.
+"""
+import io
+import re
+import tokenize
+from dataclasses import dataclass
+
+from cglint.diagnostics import Diagnostic
+from cglint.rules.base import Edit
+
+UNUSED_CODE = "CG003"
+_CODES = r"[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*"
+# flake8's grammar: `# noqa`, `# noqa: CG101`, `# noqa:CG101,CG102`, anywhere in a comment.
+_INLINE = re.compile(r"#\s*noqa(?![\w-])(?::\s*(?P<codes>%s))?" % _CODES, re.IGNORECASE)
+# ruff's `# ruff: noqa` for a whole file, as `# cglint: noqa` alone on its line.
+_FILE = re.compile(r"#\s*cglint\s*:\s*noqa(?::\s*(?P<codes>%s))?\s*$" % _CODES,
+                   re.IGNORECASE)
+_QUICK = re.compile(r"noqa", re.IGNORECASE)
+_CG_CODE = re.compile(r"^CG\d+$")
+
+
+@dataclass(frozen=True)
+class Noqa:
+    """One inline directive. Columns are 0-based, end exclusive."""
+
+    line: int
+    start: int  # where the directive (`# noqa...`) starts
+    end: int
+    codes: tuple  # () for a bare `# noqa`, which silences everything on the line
+    # How to remove the directive and leave valid code: from `cut` to `end`, put `rest`.
+    cut: int
+    rest: str
+
+
+@dataclass(frozen=True)
+class Directives:
+    inline: dict  # line -> Noqa
+    file_codes: tuple = None  # None: no file directive; (): skip the file; else codes
+
+    @property
+    def skip_file(self):
+        return self.file_codes == ()
+
+
+NONE = Directives({})
+
+
+def scan(text):
+    """The Directives of a source text."""
+    if not _QUICK.search(text):  # most files: no tokenizing at all
+        return NONE
+    inline, file_codes = {}, None
+    for line, col, comment, source_line in _comments(text):
+        whole = _FILE.match(comment)
+        if whole and not source_line[:col].strip():
+            codes = _split(whole.group("codes"))
+            if file_codes != ():  # once bare, the whole file is skipped whatever follows
+                file_codes = codes if file_codes is None or not codes else file_codes + codes
+            continue
+        match = _INLINE.search(comment)
+        if match:
+            inline[line] = Noqa(line, col + match.start(), col + match.end(),
+                                _split(match.group("codes")),
+                                *_cut(comment, col, match, source_line))
+    return Directives(inline, file_codes)
+
+
+def _cut(comment, col, match, source_line):
+    if match.start():  # `# type: ignore  # noqa`: drop it and the blanks before it
+        return col + len(comment[:match.start()].rstrip()), ""
+    if comment[match.end():].strip():  # `# noqa: CG101 why`: keep `# why`
+        return col + match.start(), "#"
+    return len(source_line[:col].rstrip()), ""  # the whole comment, and the blanks before
+
+
+def _split(codes):
+    return tuple(code.upper() for code in re.split(r"[,\s]+", codes or "") if code)
+
+
+def _comments(text):
+    """(line, col, comment, source line) of each comment token."""
+    found, reached = _tokenize(tokenize.generate_tokens, tokenize.COMMENT, text)
+    if reached is None:
+        return found
+    from fissix.pgen2 import token as fissix_token  # only Python 2 sources pay its import
+    from fissix.pgen2 import tokenize as fissix_tokenize
+
+    fallback, fallback_reached = _tokenize(fissix_tokenize.generate_tokens,
+                                           fissix_token.COMMENT, text)
+    if fallback_reached is None or fallback_reached > reached:
+        return fallback
+    return found
+
+
+def _tokenize(generate, comment_type, text):
+    """(comments, None) for a text that tokenizes, else (comments before the error, line)."""
+    found, line = [], 0
+    try:
+        for token_type, string, start, _, source_line in generate(io.StringIO(text).readline):
+            line = start[0]
+            if token_type == comment_type:
+                found.append((start[0], start[1], string, source_line))
+    except Exception:  # each tokenizer has its own errors; keep what was read before
+        return found, line
+    return found, None
+
+
+def apply(diagnostics, directives, path, enabled=None, report_unused=False):
+    """(kept diagnostics, CG003 fixes) after the directives; with `report_unused`, CG003
+    findings for each directive code that silenced nothing, where `enabled(code)` says the
+    code's rule ran (a code of a rule that did not run might well be needed)."""
+    used = set()
+    kept = []
+    for diagnostic in diagnostics:
+        if directives.file_codes and diagnostic.code.startswith(directives.file_codes):
+            continue
+        silenced = False
+        for line in (diagnostic.line,) + tuple(diagnostic.noqa_lines):
+            noqa = directives.inline.get(line)
+            if noqa is None:
+                continue
+            if not noqa.codes:
+                silenced = True
+                continue
+            for code in noqa.codes:
+                if diagnostic.code.startswith(code):
+                    used.add((line, code))
+                    silenced = True
+        if not silenced:
+            kept.append(diagnostic)
+    fixes = []
+    if report_unused:
+        for noqa in sorted(directives.inline.values(), key=lambda n: n.line):
+            unused = [code for code in noqa.codes
+                      if _CG_CODE.match(code) and code != UNUSED_CODE
+                      and (noqa.line, code) not in used and (enabled is None or enabled(code))]
+            if unused:
+                finding = _unused_finding(path, noqa, unused)
+                kept.append(finding)
+                fixes.append((finding, (_removal(noqa, unused),)))
+    return kept, fixes
+
+
+def _unused_finding(path, noqa, unused):
+    message = "unused `noqa` code%s: %s" % ("" if len(unused) == 1 else "s", ", ".join(unused))
+    return Diagnostic(path, noqa.line, noqa.start + 1, UNUSED_CODE, message, noqa.line,
+                      noqa.end + 1)
+
+
+def _removal(noqa, unused):
+    """An Edit dropping the unused codes, or the whole directive when none stays."""
+    kept = [code for code in noqa.codes if code not in unused]
+    if kept:
+        return Edit(noqa.line, noqa.start + 1, noqa.line, noqa.end + 1,
+                    "# noqa: " + ", ".join(kept))
+    return Edit(noqa.line, noqa.cut + 1, noqa.line, noqa.end + 1, noqa.rest)

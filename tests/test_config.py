@@ -1,0 +1,210 @@
+"""Settings files: where they are found, what each key does, and clear errors."""
+import os
+
+import pytest
+
+from cglint import config
+from cglint.cli import main
+from cglint.config import ConfigError
+
+BAD = (
+    "import tensorflow as tf\n"
+    "\n"
+    "@tf.custom_gradient\n"
+    "def f(x):\n"
+    "    return x, lambda dy: (dy, dy)\n"
+)
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """A project folder with one finding in src/pkg/mod.py, run from a neutral folder."""
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    (tmp_path / "src" / "pkg" / "mod.py").write_text(BAD)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    return tmp_path
+
+
+def run(args, capsys):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def findings(out):
+    return [line.split()[1] for line in out.splitlines() if ": CG" in line]
+
+
+def test_pyproject_found_walking_up_from_the_checked_path(project, capsys):
+    (project / "pyproject.toml").write_text('[tool.cglint]\nignore = ["CG103"]\n')
+    assert run([str(project / "src" / "pkg")], capsys)[0] == 0
+    assert run([str(project / "src" / "pkg" / "mod.py")], capsys)[0] == 0
+
+
+def test_pyproject_without_our_table_is_passed_over(project, capsys):
+    (project / "src" / "pyproject.toml").write_text('[tool.black]\nline-length = 100\n')
+    (project / "src" / "setup.cfg").write_text("[flake8]\nmax-line-length = 100\n")
+    (project / "tox.ini").write_text("[cglint]\nignore = CG103\n")
+    found = config.find([str(project / "src" / "pkg")])
+    assert found.path == str(project / "tox.ini") and found.ignore == ("CG103",)
+
+
+def test_nearest_folder_wins_and_pyproject_before_setup_cfg(project):
+    (project / "setup.cfg").write_text("[cglint]\nselect = CG1\n")
+    (project / "src" / "setup.cfg").write_text("[cglint]\nselect = CG2\n")
+    (project / "src" / "pyproject.toml").write_text('[tool.cglint]\nselect = ["CG3"]\n')
+    assert config.find([str(project / "src" / "pkg" / "mod.py")]).select == ("CG3",)
+    os.remove(str(project / "src" / "pyproject.toml"))
+    assert config.find([str(project / "src" / "pkg")]).select == ("CG2",)
+
+
+def test_unrelated_broken_pyproject_is_not_our_problem(project):
+    (project / "pyproject.toml").write_text("this is [not toml\n")
+    assert config.find([str(project)]) == config.Config()
+
+
+def test_every_key_in_toml(project):
+    (project / "pyproject.toml").write_text(
+        '[tool.cglint]\n'
+        'select = ["CG1", "CG3"]\n'
+        'ignore = "CG104, CG105"\n'
+        'target-python = "3.6"\n'
+        'target-tf = "1.8"\n'
+        'exclude = ["build", "gen/*.py"]\n'
+        'extend-exclude = ["*_pb2.py"]\n'
+        'report-unused-noqa = true\n'
+        '[tool.cglint.per-file-ignores]\n'
+        '"tests/*" = ["CG101"]\n')
+    found = config.find([str(project)])
+    assert found.select == ("CG1", "CG3") and found.ignore == ("CG104", "CG105")
+    assert found.target_python == "3.6" and found.target_tf == "1.8"
+    assert found.exclude == ("build", "gen/*.py") and found.extend_exclude == ("*_pb2.py",)
+    assert found.per_file_ignores == (("tests/*", ("CG101",)),)
+    assert found.report_unused_noqa is True
+    settings = config.resolve(found, config.Config())
+    assert settings.options.target_python == (3, 6)
+    assert settings.options_for(str(project / "tests" / "t.py")).ignore == (
+        "CG104", "CG105", "CG101")
+
+
+def test_every_key_in_ini_with_flake8_spelling(project):
+    (project / "setup.cfg").write_text(
+        "[cglint]\n"
+        "select = CG1,CG3\n"
+        "extend_exclude =\n    gen/*.py,\n    *_pb2.py\n"
+        "per-file-ignores =\n    tests/*: CG101,CG102\n    legacy/*.py:CG3\n"
+        "report_unused_noqa = yes\n")
+    found = config.find([str(project)])
+    assert found.select == ("CG1", "CG3")
+    assert found.extend_exclude == ("gen/*.py", "*_pb2.py")
+    assert found.per_file_ignores == (("tests/*", ("CG101", "CG102")), ("legacy/*.py", ("CG3",)))
+    assert found.report_unused_noqa is True
+
+
+@pytest.mark.parametrize("body, message", [
+    ('selec = ["CG1"]', "unknown key 'selec'"),
+    ('select = ["E501"]', "'E501' is not a code prefix"),
+    ("select = 3", "expected codes"),
+    ('target-python = "3.7"', "expected one of '2.7', '3.5', '3.6'"),
+    ("target-python = 2.7", "(as a string)"),
+    ('exclude = {a = 1}', "expected a list of globs"),
+    ('per-file-ignores = ["x"]', "expected a table"),
+    ('report-unused-noqa = "maybe"', "expected true or false"),
+    ("select = [", "not valid TOML"),
+])
+def test_bad_settings_exit_2_with_a_clear_message(project, capsys, body, message):
+    (project / "pyproject.toml").write_text("[tool.cglint]\n%s\n" % body)
+    code, out, err = run([str(project)], capsys)
+    assert code == 2 and out == ""
+    assert err.startswith("cglint: error: %s" % (project / "pyproject.toml")), err
+    assert message in err and "Traceback" not in err
+
+
+def test_bad_ini_values(project, capsys):
+    (project / "tox.ini").write_text("[cglint]\nper-file-ignores = tests/*\n")
+    code, _, err = run([str(project)], capsys)
+    assert code == 2 and "no codes for 'tests/*'" in err
+    (project / "tox.ini").write_text("[cglint\n")
+    code, _, err = run([str(project)], capsys)
+    assert code == 2 and "not a valid INI file" in err
+
+
+def test_command_line_overrides_the_file(project, capsys):
+    (project / "pyproject.toml").write_text('[tool.cglint]\nselect = ["CG2"]\n')
+    assert run([str(project)], capsys)[0] == 0
+    assert findings(run([str(project), "--select", "CG1"], capsys)[1]) == ["CG103"]
+    assert run([str(project), "--isolated", "--ignore", "CG1"], capsys)[0] == 0
+    assert findings(run([str(project), "--isolated"], capsys)[1]) == ["CG103"]
+
+
+def test_target_python_from_the_file(project, capsys):
+    (project / "src" / "pkg" / "old.py").write_text('print "x"\n')
+    assert run([str(project)], capsys)[1].count(": CG") == 1
+    (project / "setup.cfg").write_text("[cglint]\ntarget-python = 3.6\n")
+    code, out, _ = run([str(project)], capsys)
+    assert "old.py:1:" in out and "CG001" in out
+    assert run([str(project), "--target-python", "2.7"], capsys)[1].count(": CG") == 1
+
+
+def test_explicit_config_file(project, capsys, tmp_path):
+    other = tmp_path / "other.toml"
+    other.write_text("")
+    custom = tmp_path / "custom" / "pyproject.toml"
+    custom.parent.mkdir()
+    custom.write_text('[tool.cglint]\nignore = ["CG1"]\n')
+    assert run([str(project), "--config", str(custom)], capsys)[0] == 0
+    code, _, err = run([str(project), "--config", str(other)], capsys)
+    assert code == 2 and "no [tool.cglint] or [cglint] section" in err
+
+
+def test_exclude_globs_are_relative_to_the_config_folder(project, capsys):
+    (project / "src" / "gen").mkdir()
+    (project / "src" / "gen" / "ops.py").write_text(BAD)
+    (project / "src" / "pkg" / "ops_pb2.py").write_text(BAD)
+    (project / "pyproject.toml").write_text(
+        '[tool.cglint]\nexclude = ["src/gen"]\nextend-exclude = ["*_pb2.py"]\n')
+    code, out, _ = run([str(project)], capsys)
+    assert [line.split(":")[0] for line in out.splitlines() if ": CG" in line] == [
+        str(project / "src" / "pkg" / "mod.py")]
+    assert "1 file checked" in out
+    # Named explicitly (as pre-commit does) an excluded file is still skipped.
+    code, out, _ = run([str(project / "src" / "gen" / "ops.py")], capsys)
+    assert code == 0 and "0 files checked" in out
+    # --exclude replaces the file's exclude; extend-exclude still applies.
+    code, out, _ = run([str(project), "--exclude", "pkg"], capsys)
+    assert "src/gen/ops.py" in out and "mod.py" not in out and "ops_pb2" not in out
+
+
+def test_per_file_ignores(project, capsys):
+    (project / "tests").mkdir()
+    (project / "tests" / "test_mod.py").write_text(BAD)
+    (project / "setup.cfg").write_text("[cglint]\nper-file-ignores =\n    tests/*: CG103\n")
+    code, out, _ = run([str(project)], capsys)
+    assert code == 1 and "test_mod.py" not in out and "mod.py" in out
+    # On the command line it replaces the file's; its globs are relative to the current
+    # folder, and a glob without a slash matches a name anywhere.
+    code, out, _ = run([str(project), "--per-file-ignores", "mod.py:CG1"], capsys)
+    assert "test_mod.py" in out and "/mod.py" not in out
+
+
+@pytest.mark.parametrize("pattern, path, expected", [
+    ("build", "build/x.py", True),
+    ("build", "src/build/x.py", True),
+    ("build", "src/builder/x.py", False),
+    ("*_pb2.py", "a/b/ops_pb2.py", True),
+    ("src/gen", "src/gen/x.py", True),
+    ("src/gen/", "src/gen/x.py", True),
+    ("./src/gen", "src/gen/x.py", True),
+    ("src/gen", "lib/src/gen/x.py", False),
+    ("tests/*.py", "tests/unit/t.py", True),
+    ("tests/t.py", "tests/t.py", True),
+])
+def test_glob_matching(tmp_path, pattern, path, expected):
+    assert config.matches(pattern, str(tmp_path / path), str(tmp_path)) is expected
+
+
+def test_errors_name_the_file_and_key():
+    with pytest.raises(ConfigError, match=r"pyproject.toml: \[tool.cglint\] ignore"):
+        config.from_mapping({"ignore": ["XX"]}, "/p/pyproject.toml", "tool.cglint")

@@ -1,0 +1,51 @@
+"""--jobs: the same bytes out whatever the number of processes."""
+import pytest
+
+from cglint import engine, pool
+from cglint.cli import main
+
+BAD = (
+    "import tensorflow as tf\n"
+    "\n"
+    "@tf.custom_gradient\n"
+    "def f{n}(x):\n"
+    "    return x, lambda dy: (dy, dy)\n"
+)
+
+
+@pytest.fixture
+def tree(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for number in range(120):
+        folder = tmp_path / "src" / ("pkg%d" % (number % 7))
+        folder.mkdir(parents=True, exist_ok=True)
+        text = BAD.format(n=number) if number % 3 else "x = %d\n" % number
+        (folder / ("m%03d.py" % number)).write_text(text)
+    (tmp_path / "src" / "broken.py").write_text("def g(:\n")
+    return tmp_path
+
+
+@pytest.mark.parametrize("format_", ["text", "json", "sarif"])
+def test_output_is_byte_identical_for_any_number_of_jobs(tree, capsys, format_):
+    outputs = set()
+    for jobs in ("1", "2", "3"):
+        assert main(["src", "--no-cache", "--jobs", jobs, "--format", format_]) == 1
+        outputs.add(capsys.readouterr().out)
+    assert len(outputs) == 1
+
+
+def test_pool_keeps_the_input_order():
+    items = [("m%d.py" % n, BAD.format(n=n).encode() * (n % 3), engine.Options(), False)
+             for n in range(80)]
+    in_process = pool.check_all(items, 1)
+    done = []
+    in_pool = pool.check_all(items, 2, done.append)
+    assert [r.path for r in in_pool] == ["m%d.py" % n for n in range(80)]
+    assert [r.diagnostics for r in in_pool] == [r.diagnostics for r in in_process]
+    assert len(done) == 80
+
+
+def test_jobs_must_be_a_positive_number(capsys):
+    assert main([".", "--jobs", "0"]) == 2
+    assert main([".", "--jobs", "many"]) == 2
+    assert "expected" in capsys.readouterr().err
