@@ -18,7 +18,7 @@ from cglint.diagnostics import Diagnostic
 from cglint.rules.base import Edit
 
 FOLDER = ".cglint_cache"
-_FORMAT = 1
+_FORMAT = 2
 _fingerprint = None
 
 
@@ -62,7 +62,7 @@ class Cache:
         try:
             with open(self._entry(key), "rb") as handle:
                 result = _decode(json.loads(handle.read()), path)
-        except (OSError, ValueError, TypeError, KeyError, IndexError):
+        except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError):
             self.misses += 1
             return None
         self.hits += 1
@@ -130,7 +130,30 @@ def _encode(result):
                          list(d.noqa_lines)] for d in diagnostics],
         "fixes": [[index[d], [[e.line, e.col, e.end_line, e.end_col, e.text] for e in edits]]
                   for d, edits in result.fixes if d in index],
+        "summaries": _tag(result.summaries),
     }
+
+
+def _tag(value):
+    """Rule summaries as JSON that keeps tuples, sets and non-string dict keys apart."""
+    if isinstance(value, (list, tuple, set, frozenset)):
+        kind = {list: "l", tuple: "t", set: "s", frozenset: "s"}[type(value)]
+        items = sorted(value, key=repr) if kind == "s" else value
+        return {kind: [_tag(item) for item in items]}
+    if isinstance(value, dict):
+        return {"d": [[_tag(key), _tag(item)] for key, item in value.items()]}
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    raise TypeError("a rule summary holds %r" % type(value))
+
+
+def _untag(value):
+    if not isinstance(value, dict):
+        return value
+    (kind, items), = value.items()
+    if kind == "d":
+        return {_untag(key): _untag(item) for key, item in items}
+    return {"l": list, "t": tuple, "s": frozenset}[kind](_untag(item) for item in items)
 
 
 def _decode(record, path):
@@ -148,7 +171,10 @@ def _decode(record, path):
             _expect(int, line, col, end_line, end_col)
             _expect(str, text)
         fixes.append((diagnostics[number], tuple(Edit(*edit) for edit in edits)))
-    return engine.Result(path, diagnostics, fixes)
+    summaries = _untag(record["summaries"])
+    if not isinstance(summaries, dict):
+        raise ValueError("damaged cache entry")
+    return engine.Result(path, diagnostics, fixes, summaries=summaries)
 
 
 def _expect(kind, *values):

@@ -23,13 +23,45 @@ def check_text(path, text, options, report_unused_noqa=False):
     result = engine.lint_text(path, text, options)
     if directives is suppress.NONE and not report_unused_noqa:
         return result
+    run_level_codes = tuple(engine.run_level_codes())
+
+    def judged(code):
+        # Whole-run findings come later (run_level below): their noqa codes are not unused.
+        return options.selected(code) and not code.startswith(run_level_codes)
+
     kept, noqa_fixes = suppress.apply(
-        result.diagnostics, directives, path, options.selected,
+        result.diagnostics, directives, path, judged,
         report_unused_noqa and options.selected(suppress.UNUSED_CODE))
     kept_set = set(kept)
     result.diagnostics = sorted(kept)
     result.fixes = [fix for fix in result.fixes if fix[0] in kept_set] + noqa_fixes
     return result
+
+
+def check_alone(path, text, options, report_unused_noqa=False):
+    """check_text plus the whole-run findings of a run made of this one file (an editor
+    buffer, a flake8 file)."""
+    result = check_text(path, text, options, report_unused_noqa)
+    extra = run_level([result], lambda _: options, lambda _: text)
+    result.diagnostics = sorted(result.diagnostics + extra)
+    return result
+
+
+def run_level(results, options_for, texts):
+    """Whole-run findings (engine.finish_run) that each file's options and noqa keep.
+
+    options_for(path) gives a file's options, texts(path) its decoded text or None.
+    """
+    kept = []
+    found = engine.finish_run(results, engine.Options())
+    for path in sorted({d.path for d in found}):
+        options = options_for(path)
+        mine = [d for d in found if d.path == path and options.selected(d.code)]
+        text = texts(path)
+        if mine and text is not None:
+            mine, _ = suppress.apply(mine, suppress.scan(text), path)
+        kept += mine
+    return kept
 
 
 def unreadable(path, message, options, line=1, col=1):

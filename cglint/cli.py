@@ -178,6 +178,7 @@ def run(args, parser):
         raise UsageError("--fix and --diff cannot be combined (--diff changes no file)")
     settings = load_settings(args)
     checked = check_paths(args, settings)
+    add_run_level_findings(checked)
     errors = [item for item in checked if item.result.error]
     for item in errors:
         sys.stderr.write("cglint: internal error while checking %s: %s (please report "
@@ -255,6 +256,21 @@ def check_paths(args, settings):
         if key is not None:
             cache.put(key, result)
     return checked
+
+
+def add_run_level_findings(checked):
+    """Findings of the rules that judge the whole run, added to their files' results."""
+    by_path = {item.shown: item for item in checked}
+
+    def text(path):
+        loaded = files.decode(path, by_path[path].data) if by_path[path].data else None
+        return loaded.text if isinstance(loaded, files.Source) else None
+
+    found = check.run_level([item.result for item in checked],
+                            lambda path: by_path[path].options, text)
+    for diagnostic in found:
+        result = by_path[diagnostic.path].result
+        result.diagnostics = sorted(result.diagnostics + [diagnostic])
 
 
 def _text(item):

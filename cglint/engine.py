@@ -7,6 +7,7 @@ from cglint.diagnostics import Diagnostic
 from cglint.facts import ModuleFacts
 from cglint.parse import parse
 from cglint.rules import all_rules
+from cglint.rules.base import Rule
 
 _RULES = None
 
@@ -95,6 +96,12 @@ def _lint(result, text, options):
                 result.diagnostics.append(diagnostic)
                 if finding.fix and not parsed.python2_syntax:
                     result.fixes.append((diagnostic, finding.fix))
+
+
+def run_level_codes():
+    """Codes of the rules that judge the whole run (they override check_run)."""
+    return frozenset(code for code, rule in rules().items()
+                     if type(rule).check_run is not Rule.check_run)
 
 
 def finish_run(results, options):

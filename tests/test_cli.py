@@ -139,3 +139,23 @@ def test_readme_rule_table_lists_every_rule():
     readme = open(os.path.join(os.path.dirname(__file__), "..", "README.md")).read()
     missing = [code for code in rules() if "| %s |" % code not in readme]
     assert not missing, "README rule table lacks %s" % missing
+
+
+def test_whole_run_findings_cross_files_cache_and_noqa(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "register.py").write_text(
+        "import tensorflow as tf\n\n@tf.RegisterGradient('ClippedGrad')\n"
+        "def _clipped(op, grad):\n    return tf.clip_by_value(grad, -5.0, 5.0)\n")
+    use = ("import tensorflow as tf\ng = tf.get_default_graph()\n"
+           "with g.gradient_override_map({'Relu': 'ClipedGrad'}):\n"
+           "    y = tf.nn.relu(tf.constant([1.0]))\n")
+    (tmp_path / "use.py").write_text(use)
+    for _ in range(2):  # cold, then from the cache
+        code, out, _ = run(["register.py", "use.py"], capsys)
+        assert code == 1 and "use.py:3:39: CG202" in out and "ClippedGrad" in out
+    fixed = use.replace("'ClipedGrad'", "'ClippedGrad'")
+    (tmp_path / "use.py").write_text(fixed)
+    assert run(["register.py", "use.py"], capsys)[0] == 0
+    (tmp_path / "use.py").write_text(use.replace("'ClipedGrad'}):", "'ClipedGrad'}):  # noqa: CG202"))
+    code, out, _ = run(["register.py", "use.py", "--report-unused-noqa"], capsys)
+    assert code == 0, out

@@ -21,7 +21,7 @@ class CglintChecker:
         settings = config.resolve(config.find([self.filename]), config.Config())
         if settings.excluded(self.filename):
             return
-        result = check.check_text(self.filename, "".join(self.lines),
+        result = check.check_alone(self.filename, "".join(self.lines),
                                   settings.options_for(self.filename),
                                   settings.report_unused_noqa)
         for diagnostic in result.diagnostics:

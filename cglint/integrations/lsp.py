@@ -71,7 +71,7 @@ def check_document(ls, uri, fresh=False):
     if settings.excluded(path):
         result = engine.Result(path)
     else:
-        result = check.check_text(path, text, options, settings.report_unused_noqa)
+        result = check.check_alone(path, text, options, settings.report_unused_noqa)
     ls.checked[uri] = (document.version, path, settings, text, result)
     return path, settings, text, result
 
