@@ -81,6 +81,7 @@ def _lint(result, text, options):
     # Only files that name tensorflow can hold a TensorFlow hazard: skip those rules
     # (and the name resolution they need) everywhere else.
     mentions_tensorflow = "tensorflow" in text
+    seen = set()
     for code, rule in rules().items():
         if not options.selected(code) or (rule.needs_tensorflow and not mentions_tensorflow):
             continue
@@ -92,7 +93,8 @@ def _lint(result, text, options):
             end_col = parsed.original_col(finding.end_line, finding.end_col) + 1
             diagnostic = Diagnostic(result.path, finding.line, col, code, finding.message,
                                     finding.end_line, end_col, finding.noqa_lines)
-            if diagnostic not in result.diagnostics:
+            if diagnostic not in seen:
+                seen.add(diagnostic)
                 result.diagnostics.append(diagnostic)
                 if finding.fix and not parsed.python2_syntax:
                     result.fixes.append((diagnostic, finding.fix))

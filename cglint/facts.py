@@ -160,15 +160,18 @@ class ModuleFacts:
     def names(self):
         return Names(self.tree)
 
+    @property
+    def nodes(self):
+        """Every node by type (not in source order), recorded by the one walk that binds
+        names, so no fact needs a walk of its own."""
+        return self.names.index
+
     @cached_property
     def calls(self):
         """Every Call node with the qualified name of what it calls (None if unknown)."""
         names = self.names
-        found = []
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.Call):
-                found.append((node, names.resolve(node.func, names.scope_of(node))))
-        return found
+        return [(node, names.resolve(node.func, names.scope_of(node)))
+                for node in self.nodes[ast.Call]]
 
     @cached_property
     def eager(self):
@@ -187,15 +190,9 @@ class ModuleFacts:
     @cached_property
     def api_uses(self):
         """Every outermost attribute chain that resolves to a `tensorflow.` name."""
-        inner = set()
-        called = {}
-        attributes = []
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.Attribute):
-                attributes.append(node)
-                inner.add(id(node.value))
-            elif isinstance(node, ast.Call):
-                called[id(node.func)] = node
+        attributes = self.nodes[ast.Attribute]
+        inner = {id(node.value) for node in attributes}
+        called = {id(node.func): node for node in self.nodes[ast.Call]}
         uses = []
         for node in attributes:
             if id(node) in inner:
@@ -208,15 +205,14 @@ class ModuleFacts:
     @cached_property
     def imports(self):
         found = []
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.Import):
-                found += [ImportUse(node, alias.name) for alias in node.names
-                          if alias.name.split(".")[0] == "tensorflow"]
-            elif isinstance(node, ast.ImportFrom) and not node.level and node.module and (
-                    node.module.split(".")[0] == "tensorflow"):
+        for node in self.nodes[ast.Import]:
+            found += [ImportUse(node, alias.name) for alias in node.names
+                      if alias.name.split(".")[0] == "tensorflow"]
+        for node in self.nodes[ast.ImportFrom]:
+            if not node.level and node.module and node.module.split(".")[0] == "tensorflow":
                 found += [ImportUse(node, node.module, alias.name) for alias in node.names
                           if alias.name != "*"]
-        return found
+        return sorted(found, key=lambda use: (use.node.lineno, use.node.col_offset))
 
     @cached_property
     def sites(self):
@@ -327,14 +323,15 @@ class _SiteFinder:
         sites = []
         by_func = {}  # decorated functions: calling them by name calls the custom gradient
         wrapped = {}  # f in `h = tf.custom_gradient(f)`: only calls of h do
-        for node in ast.walk(self.module.tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                scope = self.names.scope_of(node)
-                if any(self.names.resolve(d, scope) in CUSTOM_GRADIENT
-                       for d in node.decorator_list):
-                    site = self._site(node, scope)
-                    sites.append(site)
-                    by_func[id(node)] = site
+        index = self.module.nodes
+        functions = sorted(index[ast.FunctionDef] + index[ast.AsyncFunctionDef],
+                           key=lambda node: (node.lineno, node.col_offset))
+        for node in functions:
+            scope = self.names.scope_of(node)
+            if any(self.names.resolve(d, scope) in CUSTOM_GRADIENT for d in node.decorator_list):
+                site = self._site(node, scope)
+                sites.append(site)
+                by_func[id(node)] = site
         for call, qualname in self.module.calls:
             if qualname in CUSTOM_GRADIENT and len(call.args) == 1 and not call.keywords:
                 binding = self.names.definitions(call.args[0], self.names.scope_of(call))

@@ -7,6 +7,7 @@ turns `tf.contrib.eager.custom_gradient`, `tfe.custom_gradient` or `cg` into
 the text `tf.`. Anything it cannot be sure of resolves to None: unknown is not wrong.
 """
 import ast
+from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -44,6 +45,7 @@ class Names:
         self.module = Scope("module", tree, None)
         self.scope_of_node = {}  # id(node) -> innermost enclosing Scope
         self.scope_for_def = {}  # id(FunctionDef/Lambda/ClassDef) -> its own Scope
+        self.index = defaultdict(list)  # node type -> nodes, for facts to use without a walk
         _Binder(self).run(tree)
 
     def scope_of(self, node):
@@ -115,39 +117,55 @@ class _Binder:
             self._walk_body(node, scope, pending)
 
     def _walk_body(self, root, scope, pending):
+        # The hot loop of the linter: one visit per node, dispatch by exact type.
+        index = self.names.index
+        scope_of_node = self.names.scope_of_node
+        binders = self._binders
         stack = list(_children_of_scope_root(root))
         stack.reverse()
         while stack:
             node = stack.pop()
-            self.names.scope_of_node[id(node)] = scope
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            kind = type(node)
+            index[kind].append(node)
+            scope_of_node[id(node)] = scope
+            if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
                 scope.bind(node.name, Binding("def", node))
                 outer = list(node.decorator_list) + _argument_defaults(node.args)
                 outer += [node.returns] if node.returns else []
                 stack.extend(reversed(outer))
                 pending.append((node, self._new_scope("function", node, scope)))
                 continue
-            if isinstance(node, ast.Lambda):
+            if kind is ast.Lambda:
                 stack.extend(reversed(_argument_defaults(node.args)))
                 pending.append((node, self._new_scope("function", node, scope)))
                 continue
-            if isinstance(node, ast.ClassDef):
+            if kind is ast.ClassDef:
                 scope.bind(node.name, Binding("class", node))
                 outer = list(node.decorator_list) + list(node.bases)
                 outer += [keyword.value for keyword in node.keywords]
                 stack.extend(reversed(outer))
                 pending.append((node, self._new_scope("class", node, scope)))
                 continue
-            if isinstance(node, _COMPREHENSIONS):
+            if kind in _COMPREHENSIONS:
                 # The first iterable is evaluated outside; the rest has its own scope.
                 stack.append(node.generators[0].iter)
                 pending.append((node, self._new_scope("comprehension", node, scope)))
                 continue
-            self._bind(node, scope)
-            if isinstance(node, ast.comprehension):
+            binder = binders.get(kind)
+            if binder is not None:
+                binder(self, node, scope)
+            if kind is ast.comprehension:
                 stack.append(node.target)  # its iterables and conditions are queued already
                 continue
-            stack.extend(reversed(list(ast.iter_child_nodes(node))))
+            children = []
+            for name in node._fields:
+                value = getattr(node, name, None)
+                if isinstance(value, ast.AST):
+                    children.append(value)
+                elif isinstance(value, list):
+                    children.extend(item for item in value if isinstance(item, ast.AST))
+            children.reverse()
+            stack.extend(children)
 
     def _new_scope(self, kind, node, parent):
         scope = Scope(kind, node, parent)
@@ -159,48 +177,56 @@ class _Binder:
                 scope.bind(arg.arg, Binding("param", arg))
         return scope
 
-    def _bind(self, node, scope):
-        if isinstance(node, ast.Import):
+    def _bind_import(self, node, scope):
+        for alias in node.names:
+            if alias.asname:
+                scope.bind(alias.asname, Binding("import", node, alias.name))
+            else:
+                top = alias.name.split(".")[0]
+                scope.bind(top, Binding("import", node, top))
+
+    def _bind_import_from(self, node, scope):
+        if node.level or not node.module:
             for alias in node.names:
-                if alias.asname:
-                    scope.bind(alias.asname, Binding("import", node, alias.name))
-                else:
-                    top = alias.name.split(".")[0]
-                    scope.bind(top, Binding("import", node, top))
-        elif isinstance(node, ast.ImportFrom):
-            if node.level or not node.module:
-                for alias in node.names:
-                    scope.bind(alias.asname or alias.name, Binding("other", node))
-                return
-            for alias in node.names:
-                if alias.name == "*":
-                    continue
+                scope.bind(alias.asname or alias.name, Binding("other", node))
+            return
+        for alias in node.names:
+            if alias.name != "*":
                 scope.bind(alias.asname or alias.name,
                            Binding("import", node, node.module + "." + alias.name))
-        elif isinstance(node, ast.Assign):
-            simple = len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
-            for target in node.targets:
-                self._bind_target(target, scope, node.value if simple else None)
-        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
-            value = node.value if isinstance(node, ast.AnnAssign) else None
-            self._bind_target(node.target, scope, value)
-        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-            self._bind_target(node.target, scope, None)
-        elif isinstance(node, (ast.With, ast.AsyncWith)):
-            for item in node.items:
-                if item.optional_vars is not None:
-                    self._bind_target(item.optional_vars, scope, None)
-        elif isinstance(node, ast.ExceptHandler) and node.name:
+
+    def _bind_assign(self, node, scope):
+        simple = len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+        for target in node.targets:
+            self._bind_target(target, scope, node.value if simple else None)
+
+    def _bind_annotated(self, node, scope):
+        self._bind_target(node.target, scope, node.value)
+
+    def _bind_loop_target(self, node, scope):
+        self._bind_target(node.target, scope, None)
+
+    def _bind_with(self, node, scope):
+        for item in node.items:
+            if item.optional_vars is not None:
+                self._bind_target(item.optional_vars, scope, None)
+
+    def _bind_handler(self, node, scope):
+        if node.name:
             scope.bind(node.name, Binding("other", node))
-        elif isinstance(node, ast.Global):
-            scope.globals.update(node.names)
-        elif isinstance(node, ast.Nonlocal):
-            scope.nonlocals.update(node.names)
-        elif isinstance(node, ast.NamedExpr):
-            self._bind_target(node.target, scope, node.value)
-        elif isinstance(node, ast.Delete):
-            for target in node.targets:
-                self._bind_target(target, scope, None)
+
+    def _bind_global(self, node, scope):
+        scope.globals.update(node.names)
+
+    def _bind_nonlocal(self, node, scope):
+        scope.nonlocals.update(node.names)
+
+    def _bind_walrus(self, node, scope):
+        self._bind_target(node.target, scope, node.value)
+
+    def _bind_delete(self, node, scope):
+        for target in node.targets:
+            self._bind_target(target, scope, None)
 
     def _bind_target(self, target, scope, value):
         if isinstance(target, ast.Name):
@@ -252,3 +278,22 @@ def _all_arguments(arguments):
     if arguments.kwarg:
         found.append(arguments.kwarg)
     return found
+
+
+_Binder._binders = {
+    ast.Import: _Binder._bind_import,
+    ast.ImportFrom: _Binder._bind_import_from,
+    ast.Assign: _Binder._bind_assign,
+    ast.AnnAssign: _Binder._bind_annotated,
+    ast.AugAssign: _Binder._bind_loop_target,  # a rebinding of unknown value
+    ast.For: _Binder._bind_loop_target,
+    ast.AsyncFor: _Binder._bind_loop_target,
+    ast.comprehension: _Binder._bind_loop_target,
+    ast.With: _Binder._bind_with,
+    ast.AsyncWith: _Binder._bind_with,
+    ast.ExceptHandler: _Binder._bind_handler,
+    ast.Global: _Binder._bind_global,
+    ast.Nonlocal: _Binder._bind_nonlocal,
+    ast.NamedExpr: _Binder._bind_walrus,
+    ast.Delete: _Binder._bind_delete,
+}

@@ -183,8 +183,9 @@ class _Where:
 def _walk(tree):
     """(node, parent, where) for every node of `tree`."""
     stack = [(tree, None, _Where())]
+    pop, push = stack.pop, stack.append
     while stack:
-        node, parent, where = stack.pop()
+        node, parent, where = pop()
         yield node, parent, where
         if isinstance(node, _SCOPES):
             method = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and isinstance(where.scope, ast.ClassDef)
@@ -194,8 +195,15 @@ def _walk(tree):
         elif where.in_slice and not isinstance(node, ast.Tuple):
             where = replace(where, in_slice=False)
         sliced = node.slice if isinstance(node, ast.Subscript) else None
-        for child in ast.iter_child_nodes(node):
-            stack.append((child, node, replace(where, in_slice=True) if child is sliced else where))
+        # Faster than ast.iter_child_nodes, which this hot loop spent most of its time in.
+        for name in node._fields:
+            child = getattr(node, name, None)
+            if isinstance(child, ast.AST):
+                push((child, node, replace(where, in_slice=True) if child is sliced else where))
+            elif isinstance(child, list):
+                for item in child:
+                    if isinstance(item, ast.AST):
+                        push((item, node, where))
 
 
 class _Checker:

@@ -8,6 +8,7 @@ findings) as its Python 3 twin. Columns on rewritten lines are mapped back to th
 """
 import ast
 import difflib
+import re
 import warnings
 from dataclasses import dataclass, field
 from typing import Optional
@@ -89,6 +90,9 @@ def parse(text, target_python=(2, 7)):
         return Parsed(None, error=(*_nul_position(text), str(error)))
     if "\0" in text:
         return Parsed(None, error=(*_nul_position(text), "source code cannot contain null bytes"))
+    renamed = _rename_async_identifiers(text)
+    if renamed is not None:
+        return renamed
     converted = _from_python2(text)
     if converted is None:
         line, col = _syntax_error_position(first_error)
@@ -99,6 +103,26 @@ def parse(text, target_python=(2, 7)):
         converted.error = (line, col, "Python 2 only syntax, invalid on Python %d.%d: %s" % (
             target_python[0], target_python[1], _describe(first_error)))
     return converted
+
+
+# `async` and `await` were plain names up to Python 3.6 (TF 1.8's own pywrap module has a
+# parameter called `async`); hosts from 3.7 reject them. Renamed to words of the same
+# length, so every column stays where it was.
+_ASYNC_AS_NAME = re.compile(r"(?<=\.)(async|await)\b|\b(async|await)(?=[ \t]*(?:[,)=:\].#\n]|$))",
+                            re.MULTILINE)
+_SAME_LENGTH = {"async": "_sync", "await": "_wait"}
+
+
+def _rename_async_identifiers(text):
+    if "async" not in text and "await" not in text:
+        return None
+    renamed = _ASYNC_AS_NAME.sub(lambda match: _SAME_LENGTH[match.group(0)], text)
+    if renamed == text:
+        return None
+    try:
+        return Parsed(_parse_stdlib(renamed), text=renamed)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
 
 
 def _describe(error):

@@ -57,6 +57,7 @@ not the objects attribute access gives, ``imports_toplevel`` the private
 ``tensorflow.X`` packages of each release, ``new_in_18`` the 1.8 core names
 1.7 did not ``tf_export``, ``counts18`` the name counts of 1.8.
 """
+import functools
 import json
 import os
 import re
@@ -242,6 +243,7 @@ def status(qualname, target="1.8"):
     return code
 
 
+@functools.lru_cache(maxsize=65536)  # a module asks about the same names again and again
 def exists(qualname, target="1.8"):
     """False only if ``qualname`` is known to be missing from ``target``."""
     return status(qualname, target) != MISSING
@@ -327,6 +329,7 @@ def _replacement(t, segs, vi):
     return None, fallback_note
 
 
+@functools.lru_cache(maxsize=65536)  # a module asks about the same names again and again
 def missing(qualname, target="1.8"):
     """None if ``qualname`` exists in ``target``, else a :class:`Missing`."""
     t = _table()
@@ -417,6 +420,7 @@ def _find_spec(specs, segs, depth=0):
     return None
 
 
+@functools.lru_cache(maxsize=65536)  # a module asks about the same names again and again
 def accepts_keyword(qualname, keyword, target="1.8"):
     """True / False if the target's signature does / does not take ``keyword``.
 
@@ -461,6 +465,7 @@ def _module18(t, segs):
     return True
 
 
+@functools.lru_cache(maxsize=65536)  # a module asks about the same names again and again
 def import_fails(module, target="1.8", name=None):
     """Does ``import module`` (or ``from module import name``) fail in target?
 

@@ -86,3 +86,14 @@ def test_huge_file_is_refused_without_reading_it_all(tmp_path, monkeypatch):
     path.write_bytes(b"x = 1\n" * 100)
     problem = files.load(str(path))
     assert isinstance(problem, files.Unreadable) and "larger than" in problem.message
+
+
+def test_async_and_await_as_names_parse_like_python_36_did():
+    code = "def set_async(ctx, async):\n    ctx.async = async\n    f(async=True, await=1)\n"
+    parsed = parse(code)
+    assert parsed.tree is not None and parsed.error is None and not parsed.python2_syntax
+    assert parsed.original_col(2, 4) == 4  # columns unchanged
+
+
+def test_real_async_functions_still_parse():
+    assert parse("async def f():\n    await g()\n").tree is not None

@@ -6,6 +6,18 @@ from cglint.rules.base import Edit, Rule
 from cglint.rules.cg401_tf_print import _PRINTS
 
 
+# TensorFlow's own packages, imported by path (`from tensorflow.python.ops import
+# math_ops`): private, not part of any release's public API, so not this rule's business.
+PRIVATE_PACKAGES = ("tensorflow.python.", "tensorflow.core.", "tensorflow.compiler.",
+                    "tensorflow.tools.", "tensorflow.include.", "tensorflow._api.",
+                    "tensorflow.examples.")
+
+
+def is_private(qualname):
+    """TensorFlow's own modules, also inside contrib (`tf.contrib.learn.python.learn`)."""
+    return qualname.startswith(PRIVATE_PACKAGES) or ".python." in qualname
+
+
 class MissingApi(Rule):
     """A TensorFlow name that the target TF release does not have.
 
@@ -31,8 +43,8 @@ class MissingApi(Rule):
     def check(self, module):
         target = module.target_tf
         for use in module.api_uses:
-            if use.qualname in _PRINTS:
-                continue  # CG401 says more
+            if use.qualname in _PRINTS or is_private(use.qualname):
+                continue  # CG401 says more about tf.print
             missing = tfapi.missing(use.qualname, target)
             if missing is not None:
                 yield self.at(use.node, _message(missing, target), _fix(module, use, missing))
