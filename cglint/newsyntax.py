@@ -206,6 +206,9 @@ def _walk(tree):
                         push((item, node, where))
 
 
+_UNDERSCORED_NUMBER = re.compile(r"[0-9]_[0-9a-fA-F]")
+
+
 class _Checker:
     """One method per node type, each yielding (node or (line, col), construct, detail)."""
 
@@ -216,10 +219,18 @@ class _Checker:
         self.print_statement = target < (3, 0) and "print_function" not in futures and not python2_syntax
         # Below 3.7 the `annotations` future is itself an error, so it will not stay.
         self.evaluates_annotations = "annotations" not in futures or target < (3, 7)
+        # Names and constants are most of any tree; these let check() skip them cheaply.
+        self.underscored_numbers = _UNDERSCORED_NUMBER.search(source.text) is not None
         self._methods = {}
 
     def check(self, node, parent, where):
         kind = type(node)
+        if kind is ast.Name:
+            if node.id != "print" or not self.print_statement:
+                return ()
+        elif kind is ast.Constant:
+            if node.value is not Ellipsis and not self.underscored_numbers:
+                return ()
         if kind not in self._methods:
             self._methods[kind] = getattr(self, "_" + kind.__name__, None)
         method = self._methods[kind]
