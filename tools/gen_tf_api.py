@@ -1421,10 +1421,8 @@ def finish(args, table, imports, renames, wheels, probe, static18, base_modules,
 
 
 def default_tf18_python():
+    """The oracle's py36 interpreter (`cglint confirm --setup` builds it)."""
     root = os.path.expanduser(os.environ.get("CGLINT_CACHE_DIR") or "~/.cache/cglint")
-    for cand in (os.path.join(root, "py36", "bin", "python"), "/tmp/tfprobe/py36/bin/python"):
-        if os.path.exists(cand):
-            return cand
     return os.path.join(root, "py36", "bin", "python")
 
 
