@@ -33,3 +33,19 @@ def test_an_interpreter_without_tensorflow_fails_all_its_jobs(tmp_path):
 def test_an_interpreter_that_cannot_start(tmp_path):
     (result,) = run_fixtures([Job("f.py", "py36")], {"py36": str(tmp_path / "missing")})
     assert result.failure.startswith("cannot start %s" % (tmp_path / "missing"))
+
+
+def test_only_graph_mode_contrib_fixtures_share_a_contrib_server(tmp_path):
+    from cglint.oracle.runner import Job, wants_contrib
+    paths = {}
+    for name, source in {
+        "contrib.py": "import tensorflow as tf\nx = tf.contrib.layers.flatten\n",
+        "plain.py": "import tensorflow as tf\nx = tf.ones([1])\n",
+        "eager.py": "import tensorflow as tf\ntf.enable_eager_execution()\ntf.contrib.eager\n",
+    }.items():
+        paths[name] = str(tmp_path / name)
+        (tmp_path / name).write_text(source)
+    assert wants_contrib(Job(paths["contrib.py"], "py36"))
+    assert not wants_contrib(Job(paths["contrib.py"], "py36", "eager"))
+    assert not wants_contrib(Job(paths["plain.py"], "py36"))
+    assert not wants_contrib(Job(paths["eager.py"], "py36"))

@@ -75,14 +75,16 @@ def _signal_name(number):
 class Server:
     """One harness process: requests go to its stdin, replies come back on `events`."""
 
-    def __init__(self, name, python, events):
+    def __init__(self, name, python, events, preload_contrib=False):
         self.name = name
+        self.key = (name, preload_contrib)
         self.hello = None
         self.home = tempfile.mkdtemp(prefix="cglint-%s-" % name)
         self.stderr = tempfile.TemporaryFile(dir=self.home)
         try:
             self.proc = subprocess.Popen(
-                [python, "-s", "-B", HARNESS], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                [python, "-s", "-B", HARNESS] + (["--preload-contrib"] if preload_contrib else []),
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=self.stderr, cwd=self.home, env=clean_env(self.home), start_new_session=True)
         except OSError:
             self.stderr.close()
@@ -131,6 +133,19 @@ class Server:
         shutil.rmtree(self.home, ignore_errors=True)
 
 
+def wants_contrib(job):
+    """Whether a fixture can run in a server that imported tensorflow.contrib already:
+    it uses contrib and stays in graph mode (an eager fixture needs a graph-free start)."""
+    if job.mode != "graph":
+        return False
+    try:
+        with open(job.path, "rb") as handle:
+            source = handle.read()
+    except OSError:
+        return False
+    return b"contrib" in source and b"enable_eager_execution" not in source
+
+
 def run_fixtures(jobs, interpreters, workers=2, timeout=60.0):
     """Run each Job under `interpreters[job.interpreter]`; Results in the order of `jobs`."""
     results = [None] * len(jobs)
@@ -141,10 +156,10 @@ def run_fixtures(jobs, interpreters, workers=2, timeout=60.0):
     ids = itertools.count(1)
 
     def fail_server(server, why):
-        if servers.get(server.name) is server:
-            del servers[server.name]
+        if servers.get(server.key) is server:
+            del servers[server.key]
         if server.hello is None:
-            broken[server.name] = why  # never came up: do not retry for every fixture
+            broken[server.key] = why  # never came up: do not retry for every fixture
         for rid, (owner, index, _) in list(inflight.items()):
             if owner is server:
                 del inflight[rid]
@@ -156,18 +171,20 @@ def run_fixtures(jobs, interpreters, workers=2, timeout=60.0):
             while todo and len(inflight) < workers:
                 index = todo.popleft()
                 job = jobs[index]
-                if job.interpreter in interpreters and job.interpreter not in servers and job.interpreter not in broken:
+                key = (job.interpreter, wants_contrib(job))
+                if job.interpreter in interpreters and key not in servers and key not in broken:
                     try:
-                        servers[job.interpreter] = Server(job.interpreter, interpreters[job.interpreter], events)
+                        servers[key] = Server(job.interpreter, interpreters[job.interpreter], events,
+                                              preload_contrib=key[1])
                     except OSError as exc:
-                        broken[job.interpreter] = "cannot start %s: %s" % (interpreters[job.interpreter], exc)
-                if job.interpreter not in servers:
-                    why = broken.get(job.interpreter, "no %s interpreter" % job.interpreter)
+                        broken[key] = "cannot start %s: %s" % (interpreters[job.interpreter], exc)
+                if key not in servers:
+                    why = broken.get(key, "no %s interpreter" % job.interpreter)
                     results[index] = Result(job, failure=why)
                     continue
                 rid = next(ids)
-                inflight[rid] = (servers[job.interpreter], index, time.time() + timeout + GRACE)
-                servers[job.interpreter].send({"id": rid, "path": os.path.abspath(job.path),
+                inflight[rid] = (servers[key], index, time.time() + timeout + GRACE)
+                servers[key].send({"id": rid, "path": os.path.abspath(job.path),
                                                "mode": job.mode, "timeout": timeout})
             if not inflight:
                 continue
@@ -179,7 +196,7 @@ def run_fixtures(jobs, interpreters, workers=2, timeout=60.0):
                 for owner in stuck:
                     fail_server(owner, "the %s harness stopped answering" % owner.name)
                 continue
-            if servers.get(server.name) is not server:
+            if servers.get(server.key) is not server:
                 continue  # late news from a server already given up on
             if reply is None or "error" in reply:
                 fail_server(server, explain_import_error(reply["error"]) if reply else server.exit_reason())
