@@ -218,10 +218,30 @@ class Checked:
         self.stdin = stdin
 
 
+# Files are read and checked in batches, and their bytes dropped once checked (unless
+# --fix or --diff needs them), so memory stays flat on trees of any size.
+BATCH = 512
+
+
 def check_paths(args, settings):
     """Checked for every file under the paths that is not excluded, in discovery order."""
     cache = None if args.no_cache else Cache()
+    keep_bytes = args.fix or args.diff
     checked, pending = [], []
+    progress = Progress(sys.stderr, 0, not args.quiet)
+
+    def flush():
+        results = pool.check_all(
+            ((item.shown, item.data, item.options, settings.report_unused_noqa)
+             for item, _ in pending), args.jobs or available_cpus(), progress.step)
+        for (item, key), result in zip(pending, results):
+            item.result = result
+            if key is not None:
+                cache.put(key, result)
+            if not (keep_bytes or item.stdin):
+                item.data = None
+        del pending[:]
+
     for path, problem in files.discover(args.paths):
         stdin = path == "-"
         shown = engine.display_path(args.stdin_filename if stdin and args.stdin_filename
@@ -246,15 +266,13 @@ def check_paths(args, settings):
             item.result = cache.get(key, shown)
         if item.result is None:
             pending.append((item, key))
-    progress = Progress(sys.stderr, len(pending), not args.quiet)
-    results = pool.check_all(
-        ((item.shown, item.data, item.options, settings.report_unused_noqa) for item, _ in pending),
-        args.jobs or available_cpus(), progress.step)
+            progress.total += 1
+            if len(pending) >= BATCH:
+                flush()
+        elif not keep_bytes:
+            item.data = None
+    flush()
     progress.close()
-    for (item, key), result in zip(pending, results):
-        item.result = result
-        if key is not None:
-            cache.put(key, result)
     return checked
 
 
@@ -263,7 +281,8 @@ def add_run_level_findings(checked):
     by_path = {item.shown: item for item in checked}
 
     def text(path):
-        loaded = files.decode(path, by_path[path].data) if by_path[path].data else None
+        data = by_path[path].data
+        loaded = files.decode(path, data) if data is not None else files.load(path)
         return loaded.text if isinstance(loaded, files.Source) else None
 
     found = check.run_level([item.result for item in checked],

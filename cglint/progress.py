@@ -12,15 +12,15 @@ INTERVAL = 0.1  # seconds between redraws
 class Progress:
     def __init__(self, stream, total, enabled):
         self.stream = stream
-        self.total = total
-        self.enabled = enabled and total > 1 and _is_terminal(stream)
+        self.total = total  # may grow while files are still being found
+        self.enabled = enabled and _is_terminal(stream)
         self.done = 0
         self.started = time.monotonic()
         self.drawn_at = None
 
     def step(self, _result=None):
         self.done = min(self.done + 1, self.total)
-        if not self.enabled:
+        if not self.enabled or self.total <= 1:
             return
         now = time.monotonic()
         if now - self.started < DELAY or (self.drawn_at and now - self.drawn_at < INTERVAL):
