@@ -17,6 +17,10 @@ def check_bytes(path, data, options, report_unused_noqa=False):
 
 def check_text(path, text, options, report_unused_noqa=False):
     """engine.Result for a decoded text, with its `noqa` comments applied."""
+    # Here, not in files.decode, so that editor buffers and flake8 are bounded as well.
+    too_long = files.too_many_lines(text)
+    if too_long:
+        return unreadable(path, too_long, options, files.MAX_LINES + 1)
     directives = suppress.scan(text)
     if directives.skip_file:
         return engine.Result(path)

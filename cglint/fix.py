@@ -3,6 +3,7 @@
 Positions in an Edit are 1-based lines and 1-based character columns (a tab counts 1) of
 the text the rule saw; lines end at `\\r\\n`, `\\r` or `\\n`, as Python's tokenizer has it.
 """
+import errno
 import io
 import os
 import re
@@ -65,34 +66,66 @@ def encode_like(text, original):
 def write_atomic(path, data):
     """Replace the file at `path` with `data` (bytes): a reader sees the old file or the
     new one, never a part, also when the process is killed midway. Mode and, where
-    allowed, owner are kept; a symlink keeps pointing at the replaced file."""
+    allowed, owner are kept; a symlink keeps pointing at the replaced file. A file we may
+    not write is not replaced (PermissionError): renaming over it would work."""
     path = os.path.realpath(path)
     folder, name = os.path.split(path)
     try:
         before = os.stat(path)
     except FileNotFoundError:
         before = None
-    descriptor, temporary = tempfile.mkstemp(prefix="." + name + ".", suffix=".cglint-tmp", dir=folder)
+    if before is not None and not os.access(path, os.W_OK):
+        raise PermissionError(errno.EACCES, "file is read-only", path)
+    descriptor, temporary = _new_file(folder, name)
     try:
         with os.fdopen(descriptor, "wb") as stream:
             stream.write(data)
             stream.flush()
-            os.fsync(stream.fileno())
-        if before is not None:
-            os.chmod(temporary, stat.S_IMODE(before.st_mode))
-            if hasattr(os, "chown") and (before.st_uid, before.st_gid) != (os.getuid(), os.getgid()):
-                try:
-                    os.chown(temporary, before.st_uid, before.st_gid)
-                except PermissionError:
-                    pass
+            if before is not None:
+                os.fchmod(descriptor, stat.S_IMODE(before.st_mode))
+                if hasattr(os, "fchown") and (before.st_uid, before.st_gid) != (os.getuid(), os.getgid()):
+                    try:
+                        os.fchown(descriptor, before.st_uid, before.st_gid)
+                    except PermissionError:
+                        pass
+            os.fsync(descriptor)
+            if temporary is None:  # unnamed until complete: a kill before this leaves nothing
+                temporary = _link_unnamed(descriptor, folder, name)
         os.replace(temporary, path)
     except BaseException:
-        try:
-            os.unlink(temporary)
-        except FileNotFoundError:
-            pass
+        if temporary is not None:
+            try:
+                os.unlink(temporary)
+            except FileNotFoundError:
+                pass
         raise
     _fsync_folder(folder)
+
+
+def _link_unnamed(descriptor, folder, name):
+    """Give the O_TMPFILE file a name in `folder` and return it."""
+    temporary = ".%s.%s.cglint-tmp" % (name, os.urandom(4).hex())
+    folder_descriptor = os.open(folder, os.O_RDONLY)
+    try:
+        # A dst_dir_fd makes Python call linkat(AT_SYMLINK_FOLLOW); plain link() would
+        # link the /proc symlink itself and fail with EXDEV.
+        os.link("/proc/self/fd/%d" % descriptor, temporary, dst_dir_fd=folder_descriptor,
+                follow_symlinks=True)
+    finally:
+        os.close(folder_descriptor)
+    return os.path.join(folder, temporary)
+
+
+def _new_file(folder, name):
+    """(descriptor, None) for an unnamed file in `folder` (Linux O_TMPFILE: SIGKILL while
+    it is written leaves no temporary file behind, which a named one did), else
+    (descriptor, path) of a named temporary file."""
+    if hasattr(os, "O_TMPFILE") and os.path.isdir("/proc/self/fd"):
+        try:
+            return os.open(folder, os.O_TMPFILE | os.O_WRONLY, 0o600), None
+        except OSError:  # a file system without O_TMPFILE support
+            pass
+    return tempfile.mkstemp(prefix="." + name + ".", suffix=".cglint-tmp", dir=folder)
 
 
 def _fsync_folder(folder):

@@ -79,6 +79,27 @@ def read_some(fd):
         raise
 
 
+HAVE_PROC = os.path.isdir("/proc/self")
+
+
+def wait_for(pid):
+    while True:
+        try:
+            return os.waitpid(pid, 0)[1]
+        except OSError as exc:
+            if exc.errno != errno.EINTR:
+                raise
+
+
+def is_zombie(pid):
+    """Linux: whether `pid` has exited and waits to be reaped (False when unknown)."""
+    try:
+        with open("/proc/%d/stat" % pid) as handle:
+            return handle.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except (IOError, OSError, IndexError):
+        return False
+
+
 def kill_group(pid):
     for kill in (os.killpg, os.kill):  # the child may not have called setsid() yet
         try:
@@ -194,6 +215,15 @@ class Server(object):
         self.children[pid] = Child(request, jobdir, out_r)
 
     def reap(self):
+        if HAVE_PROC:
+            # A fixture that exits may leave processes in its group (a forked child that
+            # sleeps forever): kill the group while the exited leader is a zombie, which
+            # keeps its pid (the group id) from being reused, and only then reap it.
+            for pid in list(self.children):
+                if is_zombie(pid):
+                    kill_group(pid)
+                    self.finish(self.children.pop(pid), wait_for(pid))
+            return
         while self.children:
             try:
                 pid, status = os.waitpid(-1, os.WNOHANG)
@@ -248,6 +278,7 @@ def run_child(tf, request, jobdir, out_w, inherited):
         parent = os.getppid()
         os.setsid()  # own process group: a timeout kills whatever the fixture started
         die_with_parent(parent)
+        isolate_network()
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         for fd in inherited:
@@ -291,6 +322,25 @@ def die_with_parent(parent):
         pass
     if os.getppid() != parent:
         os._exit(1)
+
+
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWNET = 0x40000000
+
+
+def isolate_network():
+    """Linux: an empty network namespace (not even loopback up), so that a fixture that
+    tries to connect anywhere fails at once with ENETUNREACH and sends nothing. Needs
+    root (or user namespaces); elsewhere fixtures keep the host's network."""
+    try:
+        import ctypes
+        libc = ctypes.CDLL(None, use_errno=True)
+        for flags in (CLONE_NEWNET, CLONE_NEWUSER | CLONE_NEWNET):
+            if libc.unshare(flags) == 0:
+                return True
+    except (ImportError, OSError, AttributeError):
+        pass
+    return False
 
 
 def limit_resources(timeout):

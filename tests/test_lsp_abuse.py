@@ -1,0 +1,310 @@
+"""`cglint lsp` under abuse: broken framing and messages, huge documents, bursts of edits,
+clients that vanish, and a thousand edits without memory growth. The server is the real
+process, spoken to over stdio as in tests/test_lsp.py."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+pytest.importorskip("pygls", reason="the language server needs pygls (pip install -e .)")
+
+from test_lsp import BAD, GOOD, ROOT, TIMEOUT, Client, initialize, open_document  # noqa: E402
+
+
+@pytest.fixture
+def client(tmp_path):
+    started = Client(tmp_path)
+    initialize(started, tmp_path)
+    yield started
+    started.close()
+
+
+def responsive(client, folder, tag):
+    """The server still answers: a fresh document gets its diagnostics."""
+    path = folder / ("probe_%s.py" % tag)
+    open_document(client, path, BAD)
+    assert [d["code"] for d in client.diagnostics(path.as_uri(), 1)] == ["CG103"], tag
+    assert client.process.poll() is None, tag
+
+
+def rss(pid):
+    with open("/proc/%d/status" % pid) as handle:
+        for line in handle:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError("no VmRSS")
+
+
+def change(client, uri, version, text):
+    client.notify("textDocument/didChange", {
+        "textDocument": {"uri": uri, "version": version}, "contentChanges": [{"text": text}]})
+
+
+def shut_down(client):
+    assert client.request("shutdown", None)["result"] is None
+    client.notify("exit", None)
+    assert client.process.wait(timeout=TIMEOUT) == 0
+
+
+# ------------------------------------------------------------------ malformed input
+
+def test_broken_framing_never_loses_more_than_one_message(client, tmp_path):
+    """Bad Content-Length values, missing headers, garbage and bare LF: each loses at most
+    the message it spoils (and a too-long length the one after it), never the session."""
+    body = json.dumps({"jsonrpc": "2.0", "method": "initialized", "params": {}}).encode()
+    cases = [
+        ("not a number", b"Content-Length: abc\r\n\r\n{}"),
+        ("no length", b"Content-Type: application/json\r\n\r\n{}"),
+        ("negative", b"Content-Length: -5\r\n\r\n{}"),
+        ("too short", b"Content-Length: 10\r\n\r\n" + body),
+        ("too long", b"Content-Length: %d\r\n\r\n" % (len(body) + 40) + body),
+        ("zero", b"Content-Length: 0\r\n\r\n"),
+        ("garbage", bytes(range(256)) * 2000),
+        ("no newline for 1 MB", b"x" * (1 << 20)),
+        ("bare LF", b"Content-Length: %d\n\n" % len(body) + body),
+    ]
+    for tag, raw in cases:
+        client.process.stdin.write(raw)
+        client.process.stdin.flush()
+        if tag == "too long":  # it swallows the start of the next message
+            client.notify("initialized", {})
+        responsive(client, tmp_path, tag.replace(" ", "_"))
+    shut_down(client)
+
+
+def test_malformed_messages(client, tmp_path):
+    uri = (tmp_path / "m.py").as_uri()
+    bad = [
+        b"{not json",
+        b"[]",
+        b"null",
+        b'"a string"',
+        b"\xff\xfe not utf-8",
+        json.dumps([{"jsonrpc": "2.0", "id": 900, "method": "shutdown"}]).encode(),  # batch
+        json.dumps({"jsonrpc": "1.0", "id": 901, "method": "textDocument/codeAction",
+                    "params": {}}).encode(),
+        json.dumps({"jsonrpc": "2.0", "id": {"an": "object"}, "method": "x/y"}).encode(),
+        json.dumps({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": "x"}).encode(),
+        json.dumps({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+            "textDocument": {"uri": uri, "languageId": "python", "version": "one",
+                             "text": 12345}}}).encode(),
+        json.dumps({"jsonrpc": "2.0", "method": "textDocument/didChange", "params": {
+            "textDocument": {"uri": "file:///never/opened.py", "version": 2},
+            "contentChanges": [{"text": BAD}]}}).encode(),
+        json.dumps({"jsonrpc": "2.0", "method": "no/suchNotification", "params": {}}).encode(),
+        json.dumps({"jsonrpc": "2.0", "id": 902, "method": "textDocument/codeAction",
+                    "params": {"textDocument": {"uri": "file:///never/opened.py"},
+                               "range": None, "context": []}}).encode(),
+    ]
+    for raw in bad:
+        client.send_raw(raw)
+    reply = client.request("no/suchMethod", {"x": [1, 2]})
+    assert reply["error"]["code"] == -32601
+    # Edits out of range, reversed and negative, on an open document.
+    open_document(client, tmp_path / "m.py", GOOD)
+    assert client.diagnostics(uri, 1) == []
+    for version, (start, end) in enumerate((((50, 3), (99, 0)), ((0, 5), (0, 1)),
+                                            ((-1, -5), (0, 1))), start=2):
+        client.notify("textDocument/didChange", {
+            "textDocument": {"uri": uri, "version": version},
+            "contentChanges": [{"range": {"start": {"line": start[0], "character": start[1]},
+                                          "end": {"line": end[0], "character": end[1]}},
+                                "text": "y"}]})
+    change(client, uri, 9, BAD)
+    assert [d["code"] for d in client.diagnostics(uri, 9)] == ["CG103"]
+    # Odd document addresses are checked as buffers, never read from disk.
+    for odd in ("untitled:Untitled-1", "file:///dev/stdin", "file:///proc/self/mem/x.py",
+                "file:///%00nul%ff.py", "vscode-notebook-cell:/a.ipynb#W0sZmlsZQ%3D%3D"):
+        client.notify("textDocument/didOpen", {"textDocument": {
+            "uri": odd, "languageId": "python", "version": 1, "text": BAD}})
+        assert [d["code"] for d in client.diagnostics(odd, 1)] == ["CG103"], odd
+    responsive(client, tmp_path, "end")
+    assert not any(b"Traceback" in line and b"cglint/" in line for line in client.log)
+    shut_down(client)
+
+
+# ---------------------------------------------------------------------- big and fast
+
+def test_huge_documents(client, tmp_path):
+    """5 MB buffers: one with 16,000 findings (and as many f-string fixes), one over the
+    line cap. The server answers each, and code actions on them, and stays responsive."""
+    one = ('\n@tf.custom_gradient\ndef f%d(x):\n    return x, lambda dy: (dy, dy)\n'
+           'name = f"f{x}"\n# ' + "padding " * 30 + "\n")
+    big = "import tensorflow as tf\n" + "".join(one % n for n in range(16000))
+    assert len(big) > 5 * 10 ** 6
+    path = tmp_path / "big.py"
+    started = time.monotonic()
+    open_document(client, path, big)
+    found = client.wait(lambda m: m.get("method") == "textDocument/publishDiagnostics"
+                        and m["params"]["uri"] == path.as_uri(), timeout=120)
+    seconds = time.monotonic() - started
+    codes = [d["code"] for d in found["params"]["diagnostics"]]
+    assert codes.count("CG103") == codes.count("CG301") == 16000
+    reply = client.request("textDocument/codeAction", {
+        "textDocument": {"uri": path.as_uri()},
+        "range": {"start": {"line": 5, "character": 0}, "end": {"line": 5, "character": 20}},
+        "context": {"diagnostics": [], "only": ["quickfix"]}})
+    assert [action["kind"] for action in reply["result"]] == ["quickfix"]
+    responsive(client, tmp_path, "after_big")
+    lines = tmp_path / "lines.py"
+    open_document(client, lines, "x = 1\n" * 900000)  # 5.4 MB
+    [diagnostic] = client.diagnostics(lines.as_uri(), 1)
+    assert diagnostic["code"] == "CG002" and "lines; skipped" in diagnostic["message"]
+    responsive(client, tmp_path, "after_lines")
+    print("5 MB document checked and published in %.1f s; server RSS %d MiB"
+          % (seconds, rss(client.process.pid) >> 20))
+    shut_down(client)
+
+
+def test_a_burst_of_edits_publishes_the_last_version(client, tmp_path):
+    path = tmp_path / "burst.py"
+    uri = path.as_uri()
+    open_document(client, path, GOOD)
+    assert client.diagnostics(uri, 1) == []
+    for version in range(2, 202):  # 200 full-text changes, BAD last
+        change(client, uri, version, BAD if version == 201 else GOOD + "x%d = 1\n" % version)
+    started = time.monotonic()
+    reply = client.request("textDocument/codeAction", {
+        "textDocument": {"uri": uri},
+        "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+        "context": {"diagnostics": []}})
+    assert "result" in reply and time.monotonic() - started < 10
+    assert [d["code"] for d in client.diagnostics(uri, 201)] == ["CG103"]
+    # 200 incremental edits, one character each: the server's text must follow them.
+    text = "import tensorflow as tf\n# " 
+    path = tmp_path / "typing.py"
+    uri = path.as_uri()
+    open_document(client, path, text)
+    client.diagnostics(uri, 1)
+    typed = "x" * 199 + "\n"
+    for version, char in enumerate(typed, start=2):
+        lines = text.split("\n")
+        position = {"line": len(lines) - 1, "character": len(lines[-1])}
+        client.notify("textDocument/didChange", {
+            "textDocument": {"uri": uri, "version": version},
+            "contentChanges": [{"range": {"start": position, "end": position}, "text": char}]})
+        text += char
+    last = 1 + len(typed)
+    assert client.diagnostics(uri, last) == []
+    change(client, uri, last + 1, text + "y = tf.print(1)\n")
+    assert [d["code"] for d in client.diagnostics(uri, last + 1)] == ["CG401"]
+    shut_down(client)
+
+
+def test_a_thousand_edits_do_not_grow_memory(client, tmp_path):
+    """Loose bound: after a warm-up, 1,000 more edits (checked every 50) and 300 opened and
+    closed documents add less than 64 MiB."""
+    path = tmp_path / "edited.py"
+    uri = path.as_uri()
+    open_document(client, path, BAD)
+    client.diagnostics(uri, 1)
+    version = 1
+
+    def edits(count):
+        nonlocal version
+        for _ in range(count):
+            version += 1
+            change(client, uri, version, BAD + "# edit %d %s\n" % (version, "z" * (version % 500)))
+            if version % 50 == 0:
+                client.diagnostics(uri, version)
+
+    def documents(start, count):
+        for number in range(start, start + count):
+            other = tmp_path / ("doc%d.py" % number)
+            open_document(client, other, BAD + "# %d\n" % number)
+            client.diagnostics(other.as_uri(), 1)
+            client.notify("textDocument/didClose", {"textDocument": {"uri": other.as_uri()}})
+
+    edits(200)
+    documents(0, 50)
+    before = rss(client.process.pid)
+    edits(1000)
+    documents(50, 300)
+    after = rss(client.process.pid)
+    print("server RSS: %d MiB after warm-up, %d MiB after 1,000 edits and 300 documents"
+          % (before >> 20, after >> 20))
+    assert after - before < 64 << 20
+    shut_down(client)
+
+
+# ------------------------------------------------------------------ vanishing clients
+
+def server_process(cwd):
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    return subprocess.Popen([sys.executable, "-m", "cglint", "lsp"], cwd=str(cwd), env=env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL)
+
+
+def gone(pid, seconds):
+    """Wait until `pid` has exited (a zombie counts: its parent is gone too)."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            with open("/proc/%d/stat" % pid) as handle:
+                if handle.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return True
+        except (IOError, OSError):
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_closing_stdin_stops_the_server(tmp_path):
+    client = Client(tmp_path)
+    initialize(client, tmp_path)
+    open_document(client, tmp_path / "a.py", BAD)
+    client.diagnostics((tmp_path / "a.py").as_uri(), 1)
+    client.process.stdin.close()  # no shutdown, no exit: the editor just went away
+    started = time.monotonic()
+    client.process.wait(timeout=10)
+    assert time.monotonic() - started < 5
+    client.process.stdout.close()
+    client.process.stderr.close()
+
+
+def test_a_client_that_stops_reading_does_not_hang_the_server(tmp_path):
+    """The editor closes its end of both pipes while the server has diagnostics to send."""
+    process = server_process(tmp_path)
+    message = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}}}).encode()
+    process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(message) + message)
+    process.stdin.flush()
+    process.stdout.close()  # nobody reads the reply
+    for number in range(20):
+        message = json.dumps({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {
+            "textDocument": {"uri": (tmp_path / ("%d.py" % number)).as_uri(),
+                             "languageId": "python", "version": 1, "text": BAD}}}).encode()
+        try:
+            process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(message) + message)
+            process.stdin.flush()
+        except BrokenPipeError:
+            break
+    try:
+        process.stdin.close()
+    except BrokenPipeError:
+        pass
+    assert process.wait(timeout=10) is not None
+
+
+def test_a_killed_client_leaves_no_server(tmp_path):
+    """The editor is SIGKILLed: its pipes close, and the orphaned server exits by itself."""
+    script = (
+        "import subprocess, sys, time\n"
+        "server = subprocess.Popen([sys.executable, '-m', 'cglint', 'lsp'], "
+        "stdin=subprocess.PIPE, stdout=subprocess.PIPE)\n"
+        "print(server.pid, flush=True)\n"
+        "time.sleep(3600)\n")
+    env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    editor = subprocess.Popen([sys.executable, "-c", script], cwd=str(tmp_path), env=env,
+                              stdout=subprocess.PIPE)
+    server_pid = int(editor.stdout.readline())
+    time.sleep(1.0)  # let the server start reading
+    editor.send_signal(signal.SIGKILL)
+    editor.wait()
+    editor.stdout.close()
+    assert gone(server_pid, 10), "the server outlived its client"
