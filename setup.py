@@ -15,7 +15,7 @@ setup(
         "pygls>=2,<3",  # `cglint lsp`
         "tomli>=1.1; python_version < '3.11'",  # pyproject.toml; tomllib from 3.11 on
     ],
-    extras_require={"test": ["pytest", "hypothesis", "flake8>=5", "pre-commit>=3",
+    extras_require={"test": ["pytest", "hypothesis", "hypothesmith", "flake8>=5", "pre-commit>=3",
                              "jsonschema>=4"]},
     entry_points={
         "console_scripts": ["cglint = cglint.cli:main"],

@@ -99,6 +99,12 @@ def build_parser():
 
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
+    for stream in (sys.stdout, sys.stderr):
+        # A file name that is not valid UTF-8 arrives surrogate-escaped. Where the stream
+        # passes such bytes through (the C locale), they stay as they are; a strict stream
+        # prints an escape instead of dying.
+        if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
     if argv[:1] == ["confirm"]:
         from cglint.oracle.confirm import main as confirm_main
 
@@ -325,7 +331,12 @@ def apply_fixes(checked, settings, out):
         elif fixed:
             from cglint.fix import encode_like, write_atomic
 
-            write_atomic(item.shown, encode_like(fixed.text, item.data))
+            try:
+                write_atomic(item.shown, encode_like(fixed.text, item.data))
+            except OSError as error:  # read-only or vanished: say so, fix the others
+                sys.stderr.write("cglint: cannot fix %s: %s\n" % (
+                    item.shown, error.strerror or error))
+                continue
         if fixed:
             item.result = fixed.result
             total += fixed.applied

@@ -50,6 +50,7 @@ class Names:
         self.scope_of_node = {}  # id(node) -> innermost enclosing Scope
         self.scope_for_def = {}  # id(FunctionDef/Lambda/ClassDef) -> its own Scope
         self.index = defaultdict(list)  # node type -> nodes, for facts to use without a walk
+        self._resolved = {}  # (name, id(scope)) -> qualified name or None
         _Binder(self).run(tree)
 
     def scope_of(self, node):
@@ -79,6 +80,12 @@ class Names:
             return base + "." + expr.attr if base else None
         if not isinstance(expr, ast.Name):
             return None
+        key = (expr.id, id(scope))
+        if key not in self._resolved:  # a name bound thousands of times stays linear
+            self._resolved[key] = self._resolve_name(expr, scope, _depth)
+        return self._resolved[key]
+
+    def _resolve_name(self, expr, scope, _depth):
         names = set()
         for binding in self.lookup(expr.id, scope):
             if binding.kind == "import":

@@ -28,5 +28,6 @@ def write(out, findings):
             "end_col": end_col,
             "fix": [edit_dict(edit) for edit in edits] if edits else None,
         })
-    json.dump(records, out, indent=2, ensure_ascii=False)
+    # ASCII escapes keep the output valid UTF-8 JSON even for undecodable file names.
+    json.dump(records, out, indent=2)
     out.write("\n")

@@ -64,6 +64,8 @@ class UnreducedScalarGradient(Rule):
         for call in site.calls:
             if call.keywords or any(isinstance(a, ast.Starred) for a in call.args):
                 continue
+            if len(call.args) > len(site.params.names):
+                continue  # too many arguments: a TypeError at call, not this rule's business
             scalars = {i: arg for i, arg in enumerate(call.args) if _scalar(module, arg)}
             if scalars and len(scalars) < len(call.args):
                 for slot, arg in scalars.items():
