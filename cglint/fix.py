@@ -76,6 +76,7 @@ def write_atomic(path, data):
         before = None
     if before is not None and not os.access(path, os.W_OK):
         raise PermissionError(errno.EACCES, "file is read-only", path)
+    _remove_stale_temporaries(folder, name)
     descriptor, temporary = _new_file(folder, name)
     try:
         with os.fdopen(descriptor, "wb") as stream:
@@ -100,6 +101,22 @@ def write_atomic(path, data):
                 pass
         raise
     _fsync_folder(folder)
+
+
+def _remove_stale_temporaries(folder, name):
+    """A kill between naming the finished temporary file and the rename (microseconds)
+    leaves one behind, complete; the next fix of the same file removes it."""
+    prefix = "." + name + "."
+    try:
+        entries = os.listdir(folder)
+    except OSError:
+        return
+    for entry in entries:
+        if entry.startswith(prefix) and entry.endswith(".cglint-tmp"):
+            try:
+                os.unlink(os.path.join(folder, entry))
+            except OSError:
+                pass
 
 
 def _link_unnamed(descriptor, folder, name):

@@ -90,6 +90,14 @@ def inodes(folder, names):
 def state(folder, spec, fixed):
     """How many files are fixed; asserts each is one of the two versions, intact."""
     names = sorted(os.listdir(folder))
+    for leftover in set(names) - set(spec):
+        # A kill in the microseconds between naming the finished temporary file and the
+        # rename leaves it: hidden, complete, and removed by the next fix of that file.
+        original = leftover[1:].rsplit(".", 2)[0]
+        assert leftover.startswith(".") and leftover.endswith(".cglint-tmp"), leftover
+        with open(os.path.join(folder, leftover), "rb") as handle:
+            assert handle.read() == fixed[original], "%s is not complete" % leftover
+        names.remove(leftover)
     assert names == sorted(spec), "left behind: %s" % sorted(set(names) - set(spec))
     count = 0
     for name, (data, mode, owner) in spec.items():
