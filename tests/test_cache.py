@@ -9,13 +9,7 @@ from cglint import cache as cache_module
 from cglint import cli
 from cglint.cli import main
 
-BAD = (
-    "import tensorflow as tf\n"
-    "\n"
-    "@tf.custom_gradient\n"
-    "def f(x):\n"
-    "    return x, lambda dy: (dy, dy)\n"
-)
+from snippets import BAD
 MODULE = '''"""Module {i}: a layer with a custom gradient."""
 import tensorflow as tf
 

@@ -8,14 +8,7 @@ import pytest
 
 from cglint.cli import main
 
-BAD = (
-    "import tensorflow as tf\n"
-    "\n"
-    "@tf.custom_gradient\n"
-    "def f(x):\n"
-    "    return x, lambda dy: (dy, dy)\n"
-)
-GOOD = BAD.replace("(dy, dy)", "dy")
+from snippets import BAD, GOOD
 
 
 def run(args, capsys):

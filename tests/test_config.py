@@ -7,13 +7,7 @@ from cglint import config
 from cglint.cli import main
 from cglint.config import ConfigError
 
-BAD = (
-    "import tensorflow as tf\n"
-    "\n"
-    "@tf.custom_gradient\n"
-    "def f(x):\n"
-    "    return x, lambda dy: (dy, dy)\n"
-)
+from snippets import BAD
 
 
 @pytest.fixture

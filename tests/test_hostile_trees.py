@@ -23,13 +23,7 @@ from cglint import files
 from cglint.cli import main
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BAD = (
-    "import tensorflow as tf\n"
-    "\n"
-    "@tf.custom_gradient\n"
-    "def f(x):\n"
-    "    return x, lambda dy: (dy, dy)\n"
-)
+from snippets import BAD
 GiB, MiB = 1 << 30, 1 << 20
 DEPTH = 10000
 

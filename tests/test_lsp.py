@@ -12,14 +12,7 @@ import pytest
 pytest.importorskip("pygls", reason="the language server needs pygls (pip install -e .)")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-BAD = (
-    "import tensorflow as tf\n"
-    "\n"
-    "@tf.custom_gradient\n"
-    "def f(x):\n"
-    "    return x, lambda dy: (dy, dy)\n"
-)
-GOOD = BAD.replace("(dy, dy)", "dy")
+from snippets import BAD, GOOD
 TIMEOUT = 15
 
 

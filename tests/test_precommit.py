@@ -11,13 +11,7 @@ pytest.importorskip("pre_commit", reason="pre-commit is a test dependency: pip i
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # What pre-commit needs to install the hook: the package and its build files.
 HOOK_FILES = ("setup.py", "README.md", ".pre-commit-hooks.yaml", "cglint")
-BAD = (
-    "import tensorflow as tf\n"
-    "\n"
-    "@tf.custom_gradient\n"
-    "def f(x):\n"
-    "    return x, lambda dy: (dy, dy)\n"
-)
+from snippets import BAD
 
 
 def git(cwd, *args):
