@@ -7,6 +7,7 @@ turns `tf.contrib.eager.custom_gradient`, `tfe.custom_gradient` or `cg` into
 the text `tf.`. Anything it cannot be sure of resolves to None: unknown is not wrong.
 """
 import ast
+import weakref
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Optional
@@ -20,12 +21,23 @@ _LOOKED_UP = frozenset((ast.Name, ast.Attribute, ast.Call, ast.FunctionDef,
                         ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))
 
 
-@dataclass(eq=False)
 class Binding:
-    kind: str  # import | def | class | assign | param | other
-    node: Optional[ast.AST] = None  # FunctionDef/ClassDef, or the assigned value
-    qualname: Optional[str] = None  # for imports: the dotted module path
-    scope: Optional["Scope"] = None
+    """What one statement binds a name to, and the scope it binds it in."""
+
+    __slots__ = ("kind", "node", "qualname", "_scope")
+
+    def __init__(self, kind, node=None, qualname=None):
+        self.kind = kind  # import | def | class | assign | param | other
+        self.node = node  # FunctionDef/ClassDef, or the assigned value
+        self.qualname = qualname  # for imports: the dotted module path
+        self._scope = None
+
+    # A weak reference: the scope holds its bindings, and a binding that held its scope
+    # would make every module's scopes a reference cycle, which only the slow cyclic
+    # garbage collector frees (with the whole tree they point into).
+    @property
+    def scope(self):
+        return self._scope()
 
 
 @dataclass(eq=False)
@@ -38,7 +50,7 @@ class Scope:
     nonlocals: set = field(default_factory=set)
 
     def bind(self, name, binding):
-        binding.scope = self
+        binding._scope = weakref.ref(self)
         self.bindings.setdefault(name, []).append(binding)
 
 
