@@ -9,7 +9,7 @@ import ast
 import io
 import re
 import tokenize
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from cglint import fstrings
 
@@ -99,19 +99,29 @@ class NewSyntax:
     end_col: int = 0
 
 
-def newer_syntax(tree, text, target, python2_syntax=False):
-    """NewSyntax records for `tree` (an ast.Module of `text`, or None) and `text`, in order."""
+def newer_syntax(tree, text, target, python2_syntax=False, index=None):
+    """NewSyntax records for `tree` (an ast.Module of `text`, or None) and `text`, in order.
+
+    `index` maps node types to the tree's nodes (cglint.names.Names.index, built by the
+    walk that binds names); without it the tree is walked here.
+    """
     source = _Source(text)
     found = []
     if tree is not None:
-        checker = _Checker(source, target, _futures(tree), python2_syntax)
-        for node, parent, where in _walk(tree):
-            for at, construct, detail in checker.check(node, parent, where):
-                if MINIMUM_VERSION[construct] > target:
-                    found.append(_record(source, target, at, construct, detail))
+        checker = _Checker(tree, source, target, index or _index(tree), python2_syntax)
+        for at, construct, detail in checker.run():
+            if MINIMUM_VERSION[construct] > target:
+                found.append(_record(source, target, at, construct, detail))
     if target >= (3, 6):
         found.extend(_in_fstrings(text, target))
     return sorted(found, key=lambda record: (record.line, record.col))
+
+
+def _index(tree):
+    index = {}
+    for node in ast.walk(tree):
+        index.setdefault(type(node), []).append(node)
+    return index
 
 
 def _record(source, target, at, construct, detail):
@@ -169,75 +179,57 @@ def _futures(tree):
     }
 
 
-@dataclass(frozen=True)
-class _Where:
-    """What encloses a node, as far as the checks need to know; a new one only where it
-    changes, since the walk is the hot path."""
-
-    scope: ast.AST = None  # the nearest module, class, function or lambda
-    method: bool = False  # scope is a function defined directly in a class body
-    comprehension: bool = False  # inside a comprehension of the same scope
-    in_slice: bool = False  # the subscript of `x[...]`, or an element of it when it is a tuple
-
-
-def _walk(tree):
-    """(node, parent, where) for every node of `tree`."""
-    stack = [(tree, None, _Where())]
-    pop, push = stack.pop, stack.append
+def _inside(root):
+    """The nodes under `root` that belong to the same scope: nested functions, lambdas and
+    classes are yielded but not entered."""
+    stack = list(ast.iter_child_nodes(root))
     while stack:
-        node, parent, where = pop()
-        yield node, parent, where
-        if isinstance(node, _SCOPES):
-            method = isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and isinstance(where.scope, ast.ClassDef)
-            where = _Where(node, method)
-        elif isinstance(node, _COMPREHENSIONS) and not where.comprehension:
-            where = replace(where, comprehension=True, in_slice=False)
-        elif where.in_slice and not isinstance(node, ast.Tuple):
-            where = replace(where, in_slice=False)
-        sliced = node.slice if isinstance(node, ast.Subscript) else None
-        # Faster than ast.iter_child_nodes, which this hot loop spent most of its time in.
-        for name in node._fields:
-            child = getattr(node, name, None)
-            if isinstance(child, ast.AST):
-                push((child, node, replace(where, in_slice=True) if child is sliced else where))
-            elif isinstance(child, list):
-                for item in child:
-                    if isinstance(item, ast.AST):
-                        push((item, node, where))
+        node = stack.pop()
+        yield node
+        if not isinstance(node, _SCOPES):
+            stack.extend(ast.iter_child_nodes(node))
 
 
 _UNDERSCORED_NUMBER = re.compile(r"[0-9]_[0-9a-fA-F]")
 
 
 class _Checker:
-    """One method per node type, each yielding (node or (line, col), construct, detail)."""
+    """One method per node type, each yielding (node or (line, col), construct, detail).
 
-    def __init__(self, source, target, futures, python2_syntax):
+    Methods run over the index's nodes of their type, never over the whole tree: names
+    and constants, most of any tree, are looked at only when the text says they may
+    matter. What a few checks need to know about a node's surroundings (its scope, a
+    comprehension, a subscript) is worked out only when a node of that kind is there.
+    """
+
+    def __init__(self, tree, source, target, index, python2_syntax):
+        self.tree = tree
         self.source = source
         self.target = target
-        self.futures = futures
+        self.index = index
+        futures = _futures(tree)
         self.print_statement = target < (3, 0) and "print_function" not in futures and not python2_syntax
         # Below 3.7 the `annotations` future is itself an error, so it will not stay.
         self.evaluates_annotations = "annotations" not in futures or target < (3, 7)
-        # Names and constants are most of any tree; these let check() skip them cheaply.
-        self.underscored_numbers = _UNDERSCORED_NUMBER.search(source.text) is not None
-        self._methods = {}
 
-    def check(self, node, parent, where):
-        kind = type(node)
-        if kind is ast.Name:
-            if node.id != "print" or not self.print_statement:
-                return ()
-        elif kind is ast.Constant:
-            if node.value is not Ellipsis and not self.underscored_numbers:
-                return ()
-        if kind not in self._methods:
-            self._methods[kind] = getattr(self, "_" + kind.__name__, None)
-        method = self._methods[kind]
-        return method(node, parent, where) if method else ()
+    def nodes(self, *kinds):
+        for kind in kinds:
+            yield from self.index.get(kind, ())
 
-    def _FunctionDef(self, node, parent, where):
-        yield from self._Lambda(node, parent, where)
+    def run(self):
+        for kind, nodes in list(self.index.items()):
+            if kind is ast.Name or kind is ast.Constant:
+                continue
+            method = getattr(self, "_" + kind.__name__, None)
+            if method is not None:
+                for node in nodes:
+                    yield from method(node)
+        if self.print_statement:
+            yield from self._print_values()
+        yield from self._constants()
+
+    def _FunctionDef(self, node):
+        yield from self._Lambda(node)
         yield from self._decorators(node)
         yield from self._type_params(node)
         arguments = node.args
@@ -249,17 +241,20 @@ class _Checker:
             yield node.returns, "return annotation", None
             yield from self._evaluated_annotation(node.returns, (3, 0))
 
-    def _AsyncFunctionDef(self, node, parent, where):
+    def _AsyncFunctionDef(self, node):
         yield node, "`async def`", node.name
-        yield from self._FunctionDef(node, parent, where)
+        yield from self._FunctionDef(node)
+        for inner in _inside(node):
+            if isinstance(inner, ast.Yield):
+                yield inner, "asynchronous generator", None
 
-    def _Lambda(self, node, parent, where):
+    def _Lambda(self, node):
         if node.args.posonlyargs:
             yield node.args.posonlyargs[-1], "positional-only parameter marker `/`", None
         for arg in node.args.kwonlyargs:
             yield arg, "keyword-only parameter", arg.arg
 
-    def _ClassDef(self, node, parent, where):
+    def _ClassDef(self, node):
         yield from self._decorators(node)
         yield from self._type_params(node)
         for keyword in node.keywords:
@@ -284,42 +279,52 @@ class _Checker:
             elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr) and any(map(_builtin_type, (node.left, node.right))):
                 yield node, "`X | Y` union in an evaluated annotation", ast.unparse(node)
 
-    def _AnnAssign(self, node, parent, where):
+    def _AnnAssign(self, node):
         yield node, "variable annotation", None
-        if isinstance(where.scope, (ast.Module, ast.ClassDef)):
+        if self._evaluated_at_module_or_class(node):
             yield from self._evaluated_annotation(node.annotation, (3, 6))
 
-    def _Nonlocal(self, node, parent, where):
+    def _evaluated_at_module_or_class(self, node):
+        if not hasattr(self, "_module_or_class_level"):
+            roots = [self.tree] + list(self.nodes(ast.ClassDef))
+            self._module_or_class_level = {id(inner) for root in roots for inner in _inside(root)}
+        return id(node) in self._module_or_class_level
+
+    def _Nonlocal(self, node):
         yield node, "`nonlocal`", None
 
-    def _Raise(self, node, parent, where):
+    def _Raise(self, node):
         if node.cause is not None:
             yield node, "`raise ... from ...`", None
 
-    def _Yield(self, node, parent, where):
-        if isinstance(where.scope, ast.AsyncFunctionDef):
-            yield node, "asynchronous generator", None
-
-    def _YieldFrom(self, node, parent, where):
+    def _YieldFrom(self, node):
         yield node, "`yield from`", None
 
-    def _Await(self, node, parent, where):
+    def _Await(self, node):
         yield node, "`await`", None
-        if where.comprehension:
+        if id(node) in self._in_comprehensions():
             yield node, "`await` in a comprehension", None
 
-    def _comprehension(self, node, parent, where):
-        if node.is_async:
-            yield parent, "asynchronous comprehension", None
+    def _in_comprehensions(self):
+        if not hasattr(self, "_comprehended"):
+            self._comprehended = {id(inner) for comprehension in self.nodes(*_COMPREHENSIONS)
+                                  for inner in _inside(comprehension)}
+        return self._comprehended
 
-    def _AsyncFor(self, node, parent, where):
+    def _comprehensions(self, node):
+        if any(generator.is_async for generator in node.generators):
+            yield node, "asynchronous comprehension", None
+
+    _ListComp = _SetComp = _DictComp = _GeneratorExp = _comprehensions
+
+    def _AsyncFor(self, node):
         yield node, "`async for`", None
 
-    def _AsyncWith(self, node, parent, where):
+    def _AsyncWith(self, node):
         yield node, "`async with`", None
-        yield from self._With(node, parent, where)
+        yield from self._With(node)
 
-    def _With(self, node, parent, where):
+    def _With(self, node):
         if (len(node.items) > 1 or node.items[0].optional_vars is not None) and self._parenthesized(node):
             yield node, "parenthesized context manager list", None
 
@@ -343,87 +348,124 @@ class _Checker:
             pass
         return False
 
-    def _BinOp(self, node, parent, where):
+    def _BinOp(self, node):
         if isinstance(node.op, ast.MatMult):
             yield node, "matrix multiplication `@`", None
 
-    def _AugAssign(self, node, parent, where):
+    def _AugAssign(self, node):
         if isinstance(node.op, ast.MatMult):
             yield node, "matrix multiplication `@`", "@="
 
-    def _Starred(self, node, parent, where):
+    def _Starred(self, node):
         if isinstance(node.ctx, ast.Store):
             yield node, "starred assignment target", None
 
-    def _List(self, node, parent, where):
+    def _List(self, node):
         if isinstance(getattr(node, "ctx", ast.Load()), ast.Load) and any(isinstance(element, ast.Starred) for element in node.elts):
             yield node, "iterable unpacking in a display", None
 
     _Set = _List  # a set has no ctx: it is never a target
 
-    def _Tuple(self, node, parent, where):
+    def _Tuple(self, node):
         if not isinstance(node.ctx, ast.Load) or not any(isinstance(element, ast.Starred) for element in node.elts):
             return
-        if isinstance(parent, ast.Subscript) and parent.slice is node:
+        if any(parent.slice is node for parent in self.nodes(ast.Subscript)):
             yield node, "`*` unpacking in a subscript", None
-        elif isinstance(parent, (ast.Return, ast.Yield)) and not self.source.starts_with(node, "("):
+        elif any(parent.value is node for parent in self.nodes(ast.Return, ast.Yield)) and not self.source.starts_with(node, "("):
             yield node, "unparenthesized unpacking in `return`/`yield`", None
         else:
             yield node, "iterable unpacking in a display", None
 
-    def _Dict(self, node, parent, where):
+    def _Dict(self, node):
         if None in node.keys:
             yield node, "dict unpacking in a display", None
 
-    def _Call(self, node, parent, where):
-        stars = [i for i, arg in enumerate(node.args) if isinstance(arg, ast.Starred)]
-        if len(stars) > 1:
-            yield node.args[stars[1]], "more than one `*` unpacking in a call", None
-        if stars and len(node.args) > stars[-1] + 1:
-            yield node.args[stars[-1] + 1], "positional argument after `*` unpacking", None
-        double = [i for i, keyword in enumerate(node.keywords) if keyword.arg is None]
-        if len(double) > 1:
-            yield node.keywords[double[1]], "more than one `**` unpacking in a call", None
-        if double and any(keyword.arg for keyword in node.keywords[double[0] + 1 :]):
-            yield node.keywords[-1], "keyword argument after `**` unpacking", None
-        name = node.func.id if isinstance(node.func, ast.Name) else None
+    def _Call(self, node):
+        if node.args:
+            stars = [i for i, arg in enumerate(node.args) if isinstance(arg, ast.Starred)]
+            if len(stars) > 1:
+                yield node.args[stars[1]], "more than one `*` unpacking in a call", None
+            if stars and len(node.args) > stars[-1] + 1:
+                yield node.args[stars[-1] + 1], "positional argument after `*` unpacking", None
+        if node.keywords:
+            double = [i for i, keyword in enumerate(node.keywords) if keyword.arg is None]
+            if len(double) > 1:
+                yield node.keywords[double[1]], "more than one `**` unpacking in a call", None
+            if double and any(keyword.arg for keyword in node.keywords[double[0] + 1 :]):
+                yield node.keywords[-1], "keyword argument after `**` unpacking", None
+        name = node.func.id if type(node.func) is ast.Name else None
         if name == "print" and self.print_statement:
             for keyword in node.keywords:
                 yield keyword, "`print()` keyword argument", keyword.arg or "**"
             for arg in node.args:
                 if isinstance(arg, ast.Starred):
                     yield arg, "`print()` with `*` unpacking", None
-        if name == "super" and where.method and not node.args and not node.keywords:
+        if name == "super" and not node.args and not node.keywords and self._in_method(node):
             yield node, "argument-less `super()`", None
 
-    def _Name(self, node, parent, where):
-        if node.id == "print" and self.print_statement:
-            if not (isinstance(parent, ast.Call) and parent.func is node):
+    def _in_method(self, node):
+        """Whether `node` is evaluated in a function defined directly in a class body."""
+        if not hasattr(self, "_method_level"):
+            self._method_level = {
+                id(inner)
+                for cls in self.nodes(ast.ClassDef)
+                for method in _inside(cls)
+                if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef))
+                for inner in _inside(method)
+            }
+        return id(node) in self._method_level
+
+    def _print_values(self):
+        called = {id(call.func) for call in self.nodes(ast.Call)}
+        for node in self.nodes(ast.Name):
+            if node.id == "print" and id(node) not in called:
                 yield node, "`print` used as a value", None
 
-    def _NamedExpr(self, node, parent, where):
+    def _NamedExpr(self, node):
         yield node, "assignment expression `:=`", None
 
-    def _ImportFrom(self, node, parent, where):
+    def _ImportFrom(self, node):
         if node.module == "__future__":
             for alias in node.names:
                 if alias.name in FUTURE_FEATURES:
                     yield node, "`from __future__ import %s`" % alias.name, None
 
-    def _Constant(self, node, parent, where):
-        if node.value is Ellipsis and not where.in_slice:  # `x[...]`, `x[..., 0]` were legal
-            yield node, "`...` outside a subscript", None
-        elif isinstance(node.value, (int, float, complex)) and not isinstance(node.value, bool):
-            if "_" in self.source.segment(node):
-                yield node, "underscore in a numeric literal", self.source.segment(node)
+    def _constants(self):
+        text = self.source.text
+        ellipses = "..." in text
+        underscores = _UNDERSCORED_NUMBER.search(text) is not None
+        if not (ellipses or underscores):
+            return
+        sliced = None
+        for node in self.nodes(ast.Constant):
+            value = node.value
+            if value is Ellipsis:
+                if sliced is None:
+                    sliced = self._slices()
+                if id(node) not in sliced:  # `x[...]`, `x[..., 0]` were legal
+                    yield node, "`...` outside a subscript", None
+            elif underscores and isinstance(value, (int, float, complex)) and not isinstance(value, bool):
+                if "_" in self.source.segment(node):
+                    yield node, "underscore in a numeric literal", self.source.segment(node)
 
-    def _Match(self, node, parent, where):
+    def _slices(self):
+        """ids of subscripts' slices, and of the elements of those that are tuples."""
+        found = set()
+        stack = [subscript.slice for subscript in self.nodes(ast.Subscript)]
+        while stack:
+            node = stack.pop()
+            found.add(id(node))
+            if isinstance(node, ast.Tuple):
+                stack.extend(node.elts)
+        return found
+
+    def _Match(self, node):
         yield node, "`match` statement", None
 
-    def _TryStar(self, node, parent, where):
+    def _TryStar(self, node):
         yield node, "`except*`", None
 
-    def _TypeAlias(self, node, parent, where):
+    def _TypeAlias(self, node):
         yield node, "`type` statement", None
 
 

@@ -135,3 +135,16 @@ def test_without_a_tree_only_the_text_is_checked():
 def test_every_construct_has_a_version_and_every_note_a_construct():
     assert set(NOTES) <= set(MINIMUM_VERSION)
     assert all(version >= (3, 0) for version in MINIMUM_VERSION.values())
+
+
+@pytest.mark.parametrize("code", [code for code, _, _ in FLAGGED] + [code for code, _ in VALID])
+def test_the_binders_node_index_finds_what_a_full_walk_finds(code):
+    # CG302 reads the node index of the walk that binds names (cglint.names) instead of
+    # walking the tree again; that walk treats scopes specially, so check it misses nothing.
+    from cglint.names import Names
+
+    tree = ast.parse(code)
+    for target in ((2, 7), (3, 5), (3, 6)):
+        walked = newer_syntax(tree, code, target)
+        indexed = newer_syntax(tree, code, target, index=Names(tree).index)
+        assert indexed == walked

@@ -33,7 +33,8 @@ class NewerSyntaxRule(Rule):
     needs_tensorflow = False
 
     def check(self, module):
-        for record in newer_syntax(module.tree, module.text, module.target_python, module.python2_syntax):
+        for record in newer_syntax(module.tree, module.text, module.target_python,
+                                   module.python2_syntax, module.nodes):
             yield Finding(record.line, record.col, record.message, record.end_line, record.end_col)
 
 
