@@ -7,6 +7,7 @@ turns `tf.contrib.eager.custom_gradient`, `tfe.custom_gradient` or `cg` into
 the text `tf.`. Anything it cannot be sure of resolves to None: unknown is not wrong.
 """
 import ast
+import re
 import weakref
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -145,10 +146,13 @@ class _Binder:
         index = self.names.index
         scope_of_node = self.names.scope_of_node
         binders = self._binders
+        child_fields = _CHILD_FIELDS
         stack = list(_children_of_scope_root(root))
         stack.reverse()
         while stack:
             node = stack.pop()
+            if node is None:
+                continue
             kind = type(node)
             index[kind].append(node)
             if kind in _LOOKED_UP:
@@ -182,15 +186,21 @@ class _Binder:
             if kind is ast.comprehension:
                 stack.append(node.target)  # its iterables and conditions are queued already
                 continue
-            children = []
-            for name in node._fields:
-                value = getattr(node, name, None)
-                if isinstance(value, ast.AST):
-                    children.append(value)
-                elif isinstance(value, list):
-                    children.extend(item for item in value if isinstance(item, ast.AST))
-            children.reverse()
-            stack.extend(children)
+            fields = child_fields.get(kind)
+            if fields is None:
+                fields = child_fields[kind] = _child_fields(kind)
+            if fields:  # not a leaf such as a Name or a constant
+                children = []
+                for name, many in fields:
+                    value = getattr(node, name, None)
+                    if many:
+                        children.extend(value)  # may hold None: skipped when popped
+                    elif many is None:  # a field of unknown type: judge by its value
+                        children.extend(_nodes_in(value))
+                    elif value is not None:
+                        children.append(value)
+                children.reverse()
+                stack.extend(children)
 
     def _new_scope(self, kind, node, parent):
         scope = Scope(kind, node, parent)
@@ -264,6 +274,44 @@ class _Binder:
                 self._bind_target(element, scope, None)
         elif isinstance(target, ast.Starred):
             self._bind_target(target.value, scope, None)
+
+
+# Which fields of each node type hold nodes to visit, read from the grammar signature the
+# ast module gives every node class as its docstring ("Call(expr func, expr* args,
+# keyword* keywords)"). Contexts (Load, Store) and operators are leaves no fact asks for:
+# skipping them spares a visit per Name and per operation. Without a signature (an
+# unknown node type) every field is a candidate.
+_LEAF_TYPES = frozenset(("identifier", "int", "string", "constant", "expr_context",
+                         "operator", "unaryop", "cmpop", "boolop", "type_ignore"))
+_SIGNATURE_FIELD = re.compile(r"(\w+)([*?]?) (\w+)")
+_CHILD_FIELDS = {}
+
+
+def _child_fields(kind):
+    """((field name, holds a list), ...) of the fields of `kind` that hold nodes."""
+    declared = dict((name, (type_, mark)) for type_, mark, name in
+                    _SIGNATURE_FIELD.findall((kind.__doc__ or "").split("\n")[0]))
+    fields = []
+    for name in kind._fields:
+        if name not in declared:
+            return _generic_fields(kind._fields)
+        type_, mark = declared[name]
+        if type_ not in _LEAF_TYPES:
+            fields.append((name, mark == "*"))
+    return tuple(fields)
+
+
+def _generic_fields(names):
+    """Fields of a node type without a usable signature: each one judged by its value."""
+    return tuple((name, None) for name in names)
+
+
+def _nodes_in(value):
+    if isinstance(value, ast.AST):
+        return [value]
+    if isinstance(value, list):
+        return [item for item in value if isinstance(item, ast.AST)]
+    return []
 
 
 def _children_of_scope_root(root):

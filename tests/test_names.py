@@ -71,3 +71,47 @@ def test_deep_nesting_does_not_recurse():
     code += "y = " + " + ".join(["tf.nn.relu"] * depth) + "\n"
     tree = ast.parse(code)
     Names(tree)  # must not raise RecursionError
+
+
+EVERY_KIND_OF_NODE = '''
+import a.b as c
+from d import e as f, g
+@dec(x=1)
+class K(Base, metaclass=M):
+    attr: int = 3
+    def m(self, p, q=1, *args, r, s=2, **kw) -> R:
+        global G
+        del p[0], q.x
+        for i, *j in zip(a, b):
+            with open(i) as h, lock:
+                try:
+                    yield from (k async for k in j if k)
+                except (E, F) as err:
+                    raise X from err
+                else:
+                    assert not -i < 2 <= j, "m"
+                finally:
+                    x += y @ z
+        return lambda u, v=1: {u: v for u in w}, [*a], {**b}, f"{x!r:>{w}}", a[1:2, ...]
+async def co():
+    await (n := f(*a, **k))
+    nonlocal_ = [x for x in range(3)]
+'''
+
+
+def test_the_walk_indexes_every_node_except_leaves_and_signatures():
+    # The binder's walk skips fields of leaf types (Load/Store contexts, operators) and the
+    # argument lists of defs and lambdas; every other node is in the index that CG302 and
+    # the facts read instead of walking the tree themselves.
+    tree = ast.parse(EVERY_KIND_OF_NODE)
+    indexed = {id(node) for nodes in Names(tree).index.values() for node in nodes}
+    skipped = (ast.expr_context, ast.operator, ast.unaryop, ast.cmpop, ast.boolop,
+               ast.arguments, ast.arg, ast.Module)
+    class_keywords = {id(k) for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
+                      for k in node.keywords}
+    missing = [type(node).__name__ for node in ast.walk(tree)
+               if id(node) not in indexed and not isinstance(node, skipped)
+               and id(node) not in class_keywords]
+    assert missing == []
+    assert not any(isinstance(node, skipped) for node in
+                   (n for nodes in Names(tree).index.values() for n in nodes))
