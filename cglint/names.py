@@ -64,6 +64,9 @@ class Names:
         self.scope_for_def = {}  # id(FunctionDef/Lambda/ClassDef) -> its own Scope
         self.index = defaultdict(list)  # node type -> nodes, for facts to use without a walk
         self._resolved = {}  # (name, id(scope)) -> qualified name or None
+        # Names bound somewhere by an import or an alias assignment (`x = a.b`): no other
+        # name can resolve, so resolve() answers None for them without a lookup.
+        self.resolvable = set()
         _Binder(self).run(tree)
 
     def scope_of(self, node):
@@ -91,7 +94,7 @@ class Names:
         if isinstance(expr, ast.Attribute):
             base = self.resolve(expr.value, scope, _depth)
             return base + "." + expr.attr if base else None
-        if not isinstance(expr, ast.Name):
+        if not isinstance(expr, ast.Name) or expr.id not in self.resolvable:
             return None
         key = (expr.id, id(scope))
         if key not in self._resolved:  # a name bound thousands of times stays linear
@@ -213,12 +216,15 @@ class _Binder:
         return scope
 
     def _bind_import(self, node, scope):
+        resolvable = self.names.resolvable
         for alias in node.names:
             if alias.asname:
                 scope.bind(alias.asname, Binding("import", node, alias.name))
+                resolvable.add(alias.asname)
             else:
                 top = alias.name.split(".")[0]
                 scope.bind(top, Binding("import", node, top))
+                resolvable.add(top)
 
     def _bind_import_from(self, node, scope):
         if node.level or not node.module:
@@ -229,6 +235,7 @@ class _Binder:
             if alias.name != "*":
                 scope.bind(alias.asname or alias.name,
                            Binding("import", node, node.module + "." + alias.name))
+                self.names.resolvable.add(alias.asname or alias.name)
 
     def _bind_assign(self, node, scope):
         simple = len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
@@ -267,6 +274,8 @@ class _Binder:
         if isinstance(target, ast.Name):
             if value is not None:
                 scope.bind(target.id, Binding("assign", value))
+                if isinstance(value, (ast.Name, ast.Attribute)):
+                    self.names.resolvable.add(target.id)
             else:
                 scope.bind(target.id, Binding("other", target))
         elif isinstance(target, (ast.Tuple, ast.List)):

@@ -190,7 +190,9 @@ def _inside(root):
             stack.extend(ast.iter_child_nodes(node))
 
 
-_UNDERSCORED_NUMBER = re.compile(r"[0-9]_[0-9a-fA-F]")
+# A digit, `_`, a digit: written to start at the `_` (a lookbehind for the first digit),
+# which the regex engine finds several times faster than a leading character class.
+_UNDERSCORED_NUMBER = re.compile(r"_(?<=[0-9]_)[0-9a-fA-F]")
 
 
 class _Checker:

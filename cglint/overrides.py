@@ -129,7 +129,7 @@ class _Builder:
     def build(self):
         module = self.module
         facts = OverrideFacts(components=module_components(module.path),
-                              imports=imported_components(module.tree, module.path))
+                              imports=imported_components(module))
         if not any(marker in module.text for marker in _MARKERS):
             return facts
         stack = [module.tree]
@@ -375,13 +375,15 @@ def module_components(path):
     return tuple(parts)
 
 
-def imported_components(tree, path):
-    """Dotted components of every module `tree` imports (relative ones made absolute)."""
+def imported_components(module):
+    """Dotted components of every module a ModuleFacts imports (relative ones made
+    absolute), wherever the import statement is."""
+    path = module.path
     package = module_components(path)[:-1] if path and path != "-" else ()
     if path and os.path.basename(path) == "__init__.py":
         package = module_components(path)
     found = set()
-    for node in _statements(tree):
+    for node in module.nodes[ast.Import] + module.nodes[ast.ImportFrom]:
         if isinstance(node, ast.Import):
             found.update(tuple(alias.name.split(".")) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -396,17 +398,6 @@ def imported_components(tree, path):
                 found.add(base)
             found.update(base + (alias.name,) for alias in node.names if alias.name != "*")
     return tuple(sorted(found))
-
-
-def _statements(tree):
-    """Every statement of the module, nested ones included; expressions are not entered."""
-    stack = list(tree.body)
-    while stack:
-        node = stack.pop()
-        yield node
-        for name in ("body", "orelse", "finalbody", "handlers"):
-            stack.extend(getattr(node, name, ()))
-        stack.extend(getattr(node, "cases", ()))  # match statements
 
 
 def loaded_together(modules, wanted):

@@ -50,9 +50,16 @@ class Directives:
 NONE = Directives({})
 
 
+def _may_hold_noqa(text):
+    # Four plain substring tests reject a file about twice as fast as one case-blind
+    # regex search; the regex then confirms the few files that have a `qa` at all.
+    return ("qa" in text or "QA" in text or "qA" in text or "Qa" in text) and (
+        _QUICK.search(text) is not None)
+
+
 def scan(text):
     """The Directives of a source text."""
-    if not _QUICK.search(text):  # most files: no tokenizing at all
+    if not _may_hold_noqa(text):  # most files: no tokenizing at all
         return NONE
     inline, file_codes = {}, None
     for line, col, comment, source_line in _comments(text):
