@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Optional
 
-from cglint.names import Names
+from cglint.names import Names, children
 
 CUSTOM_GRADIENT = frozenset((
     "tensorflow.custom_gradient",
@@ -48,7 +48,7 @@ def own_nodes(root):
         yield node
         if isinstance(node, _SCOPE_NODES):
             continue
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(children(node))
 
 
 @dataclass(eq=False)

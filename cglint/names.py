@@ -296,6 +296,25 @@ _SIGNATURE_FIELD = re.compile(r"(\w+)([*?]?) (\w+)")
 _CHILD_FIELDS = {}
 
 
+def children(node):
+    """The child nodes of `node` that hold code, in field order: ast.iter_child_nodes
+    without contexts and operators, and several times faster."""
+    kind = type(node)
+    fields = _CHILD_FIELDS.get(kind)
+    if fields is None:
+        fields = _CHILD_FIELDS[kind] = _child_fields(kind)
+    found = []
+    for name, many in fields:
+        value = getattr(node, name, None)
+        if many:
+            found.extend([item for item in value if item is not None])
+        elif many is None:
+            found.extend(_nodes_in(value))
+        elif value is not None:
+            found.append(value)
+    return found
+
+
 def _child_fields(kind):
     """((field name, holds a list), ...) of the fields of `kind` that hold nodes."""
     declared = dict((name, (type_, mark)) for type_, mark, name in

@@ -12,6 +12,7 @@ import tokenize
 from dataclasses import dataclass
 
 from cglint import fstrings
+from cglint.names import children
 
 # The first Python that accepts each construct.
 MINIMUM_VERSION = {
@@ -84,6 +85,8 @@ BUILTIN_TYPES = GENERIC_BUILTINS | {"int", "float", "complex", "str", "bytes", "
 _SCOPES = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _NEWLINE = re.compile(r"\r\n|\r|\n")
+# `with (` or `async with (`, blanks and line continuations allowed between.
+_OPENS_WITH_PARENTHESIS = re.compile(r"(?:async[ \t\f\\\r\n]+)?with[ \t\f\\\r\n]*\(")
 
 
 @dataclass(frozen=True)
@@ -107,12 +110,14 @@ def newer_syntax(tree, text, target, python2_syntax=False, index=None):
     """
     source = _Source(text)
     found = []
+    index = index if index is not None or tree is None else _index(tree)
     if tree is not None:
-        checker = _Checker(tree, source, target, index or _index(tree), python2_syntax)
+        checker = _Checker(tree, source, target, index, python2_syntax)
         for at, construct, detail in checker.run():
             if MINIMUM_VERSION[construct] > target:
                 found.append(_record(source, target, at, construct, detail))
-    if target >= (3, 6):
+    # Without a tree only the text can tell; with one, no JoinedStr means no f-string.
+    if target >= (3, 6) and (tree is None or index.get(ast.JoinedStr)):
         found.extend(_in_fstrings(text, target))
     return sorted(found, key=lambda record: (record.line, record.col))
 
@@ -182,12 +187,12 @@ def _futures(tree):
 def _inside(root):
     """The nodes under `root` that belong to the same scope: nested functions, lambdas and
     classes are yielded but not entered."""
-    stack = list(ast.iter_child_nodes(root))
+    stack = children(root)
     while stack:
         node = stack.pop()
         yield node
         if not isinstance(node, _SCOPES):
-            stack.extend(ast.iter_child_nodes(node))
+            stack.extend(children(node))
 
 
 # A digit, `_`, a digit: written to start at the `_` (a lookbehind for the first digit),
@@ -333,6 +338,8 @@ class _Checker:
     def _parenthesized(self, node):
         """Whether one pair of parentheses holds all the items of a `with` statement."""
         source = self.source
+        if not _OPENS_WITH_PARENTHESIS.match(source.text, source.offset(node.lineno, node.col_offset)):
+            return False  # most `with` statements: no tokenizing
         header = source.text[source.offset(node.lineno, node.col_offset) : source.offset(node.body[0].lineno, node.body[0].col_offset)]
         tokens = (t for t in tokenize.generate_tokens(io.StringIO(header).readline) if t.type in (tokenize.OP, tokenize.NAME))
         depth = 0

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from cglint.facts import EAGER_SWITCHES, GradFunction, Parameters, own_nodes
+from cglint.names import children
 from cglint.ops import load as load_ops
 
 REGISTER_GRADIENT = frozenset((
@@ -135,7 +136,7 @@ class _Builder:
         stack = [module.tree]
         while stack:
             node = stack.pop()
-            for child in ast.iter_child_nodes(node):
+            for child in children(node):
                 self.parents[id(child)] = node
                 stack.append(child)
         for call, qualname in module.calls:
@@ -339,12 +340,12 @@ def _body_nodes(block):
         yield statement
         if isinstance(statement, _SCOPES):
             continue
-        stack = list(ast.iter_child_nodes(statement))
+        stack = children(statement)
         while stack:
             node = stack.pop()
             yield node
             if not isinstance(node, _SCOPES):
-                stack.extend(ast.iter_child_nodes(node))
+                stack.extend(children(node))
 
 
 def _runs_inside(child, scope_node):

@@ -1,4 +1,5 @@
 """CG301: f-strings in code that must run on Python 2.7 or 3.5."""
+import ast
 from cglint.fstrings import NotConvertible, convert, find_fstrings
 from cglint.parse import char_to_utf8_col
 from cglint.rules.base import Edit, Finding, Rule
@@ -31,6 +32,8 @@ class FStringRule(Rule):
     def check(self, module):
         if module.target_python >= (3, 6):
             return
+        if module.tree is not None and not module.nodes.get(ast.JoinedStr):
+            return  # the tree has no f-string: the text scan would find none
         target = ".".join(map(str, module.target_python))
         for found in find_fstrings(module.text):
             message = "f-string needs Python 3.6+ (target is %s)" % target
