@@ -10,7 +10,6 @@ import hashlib
 import json
 import os
 import sys
-import tempfile
 
 import cglint
 from cglint import engine
@@ -77,6 +76,8 @@ class Cache:
         try:
             self._prepare()
             os.makedirs(os.path.dirname(entry), exist_ok=True)
+            import tempfile  # only a cache write needs it: not at start-up
+
             descriptor, temporary = tempfile.mkstemp(dir=os.path.dirname(entry), suffix=".tmp")
             try:
                 with os.fdopen(descriptor, "w") as handle:

@@ -1,6 +1,5 @@
 """The `cglint` command: parse options, lint the paths, report, choose the exit code."""
 import argparse
-import difflib
 import os
 import sys
 from collections import Counter
@@ -351,6 +350,8 @@ def show_diffs(checked, quiet, settings, out):
             continue
         changed += 1
         before = _text(item)
+        import difflib  # only --diff needs it
+
         out.writelines(difflib.unified_diff(
             before.splitlines(True), fixed.text.splitlines(True),
             "a/" + item.shown.lstrip("/"), "b/" + item.shown.lstrip("/")))

@@ -6,7 +6,6 @@ checked paths: the same search ruff and flake8 users know. Command-line values r
 the file's. Globs in the file are relative to its folder; globs given on the command line
 are relative to the current folder.
 """
-import configparser
 import fnmatch
 import os
 import re
@@ -15,11 +14,9 @@ from dataclasses import dataclass, field, replace
 
 from cglint import engine
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # the same parser, published on PyPI before it joined the standard library
-    import tomli as tomllib
-
+# configparser.ConfigParser.BOOLEAN_STATES, without importing configparser at start-up.
+_INI_BOOLEANS = {"1": True, "yes": True, "true": True, "on": True,
+                 "0": False, "no": False, "false": False, "off": False}
 TARGET_PYTHONS = ("2.7", "3.5", "3.6")
 TARGET_TFS = ("1.8",)
 KEYS = ("select", "ignore", "per-file-ignores", "target-python", "target-tf", "exclude",
@@ -134,7 +131,7 @@ def parse_bool(value, where):
     """A TOML boolean, or an INI word as configparser reads them (true/false, yes/no, 1/0)."""
     if isinstance(value, bool):
         return value
-    words = configparser.ConfigParser.BOOLEAN_STATES
+    words = _INI_BOOLEANS
     if isinstance(value, str) and value.strip().lower() in words:
         return words[value.strip().lower()]
     raise ConfigError("%s: expected true or false, got %r" % (where, value))
@@ -174,7 +171,13 @@ def read(path):
         raise ConfigError("%s: cannot read: %s" % (path, error.strerror or error))
     if b"cglint" not in data:  # skip parsing (and any error in) files that are not ours
         return None
+    # Parsers are imported here, not at the top: most runs read no settings file, and
+    # start-up time counts on every editor save and pre-commit run.
     if path.endswith(".toml"):
+        if sys.version_info >= (3, 11):
+            import tomllib
+        else:  # the same parser, published on PyPI before it joined the standard library
+            import tomli as tomllib
         try:
             document = tomllib.loads(data.decode("utf-8"))
         except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
@@ -185,6 +188,8 @@ def read(path):
         if not isinstance(section, dict):
             raise ConfigError("%s: [tool.cglint] must be a table" % path)
         return from_mapping(section, path, "tool.cglint")
+    import configparser
+
     parser = configparser.ConfigParser(interpolation=None)
     try:
         parser.read_string(data.decode("utf-8"), source=path)

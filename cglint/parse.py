@@ -7,7 +7,6 @@ where it was, and parsed again, so a Python 2 file yields the same tree (and the
 findings) as its Python 3 twin. Columns on rewritten lines are mapped back to the original.
 """
 import ast
-import difflib
 import re
 import warnings
 from dataclasses import dataclass, field
@@ -193,6 +192,8 @@ def _column_maps(original, rewritten):
 def _column_map(old, new):
     """For each column of `new` (and one past its end), the matching column of `old`."""
     mapping = [None] * (len(new) + 1)
+    import difflib  # only Python 2 files need it
+
     matcher = difflib.SequenceMatcher(None, new, old, autojunk=False)
     for new_start, old_start, size in matcher.get_matching_blocks():
         for offset in range(size + 1):

@@ -202,3 +202,12 @@ def test_glob_matching(tmp_path, pattern, path, expected):
 def test_errors_name_the_file_and_key():
     with pytest.raises(ConfigError, match=r"pyproject.toml: \[tool.cglint\] ignore"):
         config.from_mapping({"ignore": ["XX"]}, "/p/pyproject.toml", "tool.cglint")
+
+
+def test_ini_booleans_are_configparsers():
+    # config keeps its own copy so that start-up need not import configparser.
+    import configparser
+
+    from cglint import config
+
+    assert config._INI_BOOLEANS == configparser.ConfigParser.BOOLEAN_STATES

@@ -6,8 +6,6 @@ depends on the time or the machine, so equal findings give equal bytes.
 """
 import json
 import os
-import pathlib
-from urllib.parse import quote
 
 from cglint import __version__, engine
 from cglint.report.json import end_of
@@ -18,6 +16,9 @@ ROOT = "%SRCROOT%"
 
 def artifact(path):
     """A SARIF artifactLocation for a reported path."""
+    import pathlib  # here: two slow imports that only SARIF output needs
+    from urllib.parse import quote
+
     if os.path.isabs(path):
         return {"uri": pathlib.Path(path).as_uri()}
     return {"uri": quote(path.replace(os.sep, "/")), "uriBaseId": ROOT}
