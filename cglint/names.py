@@ -148,62 +148,75 @@ class _Binder:
         # The hot loop of the linter: one visit per node, dispatch by exact type.
         index = self.names.index
         scope_of_node = self.names.scope_of_node
-        binders = self._binders
-        child_fields = _CHILD_FIELDS
+        special = self._special
+        child_fields = _REVERSED_CHILD_FIELDS
+        looked_up = _LOOKED_UP
+        name_kind = ast.Name
         stack = list(_children_of_scope_root(root))
         stack.reverse()
+        pop, push, extend = stack.pop, stack.append, stack.extend
         while stack:
-            node = stack.pop()
+            node = pop()
             if node is None:
                 continue
             kind = type(node)
             index[kind].append(node)
-            if kind in _LOOKED_UP:
+            if kind is name_kind:  # the commonest node, and a leaf
                 scope_of_node[id(node)] = scope
-            if kind is ast.FunctionDef or kind is ast.AsyncFunctionDef:
-                scope.bind(node.name, Binding("def", node))
-                outer = list(node.decorator_list) + _argument_defaults(node.args)
-                outer += [node.returns] if node.returns else []
-                stack.extend(reversed(outer))
-                pending.append((node, self._new_scope("function", node, scope)))
                 continue
-            if kind is ast.Lambda:
-                stack.extend(reversed(_argument_defaults(node.args)))
-                pending.append((node, self._new_scope("function", node, scope)))
-                continue
-            if kind is ast.ClassDef:
-                scope.bind(node.name, Binding("class", node))
-                outer = list(node.decorator_list) + list(node.bases)
-                outer += [keyword.value for keyword in node.keywords]
-                stack.extend(reversed(outer))
-                pending.append((node, self._new_scope("class", node, scope)))
-                continue
-            if kind in _COMPREHENSIONS:
-                # The first iterable is evaluated outside; the rest has its own scope.
-                stack.append(node.generators[0].iter)
-                pending.append((node, self._new_scope("comprehension", node, scope)))
-                continue
-            binder = binders.get(kind)
-            if binder is not None:
-                binder(self, node, scope)
-            if kind is ast.comprehension:
-                stack.append(node.target)  # its iterables and conditions are queued already
-                continue
+            if kind in looked_up:
+                scope_of_node[id(node)] = scope
+            handler = special.get(kind)
+            if handler is not None and handler(self, node, scope, stack, pending):
+                continue  # it queued the children itself
             fields = child_fields.get(kind)
             if fields is None:
-                fields = child_fields[kind] = _child_fields(kind)
-            if fields:  # not a leaf such as a Name or a constant
-                children = []
-                for name, many in fields:
-                    value = getattr(node, name, None)
-                    if many:
-                        children.extend(value)  # may hold None: skipped when popped
-                    elif many is None:  # a field of unknown type: judge by its value
-                        children.extend(_nodes_in(value))
-                    elif value is not None:
-                        children.append(value)
-                children.reverse()
-                stack.extend(children)
+                fields = child_fields[kind] = tuple(reversed(_child_fields(kind)))
+            # Pushed last field first, each list reversed: popped in source order.
+            for name, many in fields:
+                value = getattr(node, name, None)
+                if many:
+                    if value:
+                        extend(reversed(value))  # may hold None: skipped when popped
+                elif many is None:  # a field of unknown type: judge by its value
+                    extend(reversed(_nodes_in(value)))
+                elif value is not None:
+                    push(value)
+
+    # Handlers of the node kinds that bind names or open scopes. Each returns True when it
+    # queued the node's children itself (or they belong to a scope walked later).
+
+    def _open_function(self, node, scope, stack, pending):
+        scope.bind(node.name, Binding("def", node))
+        outer = list(node.decorator_list) + _argument_defaults(node.args)
+        outer += [node.returns] if node.returns else []
+        stack.extend(reversed(outer))
+        pending.append((node, self._new_scope("function", node, scope)))
+        return True
+
+    def _open_lambda(self, node, scope, stack, pending):
+        stack.extend(reversed(_argument_defaults(node.args)))
+        pending.append((node, self._new_scope("function", node, scope)))
+        return True
+
+    def _open_class(self, node, scope, stack, pending):
+        scope.bind(node.name, Binding("class", node))
+        outer = list(node.decorator_list) + list(node.bases)
+        outer += [keyword.value for keyword in node.keywords]
+        stack.extend(reversed(outer))
+        pending.append((node, self._new_scope("class", node, scope)))
+        return True
+
+    def _open_comprehension(self, node, scope, stack, pending):
+        # The first iterable is evaluated outside; the rest has its own scope.
+        stack.append(node.generators[0].iter)
+        pending.append((node, self._new_scope("comprehension", node, scope)))
+        return True
+
+    def _visit_comprehension(self, node, scope, stack, pending):
+        self._bind_loop_target(node, scope)
+        stack.append(node.target)  # its iterables and conditions are queued already
+        return True
 
     def _new_scope(self, kind, node, parent):
         scope = Scope(kind, node, parent)
@@ -294,6 +307,7 @@ _LEAF_TYPES = frozenset(("identifier", "int", "string", "constant", "expr_contex
                          "operator", "unaryop", "cmpop", "boolop", "type_ignore"))
 _SIGNATURE_FIELD = re.compile(r"(\w+)([*?]?) (\w+)")
 _CHILD_FIELDS = {}
+_REVERSED_CHILD_FIELDS = {}
 
 
 def children(node):
@@ -381,20 +395,36 @@ def _all_arguments(arguments):
     return found
 
 
-_Binder._binders = {
-    ast.Import: _Binder._bind_import,
-    ast.ImportFrom: _Binder._bind_import_from,
-    ast.Assign: _Binder._bind_assign,
-    ast.AnnAssign: _Binder._bind_annotated,
-    ast.AugAssign: _Binder._bind_loop_target,  # a rebinding of unknown value
-    ast.For: _Binder._bind_loop_target,
-    ast.AsyncFor: _Binder._bind_loop_target,
-    ast.comprehension: _Binder._bind_loop_target,
-    ast.With: _Binder._bind_with,
-    ast.AsyncWith: _Binder._bind_with,
-    ast.ExceptHandler: _Binder._bind_handler,
-    ast.Global: _Binder._bind_global,
-    ast.Nonlocal: _Binder._bind_nonlocal,
-    ast.NamedExpr: _Binder._bind_walrus,
-    ast.Delete: _Binder._bind_delete,
+def _binding_only(bind):
+    """A handler that binds names, then lets the walk queue the node's children."""
+    def handler(self, node, scope, stack, pending):
+        bind(self, node, scope)
+        return False
+    return handler
+
+
+_Binder._special = {
+    ast.FunctionDef: _Binder._open_function,
+    ast.AsyncFunctionDef: _Binder._open_function,
+    ast.Lambda: _Binder._open_lambda,
+    ast.ClassDef: _Binder._open_class,
+    ast.ListComp: _Binder._open_comprehension,
+    ast.SetComp: _Binder._open_comprehension,
+    ast.DictComp: _Binder._open_comprehension,
+    ast.GeneratorExp: _Binder._open_comprehension,
+    ast.comprehension: _Binder._visit_comprehension,
+    ast.Import: _binding_only(_Binder._bind_import),
+    ast.ImportFrom: _binding_only(_Binder._bind_import_from),
+    ast.Assign: _binding_only(_Binder._bind_assign),
+    ast.AnnAssign: _binding_only(_Binder._bind_annotated),
+    ast.AugAssign: _binding_only(_Binder._bind_loop_target),  # a rebinding of unknown value
+    ast.For: _binding_only(_Binder._bind_loop_target),
+    ast.AsyncFor: _binding_only(_Binder._bind_loop_target),
+    ast.With: _binding_only(_Binder._bind_with),
+    ast.AsyncWith: _binding_only(_Binder._bind_with),
+    ast.ExceptHandler: _binding_only(_Binder._bind_handler),
+    ast.Global: _binding_only(_Binder._bind_global),
+    ast.Nonlocal: _binding_only(_Binder._bind_nonlocal),
+    ast.NamedExpr: _binding_only(_Binder._bind_walrus),
+    ast.Delete: _binding_only(_Binder._bind_delete),
 }
