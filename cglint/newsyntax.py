@@ -7,6 +7,8 @@ reported here.
 """
 import ast
 import io
+import itertools
+import operator
 import re
 import tokenize
 from dataclasses import dataclass
@@ -498,7 +500,12 @@ class _Source:
     @property
     def starts(self):
         if self._starts is None:
-            self._starts = [0] + [match.end() for match in _NEWLINE.finditer(self.text)]
+            if "\r" in self.text:
+                self._starts = [0] + [match.end() for match in _NEWLINE.finditer(self.text)]
+            else:  # the usual case, several times faster: all in C
+                lengths = map(len, self.text.split("\n"))
+                self._starts = list(map(operator.add, itertools.accumulate(lengths, initial=0),
+                                        itertools.count()))[:-1]
         return self._starts
 
     def line(self, lineno):
