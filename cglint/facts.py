@@ -193,16 +193,10 @@ class ModuleFacts:
         attributes = self.nodes[ast.Attribute]
         inner = {id(node.value) for node in attributes}
         called = {id(node.func): node for node in self.nodes[ast.Call]}
-        resolvable = self.names.resolvable
         uses = []
         for node in attributes:
             if id(node) in inner:
                 continue
-            root = node.value
-            while type(root) is ast.Attribute:
-                root = root.value
-            if type(root) is not ast.Name or root.id not in resolvable:
-                continue  # `self.x`, `f().y`, `np.z`: not a name bound to an import
             qualname = self.resolve(node)
             if qualname and qualname.startswith("tensorflow."):
                 uses.append(ApiUse(node, qualname, called.get(id(node))))

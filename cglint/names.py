@@ -91,15 +91,20 @@ class Names:
         """Dotted qualified name of `expr` (a Name/Attribute chain), or None."""
         if _depth > _MAX_ALIAS_DEPTH:
             return None
-        if isinstance(expr, ast.Attribute):
-            base = self.resolve(expr.value, scope, _depth)
-            return base + "." + expr.attr if base else None
-        if not isinstance(expr, ast.Name) or expr.id not in self.resolvable:
-            return None
+        attributes = []
+        while type(expr) is ast.Attribute:  # iterative: the linter's most frequent question
+            attributes.append(expr.attr)
+            expr = expr.value
+        if type(expr) is not ast.Name or expr.id not in self.resolvable:
+            return None  # `self.x`, `f().y`, a name no import or alias binds
         key = (expr.id, id(scope))
         if key not in self._resolved:  # a name bound thousands of times stays linear
             self._resolved[key] = self._resolve_name(expr, scope, _depth)
-        return self._resolved[key]
+        base = self._resolved[key]
+        if not base or not attributes:
+            return base
+        attributes.append(base)
+        return ".".join(reversed(attributes))
 
     def _resolve_name(self, expr, scope, _depth):
         names = set()
