@@ -173,17 +173,25 @@ class ModuleFacts:
         return [(node, names.resolve(node.func, names.scope_of(node)))
                 for node in self.nodes[ast.Call]]
 
+    # Each name these look for ends in a word that must then be in the text (names resolve
+    # only through the module's own imports and attributes): without it, no call resolves
+    # to one, and the calls need not be resolved at all.
+
     @cached_property
     def eager(self):
+        if "enable_eager_execution" not in self.text:
+            return False
         return any(qualname in EAGER_SWITCHES for _, qualname in self.calls)
 
     @cached_property
     def tape_calls(self):
+        if "GradientTape" not in self.text:
+            return []
         return [call for call, qualname in self.calls if qualname in GRADIENT_TAPES]
 
     @cached_property
     def override_maps(self):
-        return [call for call, _ in self.calls
+        return [call for call in self.nodes[ast.Call]
                 if isinstance(call.func, ast.Attribute)
                 and call.func.attr == "gradient_override_map"]
 

@@ -21,7 +21,7 @@ class KeywordArguments(Rule):
     name = "keyword-arguments"
 
     def check(self, module):
-        if module.eager:
+        if not module.sites or module.eager:
             return
         for site in module.sites:
             for arg in site.params.kwonly:

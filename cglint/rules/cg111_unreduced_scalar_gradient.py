@@ -28,7 +28,7 @@ class UnreducedScalarGradient(Rule):
     name = "unreduced-scalar-gradient"
 
     def check(self, module):
-        if module.eager:
+        if not module.sites or module.eager:
             return  # eager keeps Python numbers as they are: no input, no gradient slot
         for site in module.sites:
             if site.is_method or site.params.vararg:
