@@ -156,7 +156,7 @@ class _Binder:
         special = self._special
         child_fields = _REVERSED_CHILD_FIELDS
         looked_up = _LOOKED_UP
-        name_kind = ast.Name
+        name_kind, constant_kind = ast.Name, ast.Constant
         stack = list(_children_of_scope_root(root))
         stack.reverse()
         pop, push, extend = stack.pop, stack.append, stack.extend
@@ -168,6 +168,8 @@ class _Binder:
             index[kind].append(node)
             if kind is name_kind:  # the commonest node, and a leaf
                 scope_of_node[id(node)] = scope
+                continue
+            if kind is constant_kind:  # the next commonest, a leaf too
                 continue
             if kind in looked_up:
                 scope_of_node[id(node)] = scope

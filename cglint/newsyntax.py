@@ -447,17 +447,19 @@ class _Checker:
         underscores = _UNDERSCORED_NUMBER.search(text) is not None
         if not (ellipses or underscores):
             return
-        sliced = None
-        for node in self.nodes(ast.Constant):
-            value = node.value
-            if value is Ellipsis:
-                if sliced is None:
-                    sliced = self._slices()
+        constants = self.index.get(ast.Constant, ())
+        if ellipses:
+            found = [node for node in constants if node.value is Ellipsis]
+            sliced = self._slices() if found else ()
+            for node in found:
                 if id(node) not in sliced:  # `x[...]`, `x[..., 0]` were legal
                     yield node, "`...` outside a subscript", None
-            elif underscores and isinstance(value, (int, float, complex)) and not isinstance(value, bool):
-                if "_" in self.source.segment(node):
-                    yield node, "underscore in a numeric literal", self.source.segment(node)
+        if underscores:
+            for node in constants:
+                value = node.value
+                if isinstance(value, (int, float, complex)) and not isinstance(value, bool):
+                    if "_" in self.source.segment(node):
+                        yield node, "underscore in a numeric literal", self.source.segment(node)
 
     def _slices(self):
         """ids of subscripts' slices, and of the elements of those that are tuples."""
