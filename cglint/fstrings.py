@@ -239,7 +239,9 @@ def _argument(expr):
         call = ast.parse("_(%s)" % expr, mode="eval").body
     except SyntaxError:
         return "(%s)" % expr
-    if len(call.args) == 1 and not call.keywords and ast.dump(call.args[0]) == ast.dump(alone):
+    # ast.unparse, not ast.dump: dump's recursive closure is a reference cycle per call,
+    # and the linter runs with the cyclic collector paused (cglint.pool).
+    if len(call.args) == 1 and not call.keywords and ast.unparse(call.args[0]) == ast.unparse(alone):
         return expr
     return "(%s)" % expr  # `a, b` is one tuple in an f-string but two arguments in a call
 

@@ -49,3 +49,40 @@ def test_jobs_must_be_a_positive_number(capsys):
     assert main([".", "--jobs", "0"]) == 2
     assert main([".", "--jobs", "many"]) == 2
     assert "expected" in capsys.readouterr().err
+
+
+def test_checking_leaves_no_reference_cycles_behind():
+    # check_all pauses the cyclic garbage collector (it cost a third of a cold run):
+    # that is only safe while a checked file's trees, scopes and facts hold no cycles,
+    # so reference counting alone frees them.
+    import gc
+    import glob
+
+    paths = sorted(glob.glob("fixtures/**/*.py", recursive=True))
+    assert len(paths) > 50
+    items = [(path, open(path, "rb").read(), engine.Options(), True) for path in paths]
+    pool.check_all(items[:1], 1)  # load the rules and API tables first
+    gc.collect()
+    was_enabled = gc.isenabled()
+    gc.disable()
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    try:
+        results = [pool.check.check_bytes(*item) for item in items]
+        found = gc.collect()
+        kinds = sorted({type(obj).__name__ for obj in gc.garbage})[:10]
+    finally:
+        gc.set_debug(0)
+        del gc.garbage[:]
+        if was_enabled:
+            gc.enable()
+    assert any(result.diagnostics for result in results)
+    assert found == 0, kinds
+
+
+def test_the_collector_is_as_it_was_after_a_run():
+    import gc
+
+    assert gc.isenabled()
+    pool.check_all([("a.py", b"x = 1\n", engine.Options(), False)] * 40, 1)
+    assert gc.isenabled()
+    assert gc.get_freeze_count() == 0
