@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Optional
 
-from cglint.names import Names, children
+from cglint.names import Names, same_scope_nodes
 
 CUSTOM_GRADIENT = frozenset((
     "tensorflow.custom_gradient",
@@ -35,20 +35,13 @@ MULTI_OUTPUT = frozenset((
     "contrib.framework.nest.flatten", "nest.flatten", "linalg.eigh", "self_adjoint_eig", "svd",
     "linalg.svd", "qr", "linalg.qr", "nn.sufficient_statistics", "nn.fused_batch_norm",
 ))
-_SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _MAX_DEPTH = 6
 
 
 def own_nodes(root):
     """Nodes evaluated in `root`'s own body: nested defs, lambdas and classes are not
     entered (the nested node itself is yielded). Iterative, so deep trees are fine."""
-    stack = [root.body] if isinstance(root, ast.Lambda) else list(root.body)
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, _SCOPE_NODES):
-            continue
-        stack.extend(children(node))
+    return same_scope_nodes([root.body] if isinstance(root, ast.Lambda) else root.body)
 
 
 @dataclass(eq=False)

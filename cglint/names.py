@@ -336,6 +336,20 @@ def children(node):
     return found
 
 
+_NESTED_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
+def same_scope_nodes(start):
+    """The `start` nodes and every node under them evaluated in the same scope: nested
+    defs, lambdas and classes are yielded but not entered. Iterative, and last first."""
+    stack = list(start)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, _NESTED_SCOPES):
+            stack.extend(children(node))
+
+
 def _child_fields(kind):
     """((field name, holds a list), ...) of the fields of `kind` that hold nodes."""
     declared = dict((name, (type_, mark)) for type_, mark, name in

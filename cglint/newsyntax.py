@@ -14,7 +14,7 @@ import tokenize
 from dataclasses import dataclass
 
 from cglint import fstrings
-from cglint.names import children
+from cglint.names import children, same_scope_nodes
 
 # The first Python that accepts each construct.
 MINIMUM_VERSION = {
@@ -84,7 +84,6 @@ FUTURE_FEATURES = {"annotations", "generator_stop"}
 GENERIC_BUILTINS = {"list", "dict", "tuple", "set", "frozenset", "type"}
 BUILTIN_TYPES = GENERIC_BUILTINS | {"int", "float", "complex", "str", "bytes", "bool", "object"}
 
-_SCOPES = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 # `with (` or `async with (`, blanks and line continuations allowed between.
@@ -189,12 +188,7 @@ def _futures(tree):
 def _inside(root):
     """The nodes under `root` that belong to the same scope: nested functions, lambdas and
     classes are yielded but not entered."""
-    stack = children(root)
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, _SCOPES):
-            stack.extend(children(node))
+    return same_scope_nodes(children(root))
 
 
 # A digit, `_`, a digit: written to start at the `_` (a lookbehind for the first digit),

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Optional
 
 from cglint.facts import EAGER_SWITCHES, GradFunction, Parameters, own_nodes
-from cglint.names import children
+from cglint.names import children, same_scope_nodes
 from cglint.ops import load as load_ops
 
 REGISTER_GRADIENT = frozenset((
@@ -337,15 +337,7 @@ class _Builder:
 def _body_nodes(block):
     """Nodes the `with` body evaluates, not entering nested defs, lambdas or classes."""
     for statement in block.body:
-        yield statement
-        if isinstance(statement, _SCOPES):
-            continue
-        stack = children(statement)
-        while stack:
-            node = stack.pop()
-            yield node
-            if not isinstance(node, _SCOPES):
-                stack.extend(children(node))
+        yield from same_scope_nodes([statement])
 
 
 def _runs_inside(child, scope_node):
