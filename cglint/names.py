@@ -7,6 +7,7 @@ turns `tf.contrib.eager.custom_gradient`, `tfe.custom_gradient` or `cg` into
 the text `tf.`. Anything it cannot be sure of resolves to None: unknown is not wrong.
 """
 import ast
+import functools
 import re
 import weakref
 from collections import defaultdict
@@ -235,16 +236,21 @@ class _Binder:
                 scope.bind(arg.arg, Binding("param", arg))
         return scope
 
+    def _bind(self, scope, name, binding):
+        """Bind in `scope`, and note the names that resolve() can follow (an import, or an
+        alias assignment such as `x = a.b`)."""
+        scope.bind(name, binding)
+        if binding.kind == "import" or (
+                binding.kind == "assign" and isinstance(binding.node, (ast.Name, ast.Attribute))):
+            self.names.resolvable.add(name)
+
     def _bind_import(self, node, scope):
-        resolvable = self.names.resolvable
         for alias in node.names:
             if alias.asname:
-                scope.bind(alias.asname, Binding("import", node, alias.name))
-                resolvable.add(alias.asname)
+                self._bind(scope, alias.asname, Binding("import", node, alias.name))
             else:
                 top = alias.name.split(".")[0]
-                scope.bind(top, Binding("import", node, top))
-                resolvable.add(top)
+                self._bind(scope, top, Binding("import", node, top))
 
     def _bind_import_from(self, node, scope):
         if node.level or not node.module:
@@ -253,9 +259,8 @@ class _Binder:
             return
         for alias in node.names:
             if alias.name != "*":
-                scope.bind(alias.asname or alias.name,
+                self._bind(scope, alias.asname or alias.name,
                            Binding("import", node, node.module + "." + alias.name))
-                self.names.resolvable.add(alias.asname or alias.name)
 
     def _bind_assign(self, node, scope):
         simple = len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
@@ -293,9 +298,7 @@ class _Binder:
     def _bind_target(self, target, scope, value):
         if isinstance(target, ast.Name):
             if value is not None:
-                scope.bind(target.id, Binding("assign", value))
-                if isinstance(value, (ast.Name, ast.Attribute)):
-                    self.names.resolvable.add(target.id)
+                self._bind(scope, target.id, Binding("assign", value))
             else:
                 scope.bind(target.id, Binding("other", target))
         elif isinstance(target, (ast.Tuple, ast.List)):
@@ -313,19 +316,14 @@ class _Binder:
 _LEAF_TYPES = frozenset(("identifier", "int", "string", "constant", "expr_context",
                          "operator", "unaryop", "cmpop", "boolop", "type_ignore"))
 _SIGNATURE_FIELD = re.compile(r"(\w+)([*?]?) (\w+)")
-_CHILD_FIELDS = {}
-_REVERSED_CHILD_FIELDS = {}
+_REVERSED_CHILD_FIELDS = {}  # the walk's own copy, last field first
 
 
 def children(node):
     """The child nodes of `node` that hold code, in field order: ast.iter_child_nodes
     without contexts and operators, and several times faster."""
-    kind = type(node)
-    fields = _CHILD_FIELDS.get(kind)
-    if fields is None:
-        fields = _CHILD_FIELDS[kind] = _child_fields(kind)
     found = []
-    for name, many in fields:
+    for name, many in _child_fields(type(node)):
         value = getattr(node, name, None)
         if many:
             found.extend([item for item in value if item is not None])
@@ -350,6 +348,7 @@ def same_scope_nodes(start):
             stack.extend(children(node))
 
 
+@functools.lru_cache(maxsize=None)  # one entry per node type
 def _child_fields(kind):
     """((field name, holds a list), ...) of the fields of `kind` that hold nodes."""
     declared = dict((name, (type_, mark)) for type_, mark, name in
