@@ -13,8 +13,8 @@ import sys
 
 import cglint
 from cglint import engine
-from cglint.diagnostics import Diagnostic
-from cglint.rules.base import Edit
+from cglint.diagnostics import Diagnostic, Edit
+from cglint.source import Span
 
 FOLDER = ".cglint_cache"
 _FORMAT = 2
@@ -171,7 +171,8 @@ def _decode(record, path):
         for line, col, end_line, end_col, text in edits:
             _expect(int, line, col, end_line, end_col)
             _expect(str, text)
-        fixes.append((diagnostics[number], tuple(Edit(*edit) for edit in edits)))
+        fixes.append((diagnostics[number], tuple(Edit(Span(*edit[:4]), edit[4])
+                                                 for edit in edits)))
     summaries = _untag(record["summaries"])
     if not isinstance(summaries, dict):
         raise ValueError("damaged cache entry")

@@ -76,8 +76,7 @@ def _lint(result, text, options):
         _add(result, options, Diagnostic(result.path, line, col, "CG001", message))
     if parsed.tree is None:
         return
-    module = ModuleFacts(result.path, text, parsed.tree, options.target_python,
-                         parsed.python2_syntax, options.target_tf)
+    module = ModuleFacts(result.path, text, parsed, options.target_python, options.target_tf)
     # Only files that name tensorflow can hold a TensorFlow hazard: skip those rules
     # (and the name resolution they need) everywhere else.
     mentions_tensorflow = "tensorflow" in text
@@ -89,10 +88,9 @@ def _lint(result, text, options):
         if summary is not None:
             result.summaries[code] = summary
         for finding in rule.check(module):
-            col = parsed.original_col(finding.line, finding.col) + 1
-            end_col = parsed.original_col(finding.end_line, finding.end_col) + 1
-            diagnostic = Diagnostic(result.path, finding.line, col, code, finding.message,
-                                    finding.end_line, end_col, finding.noqa_lines)
+            span = finding.span or module.span(finding.node)
+            diagnostic = Diagnostic.at(result.path, span, code, finding.message,
+                                       finding.noqa_lines)
             if diagnostic not in seen:
                 seen.add(diagnostic)
                 result.diagnostics.append(diagnostic)
@@ -114,7 +112,9 @@ def finish_run(results, options):
             continue
         summaries = {r.path: r.summaries[code] for r in results if code in r.summaries}
         if summaries:
-            found.extend(rule.check_run(summaries))
+            found.extend(Diagnostic.at(finding.path, finding.span, code, finding.message,
+                                       finding.noqa_lines)
+                         for finding in rule.check_run(summaries))
     return sorted(found)
 
 

@@ -6,7 +6,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Optional
 
+from cglint.fstrings import find_fstrings
 from cglint.names import Names, same_scope_nodes
+from cglint.newsyntax import newer_syntax
+from cglint.source import LineIndex, Span
 
 CUSTOM_GRADIENT = frozenset((
     "tensorflow.custom_gradient",
@@ -140,14 +143,39 @@ class ImportUse:
 
 
 class ModuleFacts:
-    def __init__(self, path, text, tree, target_python=(2, 7), python2_syntax=False,
-                 target_tf="1.8"):
+    def __init__(self, path, text, parsed, target_python=(2, 7), target_tf="1.8"):
         self.path = path
-        self.text = text
-        self.tree = tree
+        self.text = text  # the original text; `parsed.text` is what the tree was made from
+        self.parsed = parsed  # cglint.parse.Parsed
+        self.tree = parsed.tree
         self.target_python = target_python
-        self.python2_syntax = python2_syntax
+        self.python2_syntax = parsed.python2_syntax
         self.target_tf = target_tf
+
+    @cached_property
+    def lines(self):
+        """LineIndex of the original text, for what is found in the text itself."""
+        return self.parsed.lines if self.parsed.text == self.text else LineIndex(self.text)
+
+    def span(self, node):
+        """The Span of an `ast` node in the original text: characters, not bytes, and on
+        lines rewritten from Python 2, columns of the line as written."""
+        parsed = self.parsed
+        line = node.lineno
+        end_line = getattr(node, "end_lineno", None) or line
+        end_col = getattr(node, "end_col_offset", None) or node.col_offset
+        return Span(line, parsed.original_col(line, node.col_offset) + 1,
+                    end_line, parsed.original_col(end_line, end_col) + 1)
+
+    @cached_property
+    def fstrings(self):
+        """Every f-string group of the original text (cglint.fstrings.FString), in order."""
+        return find_fstrings(self.text, self.lines)
+
+    @cached_property
+    def new_syntax(self):
+        """Constructs newer than the target Python (cglint.newsyntax.NewSyntax), in order."""
+        return newer_syntax(self)
 
     @cached_property
     def names(self):

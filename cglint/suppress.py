@@ -10,8 +10,8 @@ import re
 import tokenize
 from dataclasses import dataclass
 
-from cglint.diagnostics import Diagnostic
-from cglint.rules.base import Edit
+from cglint.diagnostics import Diagnostic, Edit
+from cglint.source import Span
 
 UNUSED_CODE = "CG003"
 _CODES = r"[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*"
@@ -155,14 +155,14 @@ def apply(diagnostics, directives, path, enabled=None, report_unused=False):
 
 def _unused_finding(path, noqa, unused):
     message = "unused `noqa` code%s: %s" % ("" if len(unused) == 1 else "s", ", ".join(unused))
-    return Diagnostic(path, noqa.line, noqa.start + 1, UNUSED_CODE, message, noqa.line,
-                      noqa.end + 1)
+    return Diagnostic.at(path, Span(noqa.line, noqa.start + 1, noqa.line, noqa.end + 1),
+                         UNUSED_CODE, message)
 
 
 def _removal(noqa, unused):
     """An Edit dropping the unused codes, or the whole directive when none stays."""
     kept = [code for code in noqa.codes if code not in unused]
     if kept:
-        return Edit(noqa.line, noqa.start + 1, noqa.line, noqa.end + 1,
+        return Edit(Span(noqa.line, noqa.start + 1, noqa.line, noqa.end + 1),
                     "# noqa: " + ", ".join(kept))
-    return Edit(noqa.line, noqa.cut + 1, noqa.line, noqa.end + 1, noqa.rest)
+    return Edit(Span(noqa.line, noqa.cut + 1, noqa.line, noqa.end + 1), noqa.rest)

@@ -7,39 +7,25 @@ import textwrap
 
 import pytest
 
-from cglint import overrides
+from cglint import engine, overrides
 from cglint.facts import ModuleFacts
 from cglint.parse import parse
-from cglint.rules import (cg201_override_key, cg202_override_unregistered,
-                          cg203_gradient_registered_twice, cg204_registered_gradient_count)
 from fixture_files import ROOT, fixture_paths, header_of
-
-RULES = [module.RULE() for module in (
-    cg201_override_key, cg202_override_unregistered, cg203_gradient_registered_twice,
-    cg204_registered_gradient_count)]
-
 
 def facts_of(code, path="snippet.py"):
     text = textwrap.dedent(code)
     parsed = parse(text)
-    return ModuleFacts(path, text, parsed.tree, (2, 7), parsed.python2_syntax)
+    return ModuleFacts(path, text, parsed)
 
 
 def findings(files):
-    """{path: code} linted as one run: sorted (path, code, line, col, message), col 1-based."""
-    found, summaries = [], {}
-    for path, code in files.items():
-        module = facts_of(code, path)
-        for rule in RULES:
-            found += [(path, rule.code, f.line, f.col + 1, f.message) for f in rule.check(module)]
-            summary = rule.summarize(module)
-            if summary is not None:
-                summaries.setdefault(rule.code, {})[path] = summary
-    for rule in RULES:
-        if rule.code in summaries:
-            found += [(d.path, d.code, d.line, d.col, d.message)
-                      for d in rule.check_run(summaries[rule.code])]
-    return sorted(found)
+    """{path: code} linted as one run: sorted (path, code, line, col, message)."""
+    options = engine.Options(select=("CG2",))
+    results = [engine.lint_text(path, textwrap.dedent(code), options)
+               for path, code in files.items()]
+    found = [d for result in results for d in result.diagnostics]
+    found += engine.finish_run(results, options)
+    return sorted((d.path, d.code, d.line, d.col, d.message) for d in found)
 
 
 def run(files):

@@ -19,6 +19,7 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path
 
 from cglint import __version__, autofix, check, config, engine
+from cglint.source import Span
 
 DEBOUNCE = 0.3  # seconds of quiet after a change before the buffer is checked
 FIX_ALL = types.CodeActionKind.SourceFixAll + ".cglint"
@@ -100,21 +101,29 @@ def check_document(ls, uri, fresh=False):
     return path, settings, text, result
 
 
-def to_range(document, diagnostic, lines=None):
+def client_range(document, span, lines=None):
+    """The LSP Range of a Span: cglint counts characters from 1, the client (by default)
+    UTF-16 code units from 0. The one place positions are converted for the editor."""
     # `lines` splits the whole buffer on each access: pass it in when converting many
-    # diagnostics (12,000 findings in a 5 MB buffer took minutes, one split each).
+    # spans (12,000 findings in a 5 MB buffer took minutes, one split each).
+    lines = document.lines if lines is None else lines
+    codec = document.position_codec
+    return types.Range(
+        start=codec.position_to_client_units(lines, types.Position(span.line - 1, span.col - 1)),
+        end=codec.position_to_client_units(
+            lines, types.Position(span.end_line - 1, span.end_col - 1)),
+    )
+
+
+def to_range(document, diagnostic, lines=None):
     lines = document.lines if lines is None else lines
     end_line, end_col = diagnostic.end_line, diagnostic.end_col
     if not end_line:  # no end known (CG002): mark the rest of the line
         end_line = diagnostic.line
         end_col = len(lines[diagnostic.line - 1].rstrip("\r\n")) + 1 \
             if diagnostic.line <= len(lines) else diagnostic.col
-    codec = document.position_codec
-    return types.Range(
-        start=codec.position_to_client_units(
-            lines, types.Position(diagnostic.line - 1, diagnostic.col - 1)),
-        end=codec.position_to_client_units(lines, types.Position(end_line - 1, end_col - 1)),
-    )
+    return client_range(document, Span(diagnostic.line, diagnostic.col, end_line, end_col),
+                        lines)
 
 
 def to_lsp(document, diagnostic, lines=None):
@@ -214,13 +223,8 @@ def code_action(ls, params):
 
 
 def _text_edit(document, edit):
-    codec, lines = document.position_codec, document.lines
-    start = types.Position(edit.line - 1, edit.col - 1)
-    end = types.Position(edit.end_line - 1, edit.end_col - 1)
-    return types.TextEdit(
-        range=types.Range(start=codec.position_to_client_units(lines, start),
-                          end=codec.position_to_client_units(lines, end)),
-        new_text=_newlines_like(edit.text, document.source))
+    return types.TextEdit(range=client_range(document, edit.span),
+                          new_text=_newlines_like(edit.text, document.source))
 
 
 def _end(document):

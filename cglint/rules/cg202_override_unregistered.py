@@ -1,9 +1,8 @@
 import difflib
 
 from cglint import overrides
-from cglint.diagnostics import Diagnostic
 from cglint.ops import load as load_ops
-from cglint.rules.base import Rule
+from cglint.rules.base import Finding, Rule, Span
 
 
 class OverrideGradientNotRegistered(Rule):
@@ -42,9 +41,7 @@ class OverrideGradientNotRegistered(Rule):
                 for entry in found.entries:
                     value = entry.value
                     if value.value is not None and value.value not in ops.registered:
-                        node = value.node
-                        uses.append((value.value, entry.key, node.lineno, node.col_offset,
-                                     node.end_lineno, node.end_col_offset))
+                        uses.append((value.value, entry.key, tuple(module.span(value.node))))
         registered = [(r.name.value, r.call.lineno) for r in facts.registrations
                       if r.name.value is not None]
         from_caller = any(r.name.from_caller for r in facts.registrations)
@@ -58,18 +55,17 @@ class OverrideGradientNotRegistered(Rule):
             for name, line in summaries[path][1]:
                 registered.setdefault(name, {}).setdefault(path, line)
         for path in sorted(summaries):
-            for value, key, line, col, end_line, end_col in summaries[path][0]:
+            for value, key, place in summaries[path][0]:
                 if value in registered:
                     continue
                 override = " (the override for `%s`)" % key if key else ""
                 op_type = " (op type: %s)" % key if key else ""
-                yield Diagnostic(
-                    path, line, col + 1, self.code,
+                yield Finding(
                     "gradient `%s`%s is never registered with `tf.RegisterGradient` in the "
                     "checked files: `tf.gradients` raises `LookupError: No gradient defined "
                     "for operation ...%s`%s"
                     % (value, override, op_type, _did_you_mean(value, registered, path)),
-                    end_line, end_col + 1)
+                    span=Span(*place), path=path)
 
 
 def _did_you_mean(value, registered, path):

@@ -1,9 +1,8 @@
 import ast
 
 from cglint import overrides
-from cglint.diagnostics import Diagnostic
 from cglint.ops import load as load_ops
-from cglint.rules.base import Rule
+from cglint.rules.base import Finding, Rule, Span
 
 
 class RegisteredGradientCount(Rule):
@@ -58,8 +57,7 @@ class RegisteredGradientCount(Rule):
                 count = _count(module, registration, value)
                 node = anchor.body if isinstance(anchor, ast.Lambda) else anchor
                 if count is not None:
-                    returns.append((node.lineno, node.col_offset, node.end_lineno,
-                                    node.end_col_offset, count))
+                    returns.append((tuple(module.span(node)), count))
             if returns:
                 registrations.append((name, registration.function.name, returns))
         uses = []
@@ -88,15 +86,14 @@ class RegisteredGradientCount(Rule):
                     inputs = ops.fixed_inputs(key)
                     if value != name or not inputs:
                         continue
-                    for ret_line, col, end_line, end_col, count in returns:
-                        if count == inputs or (ret_line, col) in reported:
+                    for place, count in returns:
+                        if count == inputs or place in reported:
                             continue
-                        reported.add((ret_line, col))
+                        reported.add(place)
                         if where != path:
-                            yield Diagnostic(path, ret_line, col + 1, self.code,
-                                             _message(function, "`%s`" % name, key,
-                                                      "%s:%d" % (where, line), inputs, count),
-                                             end_line, end_col + 1)
+                            yield Finding(_message(function, "`%s`" % name, key,
+                                                   "%s:%d" % (where, line), inputs, count),
+                                          span=Span(*place), path=path)
 
 
 def _mismatches(module, registration, uses):

@@ -1,7 +1,6 @@
 import ast
 
 from cglint import tfapi
-from cglint.parse import utf8_to_char_col
 from cglint.rules.base import Edit, Rule
 from cglint.rules.cg401_tf_print import _PRINTS
 
@@ -106,10 +105,7 @@ def _fix(module, use, missing):
     if not replacement.startswith(root_qualname + "."):
         return None
     new = root.id + replacement[len(root_qualname):]
-    node = use.node
-    col = utf8_to_char_col(module.text, node.lineno, node.col_offset)
-    end_col = utf8_to_char_col(module.text, node.end_lineno, node.end_col_offset)
-    return (Edit(node.lineno, col + 1, node.end_lineno, end_col + 1, new),)
+    return (Edit(module.span(use.node), new),)
 
 
 RULE = MissingApi
