@@ -386,7 +386,8 @@ def option_sets():
     if _OPTION_SETS is None:
         from cglint import engine
 
-        _OPTION_SETS = ((engine.Options(), False), (engine.Options(target_python=(3, 6)), True))
+        _OPTION_SETS = (engine.Options(),
+                        engine.Options(target_python=(3, 6), report_unused_noqa=True))
     return _OPTION_SETS
 
 
@@ -397,8 +398,8 @@ def check_input(data, path="fuzz.py"):
 
     codes = set(engine.rules())
     loaded = files.decode(path, data)
-    for options, unused in option_sets():
-        result = check.check_bytes(path, data, options, unused)
+    for options in option_sets():
+        result = check.check_bytes(path, data, options)
         if result.error:
             raise FuzzFailure("internal error: %s\n%s" % (result.error, _where(loaded, options)))
         if isinstance(loaded, files.Unreadable):
@@ -427,7 +428,7 @@ def check_input(data, path="fuzz.py"):
             if d.code not in codes:
                 raise FuzzFailure("unknown code %s" % d.code)
         if result.fixes:
-            fixed = autofix.fix_text(path, loaded.text, options, unused, result)
+            fixed = autofix.fix_text(path, loaded.text, options, result)
             if fixed.text != loaded.text:
                 if not autofix._parses(fixed.text, options):
                     raise FuzzFailure("autofix made a file that does not parse")

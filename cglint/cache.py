@@ -10,10 +10,10 @@ import hashlib
 import json
 import os
 import sys
+from dataclasses import replace
 
 import cglint
-from cglint import engine
-from cglint.diagnostics import Diagnostic, Edit
+from cglint.diagnostics import Diagnostic, Edit, Result
 from cglint.source import Span
 
 FOLDER = ".cglint_cache"
@@ -47,9 +47,9 @@ class Cache:
         self._prepared = False
 
     @staticmethod
-    def key(path, data, options, report_unused_noqa):
+    def key(path, data, options):
         digest = hashlib.sha256()
-        digest.update(("%s\0%r\0%r\0" % (path, options, report_unused_noqa)).encode())
+        digest.update(("%s\0%r\0" % (path, options)).encode())
         digest.update(data)
         return digest.hexdigest()
 
@@ -165,18 +165,17 @@ def _decode(record, path):
         _expect(str, code, message)
         diagnostics.append(Diagnostic(path, line, col, code, message, end_line, end_col,
                                       tuple(noqa)))
-    fixes = []
     for number, edits in record["fixes"]:
         _expect(int, number)
         for line, col, end_line, end_col, text in edits:
             _expect(int, line, col, end_line, end_col)
             _expect(str, text)
-        fixes.append((diagnostics[number], tuple(Edit(Span(*edit[:4]), edit[4])
-                                                 for edit in edits)))
+        diagnostics[number] = replace(diagnostics[number], fix=tuple(
+            Edit(Span(*edit[:4]), edit[4]) for edit in edits))
     summaries = _untag(record["summaries"])
     if not isinstance(summaries, dict):
         raise ValueError("damaged cache entry")
-    return engine.Result(path, diagnostics, fixes, summaries=summaries)
+    return Result(path, diagnostics, summaries=summaries)
 
 
 def _expect(kind, *values):

@@ -7,15 +7,15 @@ from cglint import engine, files, suppress
 from cglint.diagnostics import Diagnostic
 
 
-def check_bytes(path, data, options, report_unused_noqa=False):
+def check_bytes(path, data, options):
     """engine.Result for a file's bytes: CG002 when they do not decode."""
     loaded = files.decode(path, data)
     if isinstance(loaded, files.Unreadable):
         return unreadable(path, loaded.message, options, loaded.line, loaded.col)
-    return check_text(path, loaded.text, options, report_unused_noqa)
+    return check_text(path, loaded.text, options)
 
 
-def check_text(path, text, options, report_unused_noqa=False):
+def check_text(path, text, options):
     """engine.Result for a decoded text, with its `noqa` comments applied."""
     # Here, not in files.decode, so that editor buffers and flake8 are bounded as well.
     too_long = files.too_many_lines(text)
@@ -25,7 +25,7 @@ def check_text(path, text, options, report_unused_noqa=False):
     if directives.skip_file:
         return engine.Result(path)
     result = engine.lint_text(path, text, options)
-    if directives is suppress.NONE and not report_unused_noqa:
+    if directives is suppress.NONE and not options.report_unused_noqa:
         return result
     run_level_codes = tuple(engine.run_level_codes())
 
@@ -33,19 +33,16 @@ def check_text(path, text, options, report_unused_noqa=False):
         # Whole-run findings come later (run_level below): their noqa codes are not unused.
         return options.selected(code) and not code.startswith(run_level_codes)
 
-    kept, noqa_fixes = suppress.apply(
+    result.diagnostics = sorted(suppress.apply(
         result.diagnostics, directives, path, judged,
-        report_unused_noqa and options.selected(suppress.UNUSED_CODE))
-    kept_set = set(kept)
-    result.diagnostics = sorted(kept)
-    result.fixes = [fix for fix in result.fixes if fix[0] in kept_set] + noqa_fixes
+        options.report_unused_noqa and options.selected(suppress.UNUSED_CODE)))
     return result
 
 
-def check_alone(path, text, options, report_unused_noqa=False):
+def check_alone(path, text, options):
     """check_text plus the whole-run findings of a run made of this one file (an editor
     buffer, a flake8 file)."""
-    result = check_text(path, text, options, report_unused_noqa)
+    result = check_text(path, text, options)
     extra = run_level([result], lambda _: options, lambda _: text)
     result.diagnostics = sorted(result.diagnostics + extra)
     return result
@@ -63,7 +60,7 @@ def run_level(results, options_for, texts):
         mine = [d for d in found if d.path == path and options.selected(d.code)]
         text = texts(path)
         if mine and text is not None:
-            mine, _ = suppress.apply(mine, suppress.scan(text), path)
+            mine = suppress.apply(mine, suppress.scan(text), path)
         kept += mine
     return kept
 

@@ -195,8 +195,7 @@ def run(args, parser):
         fixed = apply_fixes(checked, settings, out)
         if any(item.stdin for item in checked):
             out = sys.stderr  # standard output carries the fixed source
-    findings = sorted(((diagnostic, fixes.get(diagnostic))
-                       for item in checked for fixes in (dict(item.result.fixes),)
+    findings = sorted(((diagnostic, diagnostic.fix) for item in checked
                        for diagnostic in item.result.diagnostics), key=lambda pair: pair[0])
     WRITERS[args.format](out, findings)
     if args.format == "text":
@@ -237,8 +236,7 @@ def check_paths(args, settings):
 
     def flush():
         results = pool.check_all(
-            ((item.shown, item.data, item.options, settings.report_unused_noqa)
-             for item, _ in pending), args.jobs or available_cpus(), progress.step)
+            ((item.shown, item.data, item.options) for item, _ in pending), args.jobs or available_cpus(), progress.step)
         for (item, key), result in zip(pending, results):
             item.result = result
             if key is not None:
@@ -267,7 +265,7 @@ def check_paths(args, settings):
         checked.append(item)
         key = None
         if cache is not None and not stdin:
-            key = cache.key(shown, data, options, settings.report_unused_noqa)
+            key = cache.key(shown, data, options)
             item.result = cache.get(key, shown)
         if item.result is None:
             pending.append((item, key))
@@ -309,8 +307,7 @@ def _fixed(item, settings):
         return None
     from cglint import autofix  # only --fix and --diff pay for importing the fixers
 
-    fixed = autofix.fix_text(item.shown, text, item.options, settings.report_unused_noqa,
-                             item.result)
+    fixed = autofix.fix_text(item.shown, text, item.options, item.result)
     return fixed if fixed.text != text else None
 
 

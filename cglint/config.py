@@ -12,7 +12,7 @@ import re
 import sys
 from dataclasses import dataclass, field, replace
 
-from cglint import engine
+from cglint.options import Options
 
 # configparser.ConfigParser.BOOLEAN_STATES, without importing configparser at start-up.
 _INI_BOOLEANS = {"1": True, "yes": True, "true": True, "on": True,
@@ -49,10 +49,9 @@ class Config:
 class Settings:
     """The effective settings of a run: what to report, where, for which targets."""
 
-    options: engine.Options = field(default_factory=engine.Options)
+    options: Options = field(default_factory=Options)
     per_file_ignores: tuple = ()  # ((root, glob, codes), ...)
     exclude: tuple = ()  # ((root, glob), ...)
-    report_unused_noqa: bool = False
 
     def options_for(self, path):
         """Options for one file: per-file ignores join the ignore list, so the rules they
@@ -235,11 +234,12 @@ def resolve(file_config, command_line):
         return value if value is not None else getattr(file_config, name)
 
     target_python = pick("target_python") or "2.7"
-    options = engine.Options(
+    options = Options(
         select=pick("select") or (),
         ignore=pick("ignore") or (),
         target_python=tuple(int(part) for part in target_python.split(".")),
         target_tf=pick("target_tf") or "1.8",
+        report_unused_noqa=bool(pick("report_unused_noqa")),
     )
     per_file = _rooted(command_line if command_line.per_file_ignores is not None
                        else file_config, "per_file_ignores")
@@ -247,7 +247,7 @@ def resolve(file_config, command_line):
                       "exclude")
     exclude += _rooted(file_config, "extend_exclude") + _rooted(command_line, "extend_exclude")
     return Settings(options, tuple((root, glob, codes) for root, (glob, codes) in per_file),
-                    exclude, bool(pick("report_unused_noqa")))
+                    exclude)
 
 
 def _rooted(config, name):

@@ -59,11 +59,12 @@ class Diagnostic:
     end_col: int = field(default=0, compare=False)
     # Other lines where a `# noqa` also silences it: a function's `def` and decorators.
     noqa_lines: tuple = field(default=(), compare=False)
+    fix: Optional[tuple] = field(default=None, compare=False)  # tuple of Edit: a safe fix
 
     @classmethod
-    def at(cls, path, span, code, message, noqa_lines=()):
+    def at(cls, path, span, code, message, noqa_lines=(), fix=None):
         return cls(path, span.line, span.col, code, message, span.end_line, span.end_col,
-                   noqa_lines)
+                   noqa_lines, fix)
 
     def format_text(self):
         return "%s:%d:%d: %s %s" % (self.path, self.line, self.col, self.code, self.message)
@@ -75,6 +76,11 @@ class Result:
 
     path: str
     diagnostics: list = field(default_factory=list)
-    fixes: list = field(default_factory=list)  # [(Diagnostic, tuple of Edit)]
     error: str = ""  # an internal error: a bug in cglint, never the file's fault
     summaries: dict = field(default_factory=dict)  # rule code -> Rule.summarize() data
+
+    @property
+    def fixes(self):
+        """[(Diagnostic, tuple of Edit)] of the diagnostics that have a safe fix."""
+        return [(diagnostic, diagnostic.fix) for diagnostic in self.diagnostics
+                if diagnostic.fix]

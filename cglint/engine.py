@@ -1,48 +1,13 @@
 """Lint one file end to end: read, parse, build facts, run the selected rules."""
 import os
-from dataclasses import dataclass, field
 
 from cglint import files
-from cglint.diagnostics import Diagnostic
+from cglint.diagnostics import Diagnostic, Result
 from cglint.facts import ModuleFacts
+from cglint.options import Options  # noqa: F401 (engine.Options: what a check is for)
 from cglint.parse import parse
-from cglint.rules import all_rules
+from cglint.rules import all_rules as rules
 from cglint.rules.base import Rule
-
-_RULES = None
-
-
-def rules():
-    global _RULES
-    if _RULES is None:
-        _RULES = all_rules()
-    return _RULES
-
-
-@dataclass(frozen=True)
-class Options:
-    select: tuple = ()
-    ignore: tuple = ()
-    target_python: tuple = (2, 7)
-    target_tf: str = "1.8"
-
-    def selected(self, code):
-        if self.select and not code.startswith(tuple(self.select)):
-            return False
-        return not code.startswith(tuple(self.ignore)) if self.ignore else True
-
-
-@dataclass
-class Result:
-    path: str
-    diagnostics: list = field(default_factory=list)
-    fixes: list = field(default_factory=list)  # [(Diagnostic, tuple of Edit)]
-    error: str = ""  # an internal error: a bug in cglint, never the file's fault
-    summaries: dict = field(default_factory=dict)  # rule code -> Rule.summarize() data
-
-
-class InternalError(Exception):
-    pass
 
 
 def lint_path(path, options, stdin=None, display_path=None):
@@ -89,13 +54,13 @@ def _lint(result, text, options):
             result.summaries[code] = summary
         for finding in rule.check(module):
             span = finding.span or module.span(finding.node)
+            # Python 2 files are never fixed: their tree is of a rewritten text.
             diagnostic = Diagnostic.at(result.path, span, code, finding.message,
-                                       finding.noqa_lines)
+                                       finding.noqa_lines,
+                                       None if parsed.python2_syntax else finding.fix)
             if diagnostic not in seen:
                 seen.add(diagnostic)
                 result.diagnostics.append(diagnostic)
-                if finding.fix and not parsed.python2_syntax:
-                    result.fixes.append((diagnostic, finding.fix))
 
 
 def run_level_codes():

@@ -78,10 +78,9 @@ def test_fix_and_diff_together_is_a_usage_error(capsys):
 def test_a_file_that_does_not_parse_is_never_touched(tmp_path, capsys):
     broken = BAD + "def g(:\n"
     (tmp_path / "a.py").write_text(broken)
-    result = engine.Result("a.py", [Diagnostic("a.py", 5, 36, "CG003", "unused")],
-                           [(Diagnostic("a.py", 5, 36, "CG003", "unused"),
-                             (Edit(Span(5, 1, 5, 2), "X"),))])
-    fixed = autofix.fix_text("a.py", broken, engine.Options(), True, result)
+    result = engine.Result("a.py", [Diagnostic("a.py", 5, 36, "CG003", "unused",
+                                               fix=(Edit(Span(5, 1, 5, 2), "X"),))])
+    fixed = autofix.fix_text("a.py", broken, engine.Options(report_unused_noqa=True), result)
     assert fixed.text == broken and fixed.applied == 0
     run(capsys, "a.py", "--fix")
     assert (tmp_path / "a.py").read_text() == broken
@@ -89,8 +88,8 @@ def test_a_file_that_does_not_parse_is_never_touched(tmp_path, capsys):
 
 def test_a_fix_that_would_break_the_syntax_is_dropped():
     text = "x = 1\n"
-    bad_fix = (Diagnostic("a.py", 1, 1, "CG003", "m"), (Edit(Span(1, 1, 1, 2), "def"),))
-    result = engine.Result("a.py", [bad_fix[0]], [bad_fix])
+    bad_fix = Diagnostic("a.py", 1, 1, "CG003", "m", fix=(Edit(Span(1, 1, 1, 2), "def"),))
+    result = engine.Result("a.py", [bad_fix])
     assert autofix.fix_text("a.py", text, engine.Options(), result=result).text == text
 
 

@@ -96,7 +96,7 @@ def check_document(ls, uri, fresh=False):
     if settings.excluded(path):
         result = engine.Result(path)
     else:
-        result = check.check_alone(path, text, options, settings.report_unused_noqa)
+        result = check.check_alone(path, text, options)
     ls.checked[uri] = (document.version, path, settings, text, result)
     return path, settings, text, result
 
@@ -211,8 +211,7 @@ def code_action(ls, params):
                 edit=_workspace_edit(uri, [_text_edit(document, edit) for edit in edits]),
             ))
     if result.fixes and (not wanted or any(FIX_ALL.startswith(kind) for kind in wanted)):
-        fixed = autofix.fix_text(path, text, settings.options_for(path),
-                                 settings.report_unused_noqa, result)
+        fixed = autofix.fix_text(path, text, settings.options_for(path), result)
         if fixed.text != text:
             whole = types.Range(types.Position(0, 0), _end(document))
             actions.append(types.CodeAction(
