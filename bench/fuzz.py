@@ -19,7 +19,7 @@ dictionary of Python and TensorFlow words, splices of two seeds. Each input must
 - every finding has a known code, a position inside the file (line >= 1, col >= 1);
 - an input that does not decode gets CG002 and only CG002; an input that does not parse
   gets CG001;
-- the whole-run rules (`check.run_level`) never raise;
+- the whole-run rules (`check.finish`) never raise;
 - the autofix never raises, never turns a file that parses into one that does not, and
   its output re-encodes in the file's own encoding;
 - a slow input (over --slow seconds in one check) counts as a crash too: a hang is a bug.
@@ -423,8 +423,7 @@ def check_input(data, path="fuzz.py"):
                 raise FuzzFailure("unknown code %s" % d.code)
             if not (1 <= d.line <= line_count + 1 and d.col >= 1):
                 raise FuzzFailure("position outside the file: %r" % (d,))
-        extra = check.run_level([result], lambda _: options, lambda _: loaded.text)
-        for d in extra:
+        for d in check.finish([result], lambda _: options)[0].diagnostics:
             if d.code not in codes:
                 raise FuzzFailure("unknown code %s" % d.code)
         if result.fixes:

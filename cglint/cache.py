@@ -13,11 +13,12 @@ import sys
 from dataclasses import replace
 
 import cglint
+from cglint import suppress
 from cglint.diagnostics import Diagnostic, Edit, Result
 from cglint.source import Span
 
 FOLDER = ".cglint_cache"
-_FORMAT = 2
+_FORMAT = 3
 _fingerprint = None
 
 
@@ -132,7 +133,32 @@ def _encode(result):
         "fixes": [[index[d], [[e.line, e.col, e.end_line, e.end_col, e.text] for e in edits]]
                   for d, edits in result.fixes if d in index],
         "summaries": _tag(result.summaries),
+        "directives": _directives(result.directives),
     }
+
+
+def _directives(directives):
+    """A file's `noqa` comments, which its whole-run findings obey (cglint.check.finish)."""
+    if directives is None or directives is suppress.NONE:
+        return None
+    return {"file": directives.file_codes,
+            "inline": [[noqa.line, noqa.start, noqa.end, list(noqa.codes), noqa.cut, noqa.rest]
+                       for noqa in directives.inline.values()]}
+
+
+def _decode_directives(record):
+    if record is None:
+        return suppress.NONE
+    inline = {}
+    for line, start, end, codes, cut, rest in record["inline"]:
+        _expect(int, line, start, end, cut)
+        _expect(str, rest, *codes)
+        inline[line] = suppress.Noqa(line, start, end, tuple(codes), cut, rest)
+    file_codes = record["file"]
+    if file_codes is not None:
+        _expect(str, *file_codes)
+        file_codes = tuple(file_codes)
+    return suppress.Directives(inline, file_codes)
 
 
 def _tag(value):
@@ -175,7 +201,8 @@ def _decode(record, path):
     summaries = _untag(record["summaries"])
     if not isinstance(summaries, dict):
         raise ValueError("damaged cache entry")
-    return Result(path, diagnostics, summaries=summaries)
+    return Result(path, diagnostics, summaries=summaries,
+                  directives=_decode_directives(record["directives"]))
 
 
 def _expect(kind, *values):

@@ -183,7 +183,8 @@ def run(args, parser):
         raise UsageError("--fix and --diff cannot be combined (--diff changes no file)")
     settings = load_settings(args)
     checked = check_paths(args, settings)
-    add_run_level_findings(checked)
+    check.finish([item.result for item in checked],
+                 {item.shown: item.options for item in checked}.get)
     errors = [item for item in checked if item.result.error]
     for item in errors:
         sys.stderr.write("cglint: internal error while checking %s: %s (please report "
@@ -209,6 +210,10 @@ def run(args, parser):
     if errors:
         return EXIT_ERROR
     return EXIT_FINDINGS if findings else EXIT_CLEAN
+
+
+def display_path(path):
+    return os.path.normpath(path) if path != "-" else path
 
 
 class Checked:
@@ -247,8 +252,7 @@ def check_paths(args, settings):
 
     for path, problem in files.discover(args.paths):
         stdin = path == "-"
-        shown = engine.display_path(args.stdin_filename if stdin and args.stdin_filename
-                                    else path)
+        shown = display_path(args.stdin_filename if stdin and args.stdin_filename else path)
         if settings.excluded(shown):
             continue
         options = settings.options_for(shown)
@@ -277,22 +281,6 @@ def check_paths(args, settings):
     flush()
     progress.close()
     return checked
-
-
-def add_run_level_findings(checked):
-    """Findings of the rules that judge the whole run, added to their files' results."""
-    by_path = {item.shown: item for item in checked}
-
-    def text(path):
-        data = by_path[path].data
-        loaded = files.decode(path, data) if data is not None else files.load(path)
-        return loaded.text if isinstance(loaded, files.Source) else None
-
-    found = check.run_level([item.result for item in checked],
-                            lambda path: by_path[path].options, text)
-    for diagnostic in found:
-        result = by_path[diagnostic.path].result
-        result.diagnostics = sorted(result.diagnostics + [diagnostic])
 
 
 def _text(item):

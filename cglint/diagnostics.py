@@ -78,6 +78,9 @@ class Result:
     diagnostics: list = field(default_factory=list)
     error: str = ""  # an internal error: a bug in cglint, never the file's fault
     summaries: dict = field(default_factory=dict)  # rule code -> Rule.summarize() data
+    # The file's `# noqa` comments (cglint.suppress.Directives), which its whole-run
+    # findings must obey too; None: the file has none.
+    directives: object = None
 
     @property
     def fixes(self):

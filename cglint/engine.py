@@ -1,7 +1,7 @@
-"""Lint one file end to end: read, parse, build facts, run the selected rules."""
-import os
+"""Run the rules: over one file's text (parse, facts, every enabled rule), and over the
+summaries of a whole run. The stages around it (reading, `noqa`) are cglint.check's."""
+import functools
 
-from cglint import files
 from cglint.diagnostics import Diagnostic, Result
 from cglint.facts import ModuleFacts
 from cglint.options import Options  # noqa: F401 (engine.Options: what a check is for)
@@ -10,35 +10,35 @@ from cglint.rules import all_rules as rules
 from cglint.rules.base import Rule
 
 
-def lint_path(path, options, stdin=None, display_path=None):
-    shown = display_path or path
-    loaded = files.load(path, stdin)
-    if isinstance(loaded, files.Unreadable):
-        result = Result(shown)
-        _add(result, options, Diagnostic(shown, loaded.line, loaded.col, "CG002",
-                                         loaded.message))
-        return result
-    return lint_text(shown, loaded.text, options)
+@functools.lru_cache(maxsize=None)
+def enabled(options):
+    """The codes `options` selects: the one place select and ignore are applied. Rules
+    outside it never run, and CG001-CG003 are never reported."""
+    return frozenset(code for code in rules() if options.selected(code))
 
 
 def lint_text(path, text, options):
+    """Result of the enabled rules on one decoded text (no `noqa` applied yet)."""
     result = Result(path)
+    codes = enabled(options)
     try:
-        _lint(result, text, options)
+        _lint(result, text, options, codes)
     except RecursionError:
         result.diagnostics = []
-        _add(result, options, Diagnostic(path, 1, 1, "CG001", "too deeply nested to analyse"))
+        if "CG001" in codes:
+            result.diagnostics.append(
+                Diagnostic(path, 1, 1, "CG001", "too deeply nested to analyse"))
     except Exception as error:  # a cglint bug: say so, and let the run go on
         result.error = "%s: %s" % (type(error).__name__, error)
     result.diagnostics.sort()
     return result
 
 
-def _lint(result, text, options):
+def _lint(result, text, options, codes):
     parsed = parse(text, options.target_python)
-    if parsed.error:
+    if parsed.error and "CG001" in codes:
         line, col, message = parsed.error
-        _add(result, options, Diagnostic(result.path, line, col, "CG001", message))
+        result.diagnostics.append(Diagnostic(result.path, line, col, "CG001", message))
     if parsed.tree is None:
         return
     module = ModuleFacts(result.path, text, parsed, options.target_python, options.target_tf)
@@ -47,7 +47,7 @@ def _lint(result, text, options):
     mentions_tensorflow = "tensorflow" in text
     seen = set()
     for code, rule in rules().items():
-        if not options.selected(code) or (rule.needs_tensorflow and not mentions_tensorflow):
+        if code not in codes or (rule.needs_tensorflow and not mentions_tensorflow):
             continue
         summary = rule.summarize(module)
         if summary is not None:
@@ -63,30 +63,21 @@ def _lint(result, text, options):
                 result.diagnostics.append(diagnostic)
 
 
+@functools.lru_cache(maxsize=None)
 def run_level_codes():
     """Codes of the rules that judge the whole run (they override check_run)."""
-    return frozenset(code for code, rule in rules().items()
-                     if type(rule).check_run is not Rule.check_run)
+    return tuple(code for code, rule in rules().items()
+                 if type(rule).check_run is not Rule.check_run)
 
 
-def finish_run(results, options):
-    """Diagnostics of the rules that judge the whole run, from every file's summaries."""
+def finish_run(results):
+    """Diagnostics of the rules that judge the whole run, from every file's summaries
+    (each file's own options decide later which of them it reports)."""
     found = []
-    for code, rule in rules().items():
-        if not options.selected(code):
-            continue
+    for code in run_level_codes():
         summaries = {r.path: r.summaries[code] for r in results if code in r.summaries}
         if summaries:
             found.extend(Diagnostic.at(finding.path, finding.span, code, finding.message,
                                        finding.noqa_lines)
-                         for finding in rule.check_run(summaries))
+                         for finding in rules()[code].check_run(summaries))
     return sorted(found)
-
-
-def _add(result, options, diagnostic):
-    if options.selected(diagnostic.code):
-        result.diagnostics.append(diagnostic)
-
-
-def display_path(path):
-    return os.path.normpath(path) if path != "-" else path

@@ -161,3 +161,30 @@ def test_second_run_over_1000_unchanged_files(caches, tmp_path, capsys):
     assert (caches[1].hits, caches[1].misses) == (1000, 0)
     print("1,000 files: %.2f s cold, %.2f s from the cache (%.0fx)" % (cold, warm, cold / warm))
     assert warm < cold / 3  # loose: shared CI machines are noisy; measured 10-20x
+
+
+UNREGISTERED = '''import tensorflow as tf
+
+g = tf.get_default_graph()
+with g.gradient_override_map({"Relu": "Missing"}):  # noqa: CG202
+    y = tf.nn.relu(tf.constant([1.0]))
+with g.gradient_override_map({"Relu": "AlsoMissing"}):
+    y = tf.nn.relu(tf.constant([1.0]))
+'''
+
+
+def test_whole_run_findings_obey_noqa_from_the_cache_without_reading_files(
+        tmp_path, monkeypatch, capsys):
+    (tmp_path / "m.py").write_text(UNREGISTERED)
+    monkeypatch.chdir(tmp_path)
+    assert main(["--format", "json", "m.py"]) == 1
+    cold = capsys.readouterr().out
+    assert '"Missing"' not in cold and "`AlsoMissing`" in cold
+
+    def no_reading(*args):
+        raise AssertionError("read a file while judging the whole run")
+
+    monkeypatch.setattr(cli.files, "load", no_reading)
+    monkeypatch.setattr(cli.files, "decode", no_reading)
+    assert main(["--format", "json", "m.py"]) == 1  # from the cache
+    assert capsys.readouterr().out == cold

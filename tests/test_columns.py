@@ -116,11 +116,10 @@ TWO_MODULES = {
 
 
 def test_whole_run_findings_count_characters():
-    options = engine.Options()
-    results = [check.check_text(path, textwrap.dedent(code), options)
-               for path, code in TWO_MODULES.items()]
-    found = sorted((d.path, d.code, d.line, d.col, d.end_col)
-                   for d in check.run_level(results, lambda _: options, lambda _: None))
+    results = check.check_texts(
+        {path: textwrap.dedent(code) for path, code in TWO_MODULES.items()}, engine.Options())
+    found = sorted((d.path, d.code, d.line, d.col, d.end_col) for result in results
+                   for d in result.diagnostics if d.code.startswith("CG2"))
     assert found == [
         # `return` after 4 blanks and `note = "梯度"; ` (13 characters, 17 bytes)
         ("pkg/grads.py", "CG204", 8, 18, 35),

@@ -3,7 +3,7 @@ import os
 
 import pytest
 
-from cglint import engine
+from cglint import check, engine
 from fixture_files import ROOT, fixture_paths, header_of, rule_of
 
 PATHS = fixture_paths()
@@ -13,12 +13,13 @@ PATHS = fixture_paths()
 def test_findings_match_lint_header(path):
     header = header_of(path)
     major, minor = (int(part) for part in header.target_python.split("."))
-    options = engine.Options(target_python=(major, minor))
-    result = engine.lint_path(path, options)
+    with open(path, "rb") as handle:
+        data = handle.read()
+    result = check.check_bytes(path, data, engine.Options(target_python=(major, minor)))
     assert not result.error
-    diagnostics = result.diagnostics + engine.finish_run([result], options)
-    found = sorted((d.code, d.line, d.col) for d in diagnostics)
-    assert found == header.findings, "\n".join(d.format_text() for d in diagnostics)
+    (result,) = check.finish([result], lambda _: engine.Options(target_python=(major, minor)))
+    found = sorted((d.code, d.line, d.col) for d in result.diagnostics)
+    assert found == header.findings, "\n".join(d.format_text() for d in result.diagnostics)
 
 
 @pytest.mark.parametrize("path", PATHS, ids=[os.path.relpath(p, ROOT) for p in PATHS])

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from cglint import engine, overrides
+from cglint import check, engine, overrides
 from cglint.facts import ModuleFacts
 from cglint.parse import parse
 from fixture_files import ROOT, fixture_paths, header_of
@@ -20,12 +20,10 @@ def facts_of(code, path="snippet.py"):
 
 def findings(files):
     """{path: code} linted as one run: sorted (path, code, line, col, message)."""
-    options = engine.Options(select=("CG2",))
-    results = [engine.lint_text(path, textwrap.dedent(code), options)
-               for path, code in files.items()]
-    found = [d for result in results for d in result.diagnostics]
-    found += engine.finish_run(results, options)
-    return sorted((d.path, d.code, d.line, d.col, d.message) for d in found)
+    results = check.check_texts({path: textwrap.dedent(code) for path, code in files.items()},
+                                engine.Options(select=("CG2",)))
+    return sorted((d.path, d.code, d.line, d.col, d.message)
+                  for result in results for d in result.diagnostics)
 
 
 def run(files):
