@@ -7,7 +7,7 @@ from functools import cached_property
 from typing import Optional
 
 from cglint.fstrings import find_fstrings
-from cglint.names import Names, same_scope_nodes
+from cglint.names import Names, children, same_scope_nodes
 from cglint.newsyntax import newer_syntax
 from cglint.source import LineIndex, Span
 
@@ -106,6 +106,15 @@ class Site:
     returns: list = field(default_factory=list)  # [ForwardReturn]
     calls: list = field(default_factory=list)  # ast.Call nodes that call it
 
+    @property
+    def grad_functions(self):
+        """The gradient functions its returns give, each once, in order."""
+        found = []
+        for ret in self.returns:
+            if ret.grad is not None and ret.grad not in found:
+                found.append(ret.grad)
+        return found
+
 
 def variable_gradients(module, site, grad, value):
     """The `[dw]` of `return dx, [dw]`, the TF 2 idiom for variable gradients, or None.
@@ -180,6 +189,38 @@ class ModuleFacts:
     @cached_property
     def names(self):
         return Names(self.tree)
+
+    @cached_property
+    def parents(self):
+        """id(node) -> the node it is a child of. Only the few modules whose facts climb
+        the tree (gradient registrations, override maps) pay for it."""
+        parents = {}
+        stack = [self.tree]
+        while stack:
+            node = stack.pop()
+            for child in children(node):
+                parents[id(child)] = node
+                stack.append(child)
+        return parents
+
+    @cached_property
+    def overrides(self):
+        """Gradient override maps and registrations (cglint.overrides.OverrideFacts)."""
+        from cglint import overrides  # it builds on this module's GradFunction
+
+        return overrides.build(self)
+
+    @cached_property
+    def grad_functions(self):
+        """[(site, GradFunction)]: each gradient function the sites return, once, with
+        the first site that returns it."""
+        found, seen = [], set()
+        for site in self.sites:
+            for grad in site.grad_functions:
+                if grad not in seen:
+                    seen.add(grad)
+                    found.append((site, grad))
+        return found
 
     @property
     def nodes(self):
@@ -351,6 +392,7 @@ class _SiteFinder:
     def __init__(self, module):
         self.module = module
         self.names = module.names
+        self.grads = {}  # id(def or lambda) -> its GradFunction: one per function
 
     def find(self):
         sites = []
@@ -405,6 +447,11 @@ class _SiteFinder:
             if binding is None or binding.kind != "def":
                 return None
             node, name = binding.node, binding.node.name
+        if id(node) not in self.grads:
+            self.grads[id(node)] = self._grad_function(node, name)
+        return self.grads[id(node)]
+
+    def _grad_function(self, node, name):
         own_scope = self.names.scope_for_def[id(node)]
         if isinstance(node, ast.Lambda):
             returns = [(node, node.body)]

@@ -22,25 +22,24 @@ class GradParameterCountMismatch(Rule):
 
     def check(self, module):
         for site in module.sites:
-            seen = set()
-            for ret in site.returns:
-                grad = ret.grad
-                if grad is None or ret.outputs is None or id(grad.node) in seen:
-                    continue
-                outputs = module.count_values(ret.outputs, site.scope)
-                if outputs is None:
-                    continue
+            for grad in site.grad_functions:
                 positional = grad.params.nodes
                 required = positional[:grad.params.required]
                 low = sum(1 for arg in required if arg is not grad.variables_param)
                 high = None if grad.params.vararg else sum(
                     1 for arg in positional if arg is not grad.variables_param)
-                if outputs < low or (high is not None and outputs > high):
-                    seen.add(id(grad.node))
-                    yield self.at(grad.node, "`%s` returns %d output%s, so its gradient "
-                                  "function `%s` receives %d upstream gradient%s, but it takes "
-                                  "%s" % (site.name, outputs, _s(outputs), grad.name, outputs,
-                                          _s(outputs), _takes(low, high)), function=site.func)
+                for ret in site.returns:
+                    if ret.grad is not grad or ret.outputs is None:
+                        continue
+                    outputs = module.count_values(ret.outputs, site.scope)
+                    if outputs is not None and (outputs < low or (
+                            high is not None and outputs > high)):
+                        yield self.at(grad.node, "`%s` returns %d output%s, so its gradient "
+                                      "function `%s` receives %d upstream gradient%s, but it "
+                                      "takes %s" % (site.name, outputs, _s(outputs), grad.name,
+                                                    outputs, _s(outputs), _takes(low, high)),
+                                      function=site.func)
+                        break  # one finding per gradient function
 
 
 def _s(count):

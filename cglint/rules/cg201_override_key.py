@@ -1,4 +1,3 @@
-from cglint import overrides
 from cglint.ops import load as load_ops
 from cglint.rules.base import Rule
 
@@ -29,7 +28,7 @@ class OverrideNeverApplies(Rule):
     name = "override-never-applies"
 
     def check(self, module):
-        facts = overrides.of(module)
+        facts = module.overrides
         ops = load_ops()
         for found in facts.maps:
             if module.eager:

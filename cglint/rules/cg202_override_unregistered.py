@@ -1,6 +1,5 @@
 import difflib
 
-from cglint import overrides
 from cglint.ops import load as load_ops
 from cglint.rules.base import Finding, Rule, Span
 
@@ -31,7 +30,7 @@ class OverrideGradientNotRegistered(Rule):
         return ()  # a whole-run rule: the registration may be in another file
 
     def summarize(self, module):
-        facts = overrides.of(module)
+        facts = module.overrides
         if not facts.maps and not facts.registrations:
             return None
         ops = load_ops()

@@ -33,7 +33,7 @@ class GradientRegisteredTwice(Rule):
     name = "gradient-registered-twice"
 
     def check(self, module):
-        facts = overrides.of(module)
+        facts = module.overrides
         ops = load_ops()
         by_name = {}
         for registration in facts.registrations:
@@ -69,7 +69,7 @@ class GradientRegisteredTwice(Rule):
                                   % (name, first.call.lineno, _KEY_ERROR % name))
 
     def summarize(self, module):
-        facts = overrides.of(module)
+        facts = module.overrides
         names = {}
         ops = load_ops()
         for registration in facts.registrations:

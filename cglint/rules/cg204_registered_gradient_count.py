@@ -31,7 +31,7 @@ class RegisteredGradientCount(Rule):
     def check(self, module):
         if module.eager:
             return  # override maps are ignored under eager execution (CG201)
-        facts = overrides.of(module)
+        facts = module.overrides
         for registration in facts.registrations:
             if registration.function is None or registration.name.identity is None:
                 continue
@@ -46,7 +46,7 @@ class RegisteredGradientCount(Rule):
                               function=function.node if function.name != "lambda" else None)
 
     def summarize(self, module):
-        facts = overrides.of(module)
+        facts = module.overrides
         registrations = []
         for registration in facts.registrations:
             name = registration.name.value
