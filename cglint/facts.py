@@ -28,6 +28,9 @@ GRADIENT_TAPES = frozenset((
     "tensorflow.contrib.eager.GradientTape",
     "tensorflow.compat.v1.GradientTape",
 ))
+# `tf.print` (TF 1.12+), which CG401 explains and CG402 leaves to it.
+TF_PRINTS = frozenset(("tensorflow.print", "tensorflow.compat.v1.print",
+                       "tensorflow.compat.v2.print"))
 # TensorFlow functions that return a list or tuple of tensors: counting a gradient
 # function's return through one of these is not possible statically.
 MULTI_OUTPUT = frozenset((

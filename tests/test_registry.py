@@ -35,3 +35,10 @@ def test_the_readme_table_lists_the_rules_of_list_rules(capsys):
     with open(README, encoding="utf-8") as handle:
         table = re.findall(r"^\| (CG\d{3}) \|", handle.read(), re.MULTILINE)
     assert table == listed == list(all_rules())
+
+
+def test_no_rule_imports_another_rule():
+    for name in rule_files():
+        with open(os.path.join(RULES_FOLDER, name + ".py"), encoding="utf-8") as handle:
+            source = handle.read()
+        assert not re.search(r"^(from|import) cglint\.rules\.cg", source, re.MULTILINE), name

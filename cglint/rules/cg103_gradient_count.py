@@ -2,6 +2,7 @@ import ast
 
 from cglint.facts import variable_gradients
 from cglint.rules.base import Rule
+from cglint.wording import counted
 
 
 class GradientCountMismatch(Rule):
@@ -48,7 +49,7 @@ class GradientCountMismatch(Rule):
                         node = anchor.body if isinstance(anchor, ast.Lambda) else anchor
                         yield self.at(node, "`%s` takes %s but its gradient function `%s` "
                                       "returns %s" % (site.name, _inputs(low, high),
-                                                      grad.name, _gradients(count)), function=site.func)
+                                                      grad.name, counted(count, "gradient")), function=site.func)
             if module.eager or len(counts) != 1:
                 continue
             count = counts.pop()
@@ -60,17 +61,13 @@ class GradientCountMismatch(Rule):
                     yield self.at(call, "`%s` is called with %d positional inputs here but "
                                   "its gradient function returns %s: in graph mode every "
                                   "positional argument becomes a tensor input that needs a "
-                                  "gradient" % (site.name, given, _gradients(count)), function=site.func)
+                                  "gradient" % (site.name, given, counted(count, "gradient")), function=site.func)
 
 
 def _inputs(low, high):
     if low == high:
-        return "%d tensor input%s" % (low, "" if low == 1 else "s")
+        return counted(low, "tensor input")
     return "%d to %d tensor inputs" % (low, high)
-
-
-def _gradients(count):
-    return "%d gradient%s" % (count, "" if count == 1 else "s")
 
 
 RULE = GradientCountMismatch

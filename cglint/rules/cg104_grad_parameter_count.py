@@ -1,4 +1,5 @@
 from cglint.rules.base import Rule
+from cglint.wording import plural
 
 
 class GradParameterCountMismatch(Rule):
@@ -36,14 +37,10 @@ class GradParameterCountMismatch(Rule):
                             high is not None and outputs > high)):
                         yield self.at(grad.node, "`%s` returns %d output%s, so its gradient "
                                       "function `%s` receives %d upstream gradient%s, but it "
-                                      "takes %s" % (site.name, outputs, _s(outputs), grad.name,
-                                                    outputs, _s(outputs), _takes(low, high)),
+                                      "takes %s" % (site.name, outputs, plural(outputs), grad.name,
+                                                    outputs, plural(outputs), _takes(low, high)),
                                       function=site.func)
                         break  # one finding per gradient function
-
-
-def _s(count):
-    return "" if count == 1 else "s"
 
 
 def _takes(low, high):

@@ -3,6 +3,7 @@ import ast
 from cglint import overrides
 from cglint.ops import load as load_ops
 from cglint.rules.base import Finding, Rule, Span
+from cglint.wording import plural
 
 
 class RegisteredGradientCount(Rule):
@@ -124,8 +125,8 @@ def _message(function, name, key, where, inputs, count):
     return ("`%s`, registered as %s and overriding `%s` (%s), returns %d gradient%s, but a "
             "`%s` op has %d input%s: `tf.gradients` raises `ValueError: Num gradients %d "
             "generated for op name: ...`" % (
-                function, name, key, where, count, "" if count == 1 else "s", key, inputs,
-                "" if inputs == 1 else "s", count))
+                function, name, key, where, count, plural(count), key, inputs,
+                plural(inputs), count))
 
 
 RULE = RegisteredGradientCount
