@@ -4,10 +4,9 @@ import os
 import sys
 from collections import Counter
 
-from cglint import __version__, check, config, engine, files, pool
-from cglint.cache import Cache
+from cglint import __version__, config, engine, files
 from cglint.config import TARGET_PYTHONS, TARGET_TFS, ConfigError
-from cglint.progress import Progress
+from cglint.lint_run import lint_paths
 from cglint.report import FORMATS, WRITERS
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -182,9 +181,9 @@ def run(args, parser):
     if args.fix and args.diff:
         raise UsageError("--fix and --diff cannot be combined (--diff changes no file)")
     settings = load_settings(args)
-    checked = check_paths(args, settings)
-    check.finish([item.result for item in checked],
-                 {item.shown: item.options for item in checked}.get)
+    checked = lint_paths(args.paths, settings, args.jobs or available_cpus(),
+                         cache=not args.no_cache, keep_bytes=args.fix or args.diff,
+                         stdin_filename=args.stdin_filename, progress=not args.quiet)
     errors = [item for item in checked if item.result.error]
     for item in errors:
         sys.stderr.write("cglint: internal error while checking %s: %s (please report "
@@ -210,77 +209,6 @@ def run(args, parser):
     if errors:
         return EXIT_ERROR
     return EXIT_FINDINGS if findings else EXIT_CLEAN
-
-
-def display_path(path):
-    return os.path.normpath(path) if path != "-" else path
-
-
-class Checked:
-    """One checked path: how it is shown, its bytes (None when unreadable), its Result."""
-
-    def __init__(self, shown, data, options, result=None, stdin=False):
-        self.shown = shown
-        self.data = data
-        self.options = options
-        self.result = result
-        self.stdin = stdin
-
-
-# Files are read and checked in batches, and their bytes dropped once checked (unless
-# --fix or --diff needs them), so memory stays flat on trees of any size.
-BATCH = 512
-
-
-def check_paths(args, settings):
-    """Checked for every file under the paths that is not excluded, in discovery order."""
-    cache = None if args.no_cache else Cache()
-    keep_bytes = args.fix or args.diff
-    checked, pending = [], []
-    progress = Progress(sys.stderr, 0, not args.quiet)
-
-    def flush():
-        results = pool.check_all(
-            ((item.shown, item.data, item.options) for item, _ in pending), args.jobs or available_cpus(), progress.step)
-        for (item, key), result in zip(pending, results):
-            item.result = result
-            if key is not None:
-                cache.put(key, result)
-            if not (keep_bytes or item.stdin):
-                item.data = None
-        del pending[:]
-
-    for path, problem in files.discover(args.paths):
-        stdin = path == "-"
-        shown = display_path(args.stdin_filename if stdin and args.stdin_filename else path)
-        if settings.excluded(shown):
-            continue
-        options = settings.options_for(shown)
-        if problem:
-            checked.append(Checked(shown, None, options, check.unreadable(shown, problem, options)))
-            continue
-        try:
-            data = files.read_bytes(path, sys.stdin.buffer if stdin else None)
-        except OSError as error:
-            message = "cannot read: %s" % (error.strerror or error)
-            checked.append(Checked(shown, None, options, check.unreadable(shown, message, options)))
-            continue
-        item = Checked(shown, data, options, stdin=stdin)
-        checked.append(item)
-        key = None
-        if cache is not None and not stdin:
-            key = cache.key(shown, data, options)
-            item.result = cache.get(key, shown)
-        if item.result is None:
-            pending.append((item, key))
-            progress.total += 1
-            if len(pending) >= BATCH:
-                flush()
-        elif not keep_bytes:
-            item.data = None
-    flush()
-    progress.close()
-    return checked
 
 
 def _text(item):

@@ -6,7 +6,7 @@ import time
 import pytest
 
 from cglint import cache as cache_module
-from cglint import cli
+from cglint import cli, lint_run
 from cglint.cli import main
 
 from snippets import BAD
@@ -51,7 +51,7 @@ def caches(monkeypatch, tmp_path):
             super().__init__(*args, **kwargs)
             made.append(self)
 
-    monkeypatch.setattr(cli, "Cache", Recorded)
+    monkeypatch.setattr(lint_run, "Cache", Recorded)
     return made
 
 

@@ -7,7 +7,7 @@ import textwrap
 
 import pytest
 
-from cglint import check, engine, overrides
+from cglint import check, engine
 from cglint.facts import ModuleFacts
 from cglint.parse import parse
 from fixture_files import ROOT, fixture_paths, header_of

@@ -1,0 +1,85 @@
+"""Lint a set of paths as one run: discover the files, skip the excluded, read them in
+batches, take what the cache knows, check the rest (on a pool when it pays), and add the
+whole-run findings. The command line reports what this returns."""
+import os
+import sys
+
+from cglint import check, files, pool
+from cglint.cache import Cache
+from cglint.progress import Progress
+
+
+def display_path(path):
+    return os.path.normpath(path) if path != "-" else path
+
+
+class Checked:
+    """One checked path: how it is shown, its bytes (None when unreadable), its Result."""
+
+    def __init__(self, shown, data, options, result=None, stdin=False):
+        self.shown = shown
+        self.data = data
+        self.options = options
+        self.result = result
+        self.stdin = stdin
+
+
+# Files are read and checked in batches, and their bytes dropped once checked (unless
+# --fix or --diff needs them), so memory stays flat on trees of any size.
+BATCH = 512
+
+
+def lint_paths(paths, settings, jobs, cache=True, keep_bytes=False, stdin_filename=None,
+               progress=True):
+    """Checked for every file under `paths` that `settings` does not exclude, in
+    discovery order, whole-run findings included. `-` is standard input, reported as
+    `stdin_filename` when given; `keep_bytes` keeps each file's bytes (for --fix and
+    --diff); `progress` shows a progress line on standard error."""
+    cache = Cache() if cache else None
+    checked, pending = [], []
+    progress = Progress(sys.stderr, 0, progress)
+
+    def flush():
+        results = pool.check_all(((item.shown, item.data, item.options) for item, _ in pending),
+                                 jobs, progress.step)
+        for (item, key), result in zip(pending, results):
+            item.result = result
+            if key is not None:
+                cache.put(key, result)
+            if not (keep_bytes or item.stdin):
+                item.data = None
+        del pending[:]
+
+    for path, problem in files.discover(paths):
+        stdin = path == "-"
+        shown = display_path(stdin_filename if stdin and stdin_filename else path)
+        if settings.excluded(shown):
+            continue
+        options = settings.options_for(shown)
+        if problem:
+            checked.append(Checked(shown, None, options, check.unreadable(shown, problem, options)))
+            continue
+        try:
+            data = files.read_bytes(path, sys.stdin.buffer if stdin else None)
+        except OSError as error:
+            message = "cannot read: %s" % (error.strerror or error)
+            checked.append(Checked(shown, None, options, check.unreadable(shown, message, options)))
+            continue
+        item = Checked(shown, data, options, stdin=stdin)
+        checked.append(item)
+        key = None
+        if cache is not None and not stdin:
+            key = cache.key(shown, data, options)
+            item.result = cache.get(key, shown)
+        if item.result is None:
+            pending.append((item, key))
+            progress.total += 1
+            if len(pending) >= BATCH:
+                flush()
+        elif not keep_bytes:
+            item.data = None
+    flush()
+    progress.close()
+    check.finish([item.result for item in checked],
+                 {item.shown: item.options for item in checked}.get)
+    return checked
