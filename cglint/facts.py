@@ -103,6 +103,13 @@ class Site:
     returns: list = field(default_factory=list)  # [ForwardReturn]
     calls: list = field(default_factory=list)  # ast.Call nodes that call it
 
+    @property
+    def input_range(self):
+        """(fewest, most) tensor inputs a call passes: the positional parameters, without a
+        method's `self` (TF converts it too, and fails: CG108's business)."""
+        skip = 1 if self.is_method and self.params.names else 0
+        return max(self.params.required - skip, 0), len(self.params.names) - skip
+
 
 def variable_gradients(module, site, grad, value):
     """The `[dw]` of `return dx, [dw]`, the TF 2 idiom for variable gradients, or None.
@@ -243,20 +250,83 @@ class ModuleFacts:
         if isinstance(expr, (ast.BinOp, ast.UnaryOp)):
             operands = [expr.left, expr.right] if isinstance(expr, ast.BinOp) else [expr.operand]
             if any(isinstance(o, (ast.List, ast.Tuple, ast.ListComp)) for o in operands):
-                return None  # list arithmetic such as `[None] * n`
+                return self._count_repeated(expr, scope, depth)
             return 1 if self._is_tensor(expr, scope, depth) else None
         if isinstance(expr, ast.Call):
-            return 1 if self._is_tensor(expr, scope, depth) else None
+            if self._is_tensor(expr, scope, depth):
+                return 1
+            return self._count_returned(expr, scope, depth)
         if isinstance(expr, ast.Name):
-            value = self.single_value(expr, scope)
-            if value is None:
+            values = self.assigned_values(expr, scope)
+            if values is None:
                 return 1 if self._is_parameter(expr, scope) else None
-            return self.count_values(value, scope, depth + 1)
+            return _agreed(self.count_values(value, scope, depth + 1) for value in values)
         if isinstance(expr, ast.IfExp):
             counts = {self.count_values(expr.body, scope, depth + 1),
                       self.count_values(expr.orelse, scope, depth + 1)}
             return counts.pop() if len(counts) == 1 else None
         return None
+
+    def _count_repeated(self, expr, scope, depth):
+        """`[g] * 2`, `2 * (g,)`: the list's count times a literal int, else None."""
+        if not isinstance(expr, ast.BinOp) or not isinstance(expr.op, ast.Mult):
+            return None
+        for sequence, times in ((expr.left, expr.right), (expr.right, expr.left)):
+            if (isinstance(sequence, (ast.List, ast.Tuple)) and isinstance(times, ast.Constant)
+                    and type(times.value) is int):
+                count = self.count_values(sequence, scope, depth + 1)
+                return None if count is None else count * times.value
+        return None
+
+    def _count_returned(self, call, scope, depth):
+        """The count every `return` of the called project function agrees on, or None."""
+        function = self.called_function(call, scope)
+        if function is None:
+            return None
+        own_scope = self.names.scope_for_def[id(function)]
+        body = list(own_nodes(function))
+        if any(isinstance(node, (ast.Yield, ast.YieldFrom)) for node in body):
+            return None  # a generator
+        values = [node.value for node in body if isinstance(node, ast.Return)]
+        if not values:
+            return None
+        return _agreed(self.count_values(value, own_scope, depth + 1) for value in values)
+
+    def called_function(self, call, scope):
+        """The def a call runs, when the module shows it: `helper(...)` for a def bound once,
+        `self.method(...)` inside a method of the class defining `method` once."""
+        func = call.func
+        if isinstance(func, ast.Name):
+            binding = self.names.definitions(func, scope)
+            if binding is not None and binding.kind == "def":
+                return binding.node
+            return None
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            owner = self.instance_class(func.value, scope)
+            if owner is not None:
+                methods = owner.bindings.get(func.attr, [])
+                if len(methods) == 1 and methods[0].kind == "def":
+                    return methods[0].node
+        return None
+
+    def instance_class(self, name, scope):
+        """The class scope when `name` is the `self` parameter of one of its methods."""
+        bindings = self.names.lookup(name.id, scope)
+        if len(bindings) != 1 or bindings[0].kind != "param":
+            return None
+        method_scope = bindings[0].scope
+        method = method_scope.node
+        owner = method_scope.parent
+        if owner is None or owner.kind != "class" or not isinstance(
+                method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        positional = list(getattr(method.args, "posonlyargs", [])) + list(method.args.args)
+        if not positional or positional[0] is not bindings[0].node:
+            return None
+        if any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
+               for d in method.decorator_list):
+            return None
+        return owner
 
     def _is_tensor(self, expr, scope, depth):
         """True for expressions that are one tensor: TF calls and arithmetic on tensors."""
@@ -285,12 +355,28 @@ class ModuleFacts:
 
     def single_value(self, name, scope):
         """The value a Name was assigned exactly once in `scope`, and never mutated."""
+        values = self.assigned_values(name, scope)
+        return values[0] if values is not None and len(values) == 1 else None
+
+    def assigned_values(self, name, scope):
+        """Every value a Name is assigned in `scope` (plain assignments only, never
+        mutated), or None when any binding is something else."""
         bindings = scope.bindings.get(name.id, [])
-        if len(bindings) != 1 or bindings[0].kind != "assign":
+        if not bindings or any(binding.kind != "assign" for binding in bindings):
             return None
         if _is_mutated(name.id, scope.node):
             return None
-        return bindings[0].node
+        return [binding.node for binding in bindings]
+
+
+def _agreed(counts):
+    """The one count every value gives, or None when any is unknown or they differ."""
+    found = set()
+    for count in counts:
+        if count is None:
+            return None
+        found.add(count)
+    return found.pop() if len(found) == 1 else None
 
 
 def _star_names(function):

@@ -29,9 +29,9 @@ class GradientCountMismatch(Rule):
     def check(self, module):
         for site in module.sites:
             params = site.params
-            if site.is_method or params.vararg:
+            if params.vararg:
                 continue
-            low, high = params.required, len(params.names)
+            low, high = site.input_range
             counts = set()
             for ret in site.returns:
                 grad = ret.grad
