@@ -7,6 +7,7 @@ from functools import cached_property
 from typing import Optional
 
 from cglint.names import Names, same_scope_nodes
+from cglint.variable_creators import creates_variables
 
 CUSTOM_GRADIENT = frozenset((
     "tensorflow.custom_gradient",
@@ -155,6 +156,7 @@ class ModuleFacts:
         self.target_python = target_python
         self.python2_syntax = python2_syntax
         self.target_tf = target_tf
+        self._instance_variables = {}  # id(class scope) -> attributes holding variables
 
     @cached_property
     def names(self):
@@ -328,6 +330,33 @@ class ModuleFacts:
             return None
         return owner
 
+    def instance_variables(self, owner):
+        """Attributes the methods of a class (its scope) set to new variables: `self.w =
+        tf.get_variable(...)`. `self.w = None` placeholders aside, every assignment of
+        the attribute in the class must create a variable."""
+        cached = self._instance_variables.get(id(owner))
+        if cached is not None:
+            return cached
+        verdicts = {}
+        for bindings in owner.bindings.values():
+            for binding in bindings:
+                if binding.kind != "def":
+                    continue
+                method_scope = self.names.scope_for_def[id(binding.node)]
+                for node in own_nodes(binding.node):
+                    if not isinstance(node, ast.Assign):
+                        continue
+                    for target in node.targets:
+                        if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                                and self.instance_class(target.value, method_scope) is owner
+                                and not _is_none(node.value)):
+                            creates = isinstance(node.value, ast.Call) and creates_variables(
+                                self.names.resolve(node.value.func, method_scope))
+                            verdicts[target.attr] = verdicts.get(target.attr, True) and creates
+        found = frozenset(name for name, creates in verdicts.items() if creates)
+        self._instance_variables[id(owner)] = found
+        return found
+
     def _is_tensor(self, expr, scope, depth):
         """True for expressions that are one tensor: TF calls and arithmetic on tensors."""
         if isinstance(expr, ast.Call):
@@ -377,6 +406,10 @@ def _agreed(counts):
             return None
         found.add(count)
     return found.pop() if len(found) == 1 else None
+
+
+def _is_none(node):
+    return isinstance(node, ast.Constant) and node.value is None
 
 
 def _star_names(function):
