@@ -84,6 +84,45 @@ class GradFunction:
                 return arg
         return None
 
+    @property
+    def variables_read(self):
+        """`kwargs.get("variables")` or `kwargs["variables"]`: the same protocol reached
+        through `**kwargs`, or None."""
+        if self.params.kwarg is None or isinstance(self.node, ast.Lambda):
+            return None
+        for node in keyword_reads(self.node, self.params.kwarg):
+            if node.key == "variables":
+                return node.node
+        return None
+
+
+@dataclass(frozen=True)
+class KeywordRead:
+    node: ast.AST  # the Subscript or the Call
+    key: Optional[str]  # the literal key, when there is one
+    required: bool  # `kwargs["x"]` or `kwargs.pop("x")`: fails when the key is absent
+
+
+def keyword_reads(function, kwarg):
+    """Reads of the `**kwarg` dict in a function's own body, in source order."""
+    found = []
+    for node in own_nodes(function):
+        if (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)
+                and isinstance(node.value, ast.Name) and node.value.id == kwarg):
+            found.append(KeywordRead(node, _literal_key(node.slice), True))
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and isinstance(node.func.value, ast.Name) and node.func.value.id == kwarg
+              and node.func.attr in ("get", "pop") and node.args):
+            required = node.func.attr == "pop" and len(node.args) == 1
+            found.append(KeywordRead(node, _literal_key(node.args[0]), required))
+    return sorted(found, key=lambda read: (read.node.lineno, read.node.col_offset))
+
+
+def _literal_key(node):
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return None
+
 @dataclass(eq=False)
 class ForwardReturn:
     node: ast.AST  # the Return statement
@@ -103,6 +142,7 @@ class Site:
     is_method: bool
     returns: list = field(default_factory=list)  # [ForwardReturn]
     calls: list = field(default_factory=list)  # ast.Call nodes that call it
+    partials: list = field(default_factory=list)  # `functools.partial(f, ...)` calls
 
     @property
     def input_range(self):
@@ -121,7 +161,7 @@ def variable_gradients(module, site, grad, value):
     if not (isinstance(value, ast.Tuple) and len(value.elts) == 2
             and isinstance(value.elts[1], (ast.List, ast.ListComp))):
         return None
-    if grad.variables_param is not None:
+    if grad.variables_param is not None or grad.variables_read is not None:
         return value.elts[1]
     covered = module.count_values(value.elts[0], grad.scope)
     if covered is not None and not site.params.vararg and covered == len(site.params.names):
@@ -506,19 +546,30 @@ class _SiteFinder:
     def _attach_calls(self, by_func, wrapped):
         if not by_func and not wrapped:
             return
-        for call, _ in self.module.calls:
-            if not isinstance(call.func, ast.Name):
+        for call, qualname in self.module.calls:
+            if qualname == "functools.partial" and call.args:
+                site = self._site_named(call.args[0], call, by_func, wrapped)
+                if site is not None:
+                    site.partials.append(call)
                 continue
-            binding = self.names.definitions(call.func, self.names.scope_of(call))
-            if binding is None:
-                continue
-            site = by_func.get(id(binding.node)) if binding.kind == "def" else None
-            target = binding.node
-            if binding.kind == "assign" and isinstance(target, ast.Call) and target.args:
-                # h = tf.custom_gradient(f): calls of h are calls of f's site
-                if self.names.resolve(target.func, binding.scope) in CUSTOM_GRADIENT:
-                    inner = self.names.definitions(target.args[0], binding.scope)
-                    if inner is not None:
-                        site = by_func.get(id(inner.node)) or wrapped.get(id(inner.node))
+            site = self._site_named(call.func, call, by_func, wrapped)
             if site is not None and call not in site.calls:
                 site.calls.append(call)
+
+    def _site_named(self, expr, where, by_func, wrapped):
+        """The site a Name refers to at `where`: a decorated def, or `h` of
+        `h = tf.custom_gradient(f)`."""
+        if not isinstance(expr, ast.Name):
+            return None
+        binding = self.names.definitions(expr, self.names.scope_of(where))
+        if binding is None:
+            return None
+        site = by_func.get(id(binding.node)) if binding.kind == "def" else None
+        target = binding.node
+        if binding.kind == "assign" and isinstance(target, ast.Call) and target.args:
+            # h = tf.custom_gradient(f): calls of h are calls of f's site
+            if self.names.resolve(target.func, binding.scope) in CUSTOM_GRADIENT:
+                inner = self.names.definitions(target.args[0], binding.scope)
+                if inner is not None:
+                    site = by_func.get(id(inner.node)) or wrapped.get(id(inner.node))
+        return site
