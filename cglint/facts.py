@@ -515,27 +515,38 @@ class _SiteFinder:
         site = Site(func, func.name, own_scope, Parameters.of(func), is_method)
         for node in own_nodes(func):
             if isinstance(node, ast.Return):
-                site.returns.append(self._forward_return(node, own_scope))
+                site.returns.extend(self._forward_returns(node, own_scope))
         return site
 
-    def _forward_return(self, node, scope):
-        result = ForwardReturn(node, node.value)
+    def _forward_returns(self, node, scope):
+        """One ForwardReturn per gradient function the `return` may hand back: a grad fn
+        defined in both branches of an if/else gives two, each checked on its own."""
         value = node.value
         if isinstance(value, ast.Name):
             value = self.module.single_value(value, scope) or value
-        if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == 2:
-            result.outputs = value.elts[0]
-            result.grad = self.grad_function(value.elts[1], scope)
-        return result
+        if not (isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == 2):
+            return [ForwardReturn(node, node.value)]
+        outputs, grad = value.elts
+        candidates = self._grad_candidates(grad, scope)
+        if not candidates:
+            return [ForwardReturn(node, node.value, outputs)]
+        return [ForwardReturn(node, node.value, outputs, self._grad_function(candidate))
+                for candidate in candidates]
 
-    def grad_function(self, expr, scope):
+    def _grad_candidates(self, expr, scope):
+        """The defs or lambda a gradient expression can be: every binding of the name
+        must be a def (else it is unknown, and none is returned)."""
         if isinstance(expr, ast.Lambda):
-            node, name = expr, "lambda"
-        else:
-            binding = self.names.definitions(expr, scope)
-            if binding is None or binding.kind != "def":
-                return None
-            node, name = binding.node, binding.node.name
+            return [expr]
+        if not isinstance(expr, ast.Name):
+            return []
+        bindings = self.names.lookup(expr.id, scope)
+        if not bindings or any(binding.kind != "def" for binding in bindings):
+            return []
+        return [binding.node for binding in bindings]
+
+    def _grad_function(self, node):
+        name = "lambda" if isinstance(node, ast.Lambda) else node.name
         own_scope = self.names.scope_for_def[id(node)]
         if isinstance(node, ast.Lambda):
             returns = [(node, node.body)]
