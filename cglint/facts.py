@@ -197,6 +197,8 @@ class ModuleFacts:
         self.python2_syntax = python2_syntax
         self.target_tf = target_tf
         self._instance_variables = {}  # id(class scope) -> attributes holding variables
+        # Project files (project.Dependency) whose content the findings were drawn from.
+        self.dependencies = set()
 
     @cached_property
     def names(self):
@@ -263,6 +265,70 @@ class ModuleFacts:
                 found += [ImportUse(node, node.module, alias.name) for alias in node.names
                           if alias.name != "*"]
         return sorted(found, key=lambda use: (use.node.lineno, use.node.col_offset))
+
+    @cached_property
+    def imported_calls(self):
+        """[(call, ImportedSite)]: calls of custom-gradient functions that other modules
+        of the project define, found on disk from this file's imports (never imported)."""
+        if self.path == "-" or "import" not in self.text:
+            return []
+        found = []
+        for call, qualname in self.calls:
+            if qualname == "functools.partial" and call.args:
+                continue  # a partial is not a call of its first argument
+            site = self._imported_site(call.func, qualname)
+            if site is not None:
+                found.append((call, site))
+        return found
+
+    @cached_property
+    def imported_partials(self):
+        """[(call, ImportedSite)] for `functools.partial(imported_site, ...)`."""
+        if "partial" not in self.text or "import" not in self.text:
+            return []
+        found = []
+        for call, qualname in self.calls:
+            if qualname == "functools.partial" and call.args and isinstance(
+                    call.args[0], (ast.Name, ast.Attribute)):
+                site = self._imported_site(call.args[0], self.resolve(call.args[0]))
+                if site is not None:
+                    found.append((call, site))
+        return found
+
+    def _imported_site(self, expr, qualname):
+        target = self._import_target(expr, qualname)
+        if target is None:
+            return None
+        from cglint import project  # only files with project imports need it
+        module, level, name = target
+        site, dependencies = project.current().imported_site(self.path, module, name, level)
+        self.dependencies.update(dependencies)
+        return site
+
+    def _import_target(self, func, qualname):
+        """(module, level, name) a called expression imports, or None."""
+        if qualname is not None:
+            module, _, name = qualname.rpartition(".")
+            return (module, 0, name) if module else None
+        # Relative imports bind no qualified name: `from .ops import scale`, `from . import ops`
+        if isinstance(func, ast.Name):
+            base, attribute = func, None
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            base, attribute = func.value, func.attr
+        else:
+            return None
+        binding = self.names.definitions(base, self.names.scope_of(func))
+        if binding is None or not isinstance(binding.node, ast.ImportFrom) or not binding.node.level:
+            return None
+        node = binding.node
+        imported = next((alias.name for alias in node.names
+                         if (alias.asname or alias.name) == base.id), None)
+        if imported is None:
+            return None
+        if attribute is None:
+            return node.module or "", node.level, imported
+        module = "%s.%s" % (node.module, imported) if node.module else imported
+        return module, node.level, attribute
 
     @cached_property
     def sites(self):

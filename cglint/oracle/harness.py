@@ -370,6 +370,7 @@ def run_fixture(tf, path, mode):
         path = path.encode(sys.getfilesystemencoding() or "utf-8")
     sys.argv = [path]
     sys.path.insert(0, os.path.dirname(path))
+    sys.dont_write_bytecode = True  # a project fixture's modules leave no .pyc behind
     module = types.ModuleType("__main__")
     module.__file__ = path
     sys.modules["__main__"] = module

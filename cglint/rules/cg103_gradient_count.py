@@ -53,14 +53,35 @@ class GradientCountMismatch(Rule):
                 continue
             count = counts.pop()
             for call in site.calls:
-                given = len(call.args)
-                if any(isinstance(arg, ast.Starred) for arg in call.args) or call.keywords:
-                    continue
-                if given != count and low <= given <= high and low <= count <= high:
-                    yield self.at(call, "`%s` is called with %d positional inputs here but "
-                                  "its gradient function returns %s: in graph mode every "
-                                  "positional argument becomes a tensor input that needs a "
-                                  "gradient" % (site.name, given, _gradients(count)), function=site.func)
+                given = _extra_inputs(call, count, low, high)
+                if given is not None:
+                    yield self.at(call, _EXTRA % (site.name, given, _gradients(count)),
+                                  function=site.func)
+        if module.eager:
+            return
+        for call, site in module.imported_calls:
+            if site.vararg or len(site.gradient_counts) != 1:
+                continue
+            (count,) = site.gradient_counts
+            given = _extra_inputs(call, count, site.required, len(site.positional))
+            if given is not None:
+                yield self.at(call, _EXTRA % (site.name, given, _gradients(count)))
+
+
+_EXTRA = ("`%s` is called with %d positional inputs here but its gradient function returns "
+          "%s: in graph mode every positional argument becomes a tensor input that needs a "
+          "gradient")
+
+
+def _extra_inputs(call, count, low, high):
+    """How many positional inputs `call` passes, when that differs from the gradient count
+    and both are in the function's range; else None."""
+    if any(isinstance(arg, ast.Starred) for arg in call.args) or call.keywords:
+        return None
+    given = len(call.args)
+    if given != count and low <= given <= high and low <= count <= high:
+        return given
+    return None
 
 
 def _inputs(low, high):

@@ -23,7 +23,7 @@ class KeywordArguments(Rule):
     name = "keyword-arguments"
 
     def check(self, module):
-        if not module.sites or module.eager:
+        if module.eager:
             return
         for site in module.sites:
             for arg in site.params.kwonly:
@@ -51,11 +51,34 @@ class KeywordArguments(Rule):
                     yield self.at(call, "`%s` is called with keyword argument %s: TF 1.8 "
                                   "graph mode raises ValueError; pass it positionally"
                                   % (site.name, _keywords(call)), function=site.func)
+        for call, site in module.imported_calls:
+            if call.keywords:
+                yield self.at(call, "`%s` (a custom-gradient function of %s) is called with "
+                              "keyword argument %s: TF 1.8 graph mode raises ValueError; pass "
+                              "it positionally" % (site.name, _where(module, site),
+                                                   _keywords(call)))
+        for call, site in module.imported_partials:
+            if call.keywords:
+                yield self.at(call, "`functools.partial` binds keyword argument %s to "
+                              "custom-gradient function `%s` of %s: TF 1.8 graph mode raises "
+                              "ValueError when the partial is called; bind it positionally "
+                              "or in a closure" % (_keywords(call), site.name,
+                                                   _where(module, site)))
 
 
 def _keywords(call):
     return ", ".join("`%s`" % k.arg if k.arg else "`**%s`" % getattr(k.value, "id", "...")
                      for k in call.keywords)
+
+
+def _where(module, site):
+    """`ops.py:12`, relative to the checked file's folder when that is shorter."""
+    import os
+    here = os.path.dirname(os.path.abspath(module.path))
+    shown = os.path.relpath(site.path, here)
+    if shown.startswith(".." + os.sep + ".."):
+        shown = site.path
+    return "`%s:%d`" % (shown, site.line)
 
 
 def _key(read):

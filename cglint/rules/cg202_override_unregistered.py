@@ -1,6 +1,7 @@
 import difflib
+import os
 
-from cglint import overrides
+from cglint import overrides, project
 from cglint.diagnostics import Diagnostic
 from cglint.ops import load as load_ops
 from cglint.rules.base import Rule
@@ -48,15 +49,26 @@ class OverrideGradientNotRegistered(Rule):
         registered = [(r.name.value, r.call.lineno) for r in facts.registrations
                       if r.name.value is not None]
         from_caller = any(r.name.from_caller for r in facts.registrations)
-        return uses, registered, from_caller
+        imported = []
+        if any(value not in {name for name, _ in registered} for value, *_ in uses):
+            # The registration may be in a project module this file imports, checked in
+            # this run or not: a file checked alone must be judged like the whole tree.
+            names, unknown, dependencies = project.current().registrations(module.path)
+            module.dependencies.update(dependencies)
+            imported = [(name, _shown(where), line) for name, (where, line) in names.items()]
+            from_caller = from_caller or unknown
+        return uses, registered, from_caller, imported
 
     def check_run(self, summaries):
-        if any(from_caller for _, _, from_caller in summaries.values()):
-            return
+        if any(summary[2] for summary in summaries.values()):
+            return  # some registration's name comes from its callers: any name may match
         registered = {}  # name -> {path: first line registering it there}
         for path in sorted(summaries):
             for name, line in summaries[path][1]:
                 registered.setdefault(name, {}).setdefault(path, line)
+        for path in sorted(summaries):
+            for name, where, line in summaries[path][3]:
+                registered.setdefault(name, {}).setdefault(where, line)
         for path in sorted(summaries):
             for value, key, line, col, end_line, end_col in summaries[path][0]:
                 if value in registered:
@@ -66,10 +78,16 @@ class OverrideGradientNotRegistered(Rule):
                 yield Diagnostic(
                     path, line, col + 1, self.code,
                     "gradient `%s`%s is never registered with `tf.RegisterGradient` in the "
-                    "checked files: `tf.gradients` raises `LookupError: No gradient defined "
-                    "for operation ...%s`%s"
+                    "checked files or the project modules they import: `tf.gradients` "
+                    "raises `LookupError: No gradient defined for operation ...%s`%s"
                     % (value, override, op_type, _did_you_mean(value, registered, path)),
                     end_line, end_col + 1)
+
+
+def _shown(path):
+    """A project file as a run would show it: relative to the working folder if inside."""
+    relative = os.path.relpath(path)
+    return path if relative.startswith(os.pardir + os.sep) else relative
 
 
 def _did_you_mean(value, registered, path):
