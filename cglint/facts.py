@@ -199,6 +199,7 @@ class ModuleFacts:
         self._instance_variables = {}  # id(class scope) -> attributes holding variables
         # Project files (project.Dependency) whose content the findings were drawn from.
         self.dependencies = set()
+        self._imported = {}  # (module, level, name) -> ImportedSite or None
 
     @cached_property
     def names(self):
@@ -270,7 +271,7 @@ class ModuleFacts:
     def imported_calls(self):
         """[(call, ImportedSite)]: calls of custom-gradient functions that other modules
         of the project define, found on disk from this file's imports (never imported)."""
-        if self.path == "-" or "import" not in self.text:
+        if not self._imports_project_sites:
             return []
         found = []
         for call, qualname in self.calls:
@@ -284,7 +285,7 @@ class ModuleFacts:
     @cached_property
     def imported_partials(self):
         """[(call, ImportedSite)] for `functools.partial(imported_site, ...)`."""
-        if "partial" not in self.text or "import" not in self.text:
+        if "partial" not in self.text or not self._imports_project_sites:
             return []
         found = []
         for call, qualname in self.calls:
@@ -295,15 +296,38 @@ class ModuleFacts:
                     found.append((call, site))
         return found
 
+    @cached_property
+    def _imports_project_sites(self):
+        """Whether some import statement loads a project module that defines or
+        re-exports custom-gradient functions: checked per import, not per call."""
+        if self.path == "-" or "import" not in self.text:
+            return False
+        from cglint import project
+        where = project.current()
+        for node in self.nodes[ast.Import]:
+            if any(where.offers_sites(self.path, alias.name) for alias in node.names):
+                return True
+        for node in self.nodes[ast.ImportFrom]:
+            module = node.module or ""
+            candidates = [module] if module else []
+            candidates += ["%s.%s" % (module, alias.name) if module else alias.name
+                           for alias in node.names if alias.name != "*"]
+            if any(where.offers_sites(self.path, candidate, node.level)
+                   for candidate in candidates):
+                return True
+        return False
+
     def _imported_site(self, expr, qualname):
         target = self._import_target(expr, qualname)
         if target is None:
             return None
-        from cglint import project  # only files with project imports need it
-        module, level, name = target
-        site, dependencies = project.current().imported_site(self.path, module, name, level)
-        self.dependencies.update(dependencies)
-        return site
+        if target not in self._imported:  # a module calls the same names again and again
+            from cglint import project  # only files with project imports need it
+            module, level, name = target
+            site, dependencies = project.current().imported_site(self.path, module, name, level)
+            self.dependencies.update(dependencies)
+            self._imported[target] = site
+        return self._imported[target]
 
     def _import_target(self, func, qualname):
         """(module, level, name) a called expression imports, or None."""

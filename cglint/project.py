@@ -45,7 +45,7 @@ class ModuleSummary:
     digest: str  # sha256 of the bytes the summary was made from
     sites: dict = field(default_factory=dict)  # name -> ImportedSite
     reexports: dict = field(default_factory=dict)  # name -> (module, level, name) imported
-    imports: tuple = ()  # (module, level) of every import statement
+    imports: Optional[tuple] = None  # (module, level) of every import, when asked for
     registered: dict = field(default_factory=dict)  # known registered name -> first line
     registers_unknown: bool = False  # some registration's name is built at run time
 
@@ -102,21 +102,22 @@ class Project:
     """Summaries of project modules on disk, made on demand and kept while unchanged."""
 
     def __init__(self):
-        self._summaries = {}  # real path -> (stat signature, ModuleSummary or None)
+        self._summaries = {}  # path -> (stat signature, ModuleSummary or None)
         self._paths = {}  # (importing folder, module, level) -> file or None
 
-    def summary(self, path):
-        """ModuleSummary of a project file, or None when it cannot matter (or be read)."""
-        real = os.path.realpath(path)
+    def summary(self, path, with_imports=False):
+        """ModuleSummary of a project file, or None when it cannot be read. Its imports
+        are listed only `with_imports` (it costs a parse of modules that define nothing)."""
         try:
-            info = os.stat(real)
+            info = os.stat(path)
         except OSError:
             return None
         signature = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
-        cached = self._summaries.get(real)
-        if cached is None or cached[0] != signature:
-            cached = (signature, _summarize(real))
-            self._summaries[real] = cached
+        cached = self._summaries.get(path)
+        if (cached is None or cached[0] != signature
+                or (with_imports and cached[1] is not None and cached[1].imports is None)):
+            cached = (signature, _summarize(path, with_imports))
+            self._summaries[path] = cached
         return cached[1]
 
     def imported_site(self, importer, module, name, level=0, depth=0):
@@ -136,6 +137,13 @@ class Project:
             site, more = self.imported_site(path, source, source_name, source_level, depth + 1)
             return site, dependencies + more
         return None, dependencies
+
+    def offers_sites(self, importer, module, level=0):
+        """Whether importing `module` (or a name from it) may bring a custom-gradient
+        function: the module defines one, or is a package `__init__` that re-exports."""
+        path = self.module_path(importer, module, level)
+        summary = self.summary(path) if path is not None else None
+        return summary is not None and bool(summary.sites or summary.reexports)
 
     def module_path(self, importer, module, level=0):
         folder = os.path.dirname(os.path.abspath(importer))
@@ -158,7 +166,7 @@ class Project:
         queue = [(path, 0)]
         while queue and len(seen) <= MAX_IMPORTED_MODULES:
             importer, depth = queue.pop(0)
-            summary = self.summary(importer)
+            summary = self.summary(importer, with_imports=True)
             if summary is None:
                 continue
             if depth:
@@ -169,7 +177,7 @@ class Project:
                 unknown = unknown or summary.registers_unknown
             if depth >= MAX_IMPORT_DEPTH:
                 continue
-            for module, level in summary.imports:
+            for module, level in summary.imports or ():
                 found = self.module_path(importer, module, level)
                 if found is not None and os.path.realpath(found) not in seen:
                     seen.add(os.path.realpath(found))
@@ -189,7 +197,7 @@ def _is_regular_file(path):
         return False
 
 
-def _summarize(path):
+def _summarize(path, with_imports):
     try:
         data = files.read_bytes(path)
     except OSError:
@@ -201,7 +209,9 @@ def _summarize(path):
     text = source.text
     defines = _CUSTOM_GRADIENT_WORD in text
     registers = any(word in text for word in _REGISTRATION_WORDS)
-    if "import" not in text and not (defines or registers):
+    hub = os.path.basename(path) == "__init__.py"  # re-exports what its package defines
+    registers = registers and with_imports  # registrations matter to import closures only
+    if not (defines or registers or hub or with_imports):
         return summary  # nothing an importer could use: no parse
     # Imported here: project summaries are made from the facts the linter itself builds.
     from cglint.parse import parse
@@ -209,7 +219,8 @@ def _summarize(path):
     if parsed.tree is None:
         return summary
     summary.reexports = _reexports(parsed.tree)
-    summary.imports = tuple(_imports(parsed.tree))
+    if with_imports:
+        summary.imports = tuple(_imports(parsed.tree))
     if not (defines or registers):
         return summary
     from cglint.facts import ModuleFacts
