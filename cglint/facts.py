@@ -36,6 +36,9 @@ MULTI_OUTPUT = frozenset((
     "contrib.framework.nest.flatten", "nest.flatten", "linalg.eigh", "self_adjoint_eig", "svd",
     "linalg.svd", "qr", "linalg.qr", "nn.sufficient_statistics", "nn.fused_batch_norm",
 ))
+# `function.Defun(*input_types, python_grad_func=f, grad_func=g)`: TF 1.8's third way
+# to give an op a custom gradient (tensor2tensor and sonnet use it).
+DEFUN = frozenset(("tensorflow.python.framework.function.Defun",))
 _MAX_DEPTH = 6
 
 
@@ -150,6 +153,18 @@ class Site:
         method's `self` (TF converts it too, and fails: CG108's business)."""
         skip = 1 if self.is_method and self.params.names else 0
         return max(self.params.required - skip, 0), len(self.params.names) - skip
+
+
+@dataclass(eq=False)
+class DefunSite:
+    """A function made a TF op by `@function.Defun(...)`, with its gradient functions."""
+
+    func: ast.AST
+    name: str
+    inputs: Optional[int]  # the op's inputs: the input types given, else the parameters
+    outputs: Optional[int]  # the op's outputs, when every return agrees
+    python_grad: Optional["GradFunction"] = None  # python_grad_func: (op, *grads) -> grads
+    grad_defun: Optional["GradFunction"] = None  # grad_func: a Defun of (*inputs, *grads)
 
 
 def variable_gradients(module, site, grad, value):
@@ -353,6 +368,21 @@ class ModuleFacts:
             return node.module or "", node.level, imported
         module = "%s.%s" % (node.module, imported) if node.module else imported
         return module, node.level, attribute
+
+    @cached_property
+    def defun_sites(self):
+        if "Defun" not in self.text:
+            return []
+        finder = _SiteFinder(self)
+        found = []
+        functions = self.nodes[ast.FunctionDef]
+        for node in sorted(functions, key=lambda n: (n.lineno, n.col_offset)):
+            scope = self.names.scope_of(node)
+            for decorator in node.decorator_list:
+                if (isinstance(decorator, ast.Call)
+                        and self.names.resolve(decorator.func, scope) in DEFUN):
+                    found.append(finder.defun_site(node, decorator, scope))
+        return found
 
     @cached_property
     def sites(self):
@@ -606,6 +636,27 @@ class _SiteFinder:
         for node in own_nodes(func):
             if isinstance(node, ast.Return):
                 site.returns.extend(self._forward_returns(node, own_scope))
+        return site
+
+    def defun_site(self, func, decorator, scope):
+        own_scope = self.names.scope_for_def[id(func)]
+        params = Parameters.of(func)
+        if decorator.args and not any(isinstance(a, ast.Starred) for a in decorator.args):
+            inputs = len(decorator.args)
+        else:
+            inputs = None if params.vararg else len(params.names)
+        values = [node.value for node in own_nodes(func) if isinstance(node, ast.Return)]
+        outputs = _agreed(self.module.count_values(v, own_scope) for v in values) if values else None
+        site = DefunSite(func, func.name, inputs, outputs)
+        for keyword in decorator.keywords:
+            if keyword.arg not in ("python_grad_func", "grad_func"):
+                continue
+            candidates = self._grad_candidates(keyword.value, scope)
+            grad = self._grad_function(candidates[0]) if len(candidates) == 1 else None
+            if keyword.arg == "python_grad_func":
+                site.python_grad = grad
+            else:
+                site.grad_defun = grad
         return site
 
     def _forward_returns(self, node, scope):
