@@ -47,7 +47,8 @@ class ModuleSummary:
     reexports: dict = field(default_factory=dict)  # name -> (module, level, name) imported
     imports: Optional[tuple] = None  # (module, level) of every import, when asked for
     registered: dict = field(default_factory=dict)  # known registered name -> first line
-    registers_unknown: bool = False  # some registration's name is built at run time
+    registered_patterns: tuple = ()  # names built at run time, as regular expressions
+    registers_any: bool = False  # some registered name comes from a caller
 
 
 @dataclass(frozen=True)
@@ -158,10 +159,10 @@ class Project:
         return self._paths[key]
 
     def registrations(self, path):
-        """({name: (file, line)}, unknown, [Dependency]) of the gradient registrations in
-        the project modules `path` imports, directly or through other project modules
-        (bounded): importing a module runs its `tf.RegisterGradient` calls."""
-        names, unknown, dependencies = {}, False, []
+        """The gradient registrations of the project modules `path` imports, directly or
+        through other project modules (bounded): importing a module runs its
+        `tf.RegisterGradient` calls. ({name: (file, line)}, patterns, any name, deps)."""
+        names, patterns, any_name, dependencies = {}, [], False, []
         seen = {os.path.realpath(path)}
         queue = [(path, 0)]
         while queue and len(seen) <= MAX_IMPORTED_MODULES:
@@ -170,11 +171,12 @@ class Project:
             if summary is None:
                 continue
             if depth:
-                if summary.registered or summary.registers_unknown:
+                if summary.registered or summary.registered_patterns or summary.registers_any:
                     dependencies.append(Dependency(summary.path, summary.digest))
                 for name, line in summary.registered.items():
                     names.setdefault(name, (summary.path, line))
-                unknown = unknown or summary.registers_unknown
+                patterns += summary.registered_patterns
+                any_name = any_name or summary.registers_any
             if depth >= MAX_IMPORT_DEPTH:
                 continue
             for module, level in summary.imports or ():
@@ -182,7 +184,7 @@ class Project:
                 if found is not None and os.path.realpath(found) not in seen:
                     seen.add(os.path.realpath(found))
                     queue.append((found, depth + 1))
-        return names, unknown, dependencies
+        return names, patterns, any_name, dependencies
 
 
 def _package_init(folder):
@@ -233,10 +235,10 @@ def _summarize(path, with_imports):
     if registers:
         from cglint import overrides
         facts = overrides.of(module)
-        for registration in facts.registrations:
-            if registration.name.value is not None:
-                summary.registered.setdefault(registration.name.value, registration.call.lineno)
-        summary.registers_unknown = any(r.name.value is None for r in facts.registrations)
+        found = overrides.registered_names(facts)
+        summary.registered = found.names
+        summary.registered_patterns = tuple(found.patterns)
+        summary.registers_any = found.any_name
     return summary
 
 

@@ -1,5 +1,7 @@
 import difflib
 import os
+import re
+from dataclasses import dataclass
 
 from cglint import overrides, project
 from cglint.diagnostics import Diagnostic
@@ -34,7 +36,7 @@ class OverrideGradientNotRegistered(Rule):
 
     def summarize(self, module):
         facts = overrides.of(module)
-        if not facts.maps and not facts.registrations:
+        if not facts.maps and not facts.registrations and not facts.unresolved_registrations:
             return None
         ops = load_ops()
         uses = []
@@ -46,32 +48,34 @@ class OverrideGradientNotRegistered(Rule):
                         node = value.node
                         uses.append((value.value, entry.key, node.lineno, node.col_offset,
                                      node.end_lineno, node.end_col_offset))
-        registered = [(r.name.value, r.call.lineno) for r in facts.registrations
-                      if r.name.value is not None]
-        from_caller = any(r.name.from_caller for r in facts.registrations)
-        imported = []
-        if any(value not in {name for name, _ in registered} for value, *_ in uses):
+        own = overrides.registered_names(facts)
+        summary = Summary(uses, sorted(own.names.items()), own.any_name, [], own.patterns)
+        if any(value not in own.names for value, *_ in uses):
             # The registration may be in a project module this file imports, checked in
             # this run or not: a file checked alone must be judged like the whole tree.
-            names, unknown, dependencies = project.current().registrations(module.path)
+            names, patterns, any_name, dependencies = project.current().registrations(
+                module.path)
             module.dependencies.update(dependencies)
-            imported = [(name, _shown(where), line) for name, (where, line) in names.items()]
-            from_caller = from_caller or unknown
-        return uses, registered, from_caller, imported
+            summary.imported += [(name, _shown(where), line)
+                                 for name, (where, line) in names.items()]
+            summary.patterns += patterns
+            summary.any_name = summary.any_name or any_name
+        return summary
 
     def check_run(self, summaries):
-        if any(summary[2] for summary in summaries.values()):
+        if any(summary.any_name for summary in summaries.values()):
             return  # some registration's name comes from its callers: any name may match
         registered = {}  # name -> {path: first line registering it there}
         for path in sorted(summaries):
-            for name, line in summaries[path][1]:
+            for name, line in summaries[path].registered:
                 registered.setdefault(name, {}).setdefault(path, line)
         for path in sorted(summaries):
-            for name, where, line in summaries[path][3]:
+            for name, where, line in summaries[path].imported:
                 registered.setdefault(name, {}).setdefault(where, line)
+        patterns = [re.compile(p) for summary in summaries.values() for p in summary.patterns]
         for path in sorted(summaries):
-            for value, key, line, col, end_line, end_col in summaries[path][0]:
-                if value in registered:
+            for value, key, line, col, end_line, end_col in summaries[path].uses:
+                if value in registered or any(p.fullmatch(value) for p in patterns):
                     continue
                 override = " (the override for `%s`)" % key if key else ""
                 op_type = " (op type: %s)" % key if key else ""
@@ -82,6 +86,17 @@ class OverrideGradientNotRegistered(Rule):
                     "raises `LookupError: No gradient defined for operation ...%s`%s"
                     % (value, override, op_type, _did_you_mean(value, registered, path)),
                     end_line, end_col + 1)
+
+
+@dataclass
+class Summary:
+    """One module's part of the whole-run check (picklable: it crosses processes)."""
+
+    uses: list  # (value, op type key, line, col, end line, end col) of map values
+    registered: list  # (name, line) it registers
+    any_name: bool  # a registration's name comes from a caller
+    imported: list  # (name, file, line) registered by the project modules it imports
+    patterns: list  # names registered at run time, as regular expressions
 
 
 def _shown(path):
