@@ -271,6 +271,76 @@ class ModuleFacts:
         return uses
 
     @cached_property
+    def method_uses(self):
+        """Method calls on TensorFlow objects the code visibly makes: `t.gradient(...)`
+        after `with tf.GradientTape() as t:` or `t = tf.GradientTape()`, and
+        `self.opt.minimize(...)` after `self.opt = tf.train.AdamOptimizer(...)` in a method
+        of the class. As ApiUse with the method's qualified name."""
+        if "tensorflow" not in self.text:
+            return []
+        with_targets = {}  # id(Name bound by `with X() as name`) -> the X() call
+        for node in self.nodes[ast.With] + self.nodes[ast.AsyncWith]:
+            for item in node.items:
+                if isinstance(item.optional_vars, ast.Name):
+                    with_targets[id(item.optional_vars)] = item.context_expr
+        uses = []
+        for call in self.nodes[ast.Call]:
+            func = call.func
+            if not isinstance(func, ast.Attribute):
+                continue
+            scope = self.names.scope_of(call)
+            kind = self._receiver_class(func.value, scope, with_targets)
+            if kind is not None:
+                uses.append(ApiUse(func, "%s.%s" % (kind, func.attr), call))
+        return uses
+
+    def _receiver_class(self, expr, scope, with_targets):
+        """The qualified TensorFlow class an object expression was made by, or None."""
+        if isinstance(expr, ast.Name):
+            bindings = self.names.lookup(expr.id, scope)
+            if len(bindings) != 1:
+                return None
+            binding = bindings[0]
+            if binding.kind == "assign":
+                return self._constructed(binding.node, binding.scope)
+            if binding.kind == "other" and id(binding.node) in with_targets:
+                return self._constructed(with_targets[id(binding.node)], binding.scope)
+            return None
+        if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
+            owner = self.instance_class(expr.value, scope)
+            if owner is not None:
+                return self.instance_attribute_classes(owner).get(expr.attr)
+        return None
+
+    def _constructed(self, value, scope):
+        if not isinstance(value, ast.Call):
+            return None
+        qualname = self.names.resolve(value.func, scope)
+        if qualname and qualname.startswith("tensorflow.") and qualname.rsplit(".", 1)[1][:1].isupper():
+            return qualname
+        return None
+
+    def instance_attribute_classes(self, owner):
+        """{attribute: TensorFlow class} for `self.x = tf.SomeClass(...)` in the methods of
+        a class (its scope), where every assignment of the attribute agrees."""
+        found = {}
+        for bindings in owner.bindings.values():
+            for binding in bindings:
+                if binding.kind != "def":
+                    continue
+                method_scope = self.names.scope_for_def[id(binding.node)]
+                for node in own_nodes(binding.node):
+                    if not isinstance(node, ast.Assign):
+                        continue
+                    for target in node.targets:
+                        if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                                and self.instance_class(target.value, method_scope) is owner):
+                            kind = self._constructed(node.value, method_scope)
+                            previous = found.get(target.attr, kind)
+                            found[target.attr] = kind if previous == kind else None
+        return {name: kind for name, kind in found.items() if kind is not None}
+
+    @cached_property
     def imports(self):
         found = []
         for node in self.nodes[ast.Import]:
