@@ -212,6 +212,7 @@ class ModuleFacts:
         self.python2_syntax = python2_syntax
         self.target_tf = target_tf
         self._instance_variables = {}  # id(class scope) -> attributes holding variables
+        self._attribute_classes = {}  # id(class scope) -> {attribute: TensorFlow class}
         # Project files (project.Dependency) whose content the findings were drawn from.
         self.dependencies = set()
         self._imported = {}  # (module, level, name) -> ImportedSite or None
@@ -275,7 +276,8 @@ class ModuleFacts:
         """Method calls on TensorFlow objects the code visibly makes: `t.gradient(...)`
         after `with tf.GradientTape() as t:` or `t = tf.GradientTape()`, and
         `self.opt.minimize(...)` after `self.opt = tf.train.AdamOptimizer(...)` in a method
-        of the class. As ApiUse with the method's qualified name."""
+        of the class. As ApiUse with the method's qualified name; only calls that pass
+        keywords (what CG403 checks)."""
         if "tensorflow" not in self.text:
             return []
         with_targets = {}  # id(Name bound by `with X() as name`) -> the X() call
@@ -286,8 +288,8 @@ class ModuleFacts:
         uses = []
         for call in self.nodes[ast.Call]:
             func = call.func
-            if not isinstance(func, ast.Attribute):
-                continue
+            if not isinstance(func, ast.Attribute) or not call.keywords:
+                continue  # only keywords are checked against the argspecs
             scope = self.names.scope_of(call)
             kind = self._receiver_class(func.value, scope, with_targets)
             if kind is not None:
@@ -323,6 +325,9 @@ class ModuleFacts:
     def instance_attribute_classes(self, owner):
         """{attribute: TensorFlow class} for `self.x = tf.SomeClass(...)` in the methods of
         a class (its scope), where every assignment of the attribute agrees."""
+        cached = self._attribute_classes.get(id(owner))
+        if cached is not None:
+            return cached
         found = {}
         for bindings in owner.bindings.values():
             for binding in bindings:
@@ -338,7 +343,9 @@ class ModuleFacts:
                             kind = self._constructed(node.value, method_scope)
                             previous = found.get(target.attr, kind)
                             found[target.attr] = kind if previous == kind else None
-        return {name: kind for name, kind in found.items() if kind is not None}
+        found = {name: kind for name, kind in found.items() if kind is not None}
+        self._attribute_classes[id(owner)] = found
+        return found
 
     @cached_property
     def imports(self):
