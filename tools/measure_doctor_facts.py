@@ -211,8 +211,9 @@ def measure_gpu_wheel():
             for path in (SO_PATH, FRAMEWORK_PATH):
                 library = archive.extract(member(path), work)
                 needed, runpath = elf_dynamic(library)
-                found["libraries"][path] = {"needed": needed, "runpath": runpath,
-                                              "gpu_architectures": gpu_architectures(library)}
+                found["libraries"][path] = {
+                    "needed": needed, "runpath": runpath,
+                    "gpu_architectures": gpu_architectures(library)}
                 os.remove(library)
         found["build_info"] = dict(re.findall(r"^(\w+) = (.*)$", build_info, re.M))
         return found
