@@ -271,6 +271,9 @@ def test_the_error_line_that_names_the_cause():
     ("six", None, "3.6.15", "fail", "not installed"),
     ("h5py", None, "3.6.15", "info", "not installed: breaks tf.keras HDF5 save/load"),
     ("h5py", "2.10.0", "2.7.18", "ok", "works"),
+    ("h5py", "3.1.0", "3.6.15", "warn", "breaks tf.keras HDF5 save/load (AttributeError: 'str' "
+                                        "object has no attribute 'decode')"),
+    ("h5py", "3.7.0", "3.6.15", "warn", "breaks tf.keras HDF5 save/load (Attr"),
 ])
 def test_dependency_versions_are_judged_by_the_measurements(package, version, python, status, found):
     verdict = facts.judge_dependency(package, version, python)

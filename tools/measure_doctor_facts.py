@@ -9,7 +9,8 @@ never edited by hand:
 Sections, each measured here rather than recalled:
 - `wheels`: the Linux x86_64 Python versions PyPI has `tensorflow==1.8.0` and
   `tensorflow-gpu==1.8.0` wheels for (`pip index versions` per Python version: it reads
-  the index page only, so no wheel is downloaded).
+  the index page only, so no wheel is downloaded), and the newest numpy, protobuf, six,
+  grpcio and h5py wheels for Python 2.7 and 3.6.
 - `gpu_wheel`: the shared libraries the GPU build needs: `pip download --no-deps` of the
   cp36 `tensorflow-gpu==1.8.0` wheel (216 MB, deleted afterwards), then the ELF DT_NEEDED
   entries of its `_pywrap_tensorflow_internal.so` and the GPU architectures (`sm_NN`) its
@@ -47,6 +48,8 @@ ORACLE = os.path.expanduser(os.environ.get("CGLINT_CACHE_DIR", "~/.cache/cglint"
 SO_PATH = "tensorflow/python/_pywrap_tensorflow_internal.so"
 FRAMEWORK_PATH = "tensorflow/libtensorflow_framework.so"  # the wrapper links it
 
+DEPENDENCIES = ("numpy", "protobuf", "six", "grpcio", "h5py")
+DEPENDENCY_PLATFORMS = ("manylinux2014_x86_64", "manylinux2010_x86_64", "manylinux1_x86_64")
 # Versions tried per interpreter: the declared minimum and one below it, the newest with a
 # wheel for that Python, and releases around known changes. `force` installs ignore
 # Requires-Python, as pip before 9.0 did.
@@ -140,7 +143,19 @@ def measure_wheels():
                 found[package].append(version)
             log("%s %s on Python %s: %s" % (package, TF, version,
                                             "wheel" if version in found[package] else "none"))
-    return {"platform": PLATFORM, "pythons": found}
+    newest = {}
+    # The oracle's Pythons (a UCS-4 2.7, as Linux distributions build it): newest wheels.
+    for version, abi in (("2.7", "cp27mu"), ("3.6", "cp36m")):
+        newest[version] = {}
+        for package in DEPENDENCIES:
+            _, output = pip("index", "versions", package, "--python-version", version,
+                            "--implementation", "cp", "--abi", abi, "--abi", "none",
+                            "--only-binary=:all:",
+                            *["--platform=" + name for name in DEPENDENCY_PLATFORMS], check=False)
+            latest = re.search(r"^%s \(([^)]+)\)" % re.escape(package), output, re.M)
+            newest[version][package] = latest.group(1) if latest else None
+        log("newest wheels for Python %s: %s" % (version, newest[version]))
+    return {"platform": PLATFORM, "pythons": found, "newest_dependency_wheels": newest}
 
 
 def elf_dynamic(path):

@@ -51,5 +51,9 @@ def main(argv=None):
         rows = checks.run_checks(gather.gather(args.python, args.timeout))
     except KeyboardInterrupt:
         return 130
-    report.write(sys.stdout, rows, args.format)
-    return EXIT_FAILED if any(row.status == "fail" for row in rows) else EXIT_OK
+    code = EXIT_FAILED if any(row.status == "fail" for row in rows) else EXIT_OK
+    try:
+        report.write(sys.stdout, rows, args.format)
+    except BrokenPipeError:  # `cglint doctor | head`
+        pass
+    return code

@@ -114,7 +114,7 @@ def judge_dependency(package, version, python):
     nearest = (below or above)[-1 if below else 0]
     near = outcome[nearest["version"]]
     if near.startswith("breaks"):
-        return Verdict("fail", "%s (like %s)" % (near, nearest["version"]), measured)
+        return Verdict(_status(near), "%s (like %s)" % (near, nearest["version"]), measured)
     side = "newer" if below else "older"
     return Verdict("warn", "not measured: %s than every version tried" % side, measured)
 
@@ -163,8 +163,12 @@ def _summary(package, tried):
 
 
 def _status(outcome):
-    if outcome.startswith("breaks"):
+    """fail when TF cannot be imported; warn when one feature that needs the package
+    breaks; info for harmless warnings."""
+    if outcome.startswith("breaks import"):
         return "fail"
+    if outcome.startswith("breaks"):
+        return "warn"
     return "info" if "warns" in outcome else "ok"
 
 
