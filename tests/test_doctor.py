@@ -149,7 +149,7 @@ def test_python_without_tensorflow_fails(tmp_path, bare_machine, capsys):
     assert rows["tensorflow"]["status"] == "fail"
     assert rows["tensorflow"]["fix"] == "pip install tensorflow==1.8.0"
     assert rows["import"]["found"] == "ModuleNotFoundError: No module named 'tensorflow'"
-    assert rows["numpy"]["status"] == "fail" and rows["numpy"]["found"] == "not installed"
+    assert "numpy" not in rows  # pip installs it with TF; nothing to judge without TF
 
 
 def test_a_python_tf_18_has_no_wheel_for(bare_machine, capsys):
@@ -287,3 +287,42 @@ def test_gpu_libraries_come_from_the_measured_wheels():
     assert facts.cuda_version() == "9.0"
     assert facts.wheel_pythons("tensorflow-gpu") == ["2.7", "3.3", "3.4", "3.5", "3.6"]
     assert "6.1" in facts.gpu_architectures()
+
+
+def test_protobuf_too_old_for_tf_fails_with_the_measured_fix():
+    seen = gpu_build_on_seed("TypeError: __new__() got an unexpected keyword argument 'file'")
+    seen.described["packages"] = {"tensorflow": "1.8.0", "numpy": "1.16.6", "protobuf": "3.3.0",
+                                  "six": "1.10.0", "grpcio": "1.39.0"}
+    seen.gpus = GpuReport((), "no nvidia-smi on PATH")
+    rows = {row.check: row for row in checks.run_checks(seen)}
+    assert rows["import"].status == rows["protobuf"].status == "fail"
+    assert rows["protobuf"].found.startswith("protobuf 3.3.0: breaks import tensorflow (TypeError")
+    assert rows["protobuf"].needed.startswith("TF 1.8 requires protobuf >=3.4.0; measured on py27: "
+                                              "3.3.0 breaks import tensorflow; 3.4.0, 3.17.3 work")
+    assert rows["protobuf"].fix == "pip install 'protobuf==3.17.3'"
+    assert rows["import"].fix.startswith("see the dependency checks")
+    assert "gpu-fix" not in rows and "driver" not in rows
+
+
+def test_oracle_envs_not_built_broken_or_fine():
+    seen = gpu_build_on_seed(GPU_IMPORT_ERROR)
+    seen.oracle = {"py27": ("/c/py27/bin/python", None),
+                   "py36": ("/c/py36/bin/python", {"error": "ImportError: no numpy"})}
+    rows = {row.check: row for row in checks.check_oracle(seen)}
+    assert (rows["oracle-py27"].status, rows["oracle-py27"].found) == ("info", "not built")
+    assert (rows["oracle-py36"].status, rows["oracle-py36"].found) == ("warn", "ImportError: no numpy")
+    assert rows["oracle-py36"].fix == "`cglint confirm --setup` rebuilds it"
+    seen.oracle["py36"] = ("/c/py36/bin/python", {"version": "1.8.0", "cuda": False})
+    assert checks.check_oracle(seen)[1].status == "ok"
+
+
+def test_describe_runs_under_python_2_7_and_imports_nothing(oracle_pythons):
+    described = probe.describe(oracle_pythons["py27"], 30)
+    assert described["version"].startswith("2.7.")
+    assert described["packages"]["tensorflow"] == "1.8.0"
+    assert described["packages"]["backports-weakref"]  # names normalised like pip's
+    # (`google` is there anyway: protobuf's nspkg.pth makes it at start-up, before any code.)
+    code, out, _ = probe.run([oracle_pythons["py27"], "-c", probe.DESCRIBE + "\nimport sys\n"
+                              "print(sorted(m for m in sys.modules if m.startswith(('numpy', "
+                              "'tensorflow', 'google.protobuf'))))"], 30)
+    assert out.splitlines()[-1] == "[]"

@@ -120,7 +120,8 @@ def _import_fix(seen, error):
 
 
 def check_dependencies(seen):
-    if seen.described is None or not seen.python_version:
+    # Without TF there is nothing to judge them against: pip brings them with TF.
+    if not any(name in seen.packages for name in (facts.CPU_PACKAGE, facts.GPU_PACKAGE)):
         return []
     rows = []
     for package in DEPENDENCIES:
