@@ -78,7 +78,8 @@ def test_seed_machine_names_cuda_8_found_9_needed_the_old_driver_and_the_fix(
     code, rows = doctor(capsys, "--python", tf36)
     assert code == 0  # the CPU build works; every GPU gap is a warning
     assert rows["import"]["status"] == "ok" and rows["import"]["found"] == "TensorFlow 1.8.0 (CPU build)"
-    assert rows["gpu"]["found"] == "GeForce GTX 1080, driver 375.26"
+    assert rows["gpu"]["found"] == "GeForce GTX 1080 (compute capability 6.1), driver 375.26"
+    assert rows["gpu"]["status"] == "ok" and "6.1" in rows["gpu"]["needed"]
     assert rows["cuda"]["status"] == "warn"
     assert rows["cuda"]["found"] == "CUDA 8.0" and rows["cuda"]["needed"].startswith("CUDA 9.0")
     assert rows["driver"]["status"] == "warn"
@@ -326,3 +327,38 @@ def test_describe_runs_under_python_2_7_and_imports_nothing(oracle_pythons):
                               "print(sorted(m for m in sys.modules if m.startswith(('numpy', "
                               "'tensorflow', 'google.protobuf'))))"], 30)
     assert out.splitlines()[-1] == "[]"
+
+
+def test_a_working_gpu_build_is_all_ok():
+    """The near miss of the seed: driver 390.48, CUDA 9.0 and cuDNN 7.1.4 in place."""
+    folder = "/usr/local/cuda-9.0/lib64/"
+    names = [name for name in facts.gpu_libraries() if not name.startswith("libcuda.")]
+    libraries = [(name, folder + name) for name in names] + [
+        ("libcudnn.so.7.1.4", folder + "libcudnn.so.7.1.4"),
+        ("libcuda.so.1", "/usr/lib/nvidia-390/libcuda.so.1")]
+    seen = checks.Inspection(
+        python="python", described={"version": "2.7.12", "executable": "/usr/bin/python",
+                                    "packages": {"tensorflow-gpu": "1.8.0", "numpy": "1.13.3",
+                                                 "protobuf": "3.4.0", "six": "1.10.0",
+                                                 "grpcio": "1.39.0", "h5py": "2.10.0"}},
+        imported={"version": "1.8.0", "cuda": True},
+        gpus=GpuReport((Gpu("GeForce GTX 1080", "390.48"),)),
+        libraries=LibraryFiles(tuple(libraries)), oracle={})
+    rows = checks.run_checks(seen)
+    statuses = {row.check: row.status for row in rows}
+    assert statuses.pop("gpu-memory") == "info"
+    assert set(statuses.values()) == {"ok"}, statuses
+    found = {row.check: row.found for row in rows}
+    assert found["import"] == "TensorFlow 1.8.0 (GPU build)"
+    assert found["cuda"] == "CUDA 9.0" and found["driver"] == "NVIDIA driver 390.48"
+    assert "gpu-fix" not in found and "gpu-unused" not in found
+
+
+def test_a_gpu_the_build_has_no_kernels_for(monkeypatch):
+    seen = gpu_build_on_seed(GPU_IMPORT_ERROR)
+    table = dict(facts.documented("compute_capability"), **{"GeForce GTX 680": "3.0"})
+    monkeypatch.setitem(facts.load()["documented"], "compute_capability", table)
+    seen.gpus = GpuReport((Gpu("GeForce GTX 680", "390.48"),))
+    [row] = checks.check_gpu(seen)
+    assert (row.status, row.found) == ("fail", "GeForce GTX 680 (compute capability 3.0), driver 390.48")
+    assert row.fix.startswith("TF 1.8's GPU build has no kernels for the GeForce GTX 680")

@@ -144,13 +144,32 @@ def check_dependencies(seen):
 def check_gpu(seen):
     report = seen.gpus
     if report.gpus:
-        found = "; ".join("%s, driver %s" % (gpu.name, gpu.driver) for gpu in report.gpus)
-        return [Check("gpu", "ok", found, "an NVIDIA GPU for the GPU build")]
+        return [_gpu_row(seen)]
     status = "fail" if seen.gpu_build else "ok"
     return [Check("gpu", status, "no NVIDIA GPU (%s)" % report.problem,
                   "an NVIDIA GPU and its driver for the GPU build; nothing for the CPU build",
                   "install the NVIDIA driver, or use the CPU build %s==%s"
                   % (facts.CPU_PACKAGE, facts.tf_version()) if status == "fail" else "")]
+
+
+def _gpu_row(seen):
+    """The GPUs, judged by compute capability where the documented table knows them."""
+    built = facts.gpu_architectures()
+    needed = "an NVIDIA GPU of compute capability %s (the GPU build has kernels for these)" % (
+        ", ".join(built))
+    described, unsupported = [], []
+    for gpu in seen.gpus.gpus:
+        capability = facts.compute_capability(gpu.name)
+        described.append("%s%s, driver %s" % (
+            gpu.name, " (compute capability %s)" % capability if capability else "", gpu.driver))
+        if capability and capability not in built:
+            unsupported.append(gpu.name)
+    if unsupported:
+        return Check("gpu", _gpu_status(seen), "; ".join(described), needed,
+                     "TF 1.8's GPU build has no kernels for the %s: build TF from source "
+                     "with its capability in TF_CUDA_COMPUTE_CAPABILITIES, or use the CPU build"
+                     % " and ".join(unsupported))
+    return Check("gpu", "ok", "; ".join(described), needed)
 
 
 def _gpu_status(seen):
@@ -169,8 +188,8 @@ def check_driver(seen):
         return [Check("driver", "ok", "NVIDIA driver %s" % oldest, needed)]
     return [Check("driver", _gpu_status(seen), "NVIDIA driver %s: too old for CUDA %s"
                   % (oldest, minimum["cuda"]), needed,
-                  "install NVIDIA driver %s or newer (a newer driver still runs CUDA 8.0 "
-                  "programs)" % minimum["linux_driver"])]
+                  "install NVIDIA driver %s or newer (newer drivers still run programs built "
+                  "for older CUDA releases)" % minimum["linux_driver"])]
 
 
 def check_cuda_libraries(seen):
@@ -278,12 +297,16 @@ def check_gpu_fix(seen):
     cudnn = [name for name, _ in seen.libraries.versions_of("libcudnn.so")]
     found = "driver %s, CUDA %s, cuDNN %s" % (
         min((gpu.driver for gpu in seen.gpus.gpus), key=facts.version_key),
-        ", ".join(have) or "none", ", ".join(sorted(set(facts.soname_version(name) for name in cudnn
-                                                        if facts.soname_version(name)))) or "none")
+        ", ".join(have) or "none", ", ".join(_versions(cudnn)) or "none")
     needed = "driver >= %s, CUDA %s, cuDNN %s built for CUDA %s" % (
         minimum["linux_driver"], cuda, facts.soname_version(_named("libcudnn.")), cuda)
     others = [release for release in have if release != cuda]
     return [Check("gpu-fix", "info", found, needed, " ".join(_fix_options(seen, others, cudnn)))]
+
+
+def _versions(names):
+    """["7.0.5"]: the versions in library file names, oldest first, once each."""
+    return sorted(set(facts.soname_version(name) for name in names) - {""}, key=facts.version_key)
 
 
 def _named(prefix):
@@ -316,12 +339,12 @@ def _configure_settings(seen, release, cudnn):
     cudart = [path for name, path in seen.libraries.versions_of("libcudart.so")
               if facts.soname_version(name).startswith(release)]
     toolkit = os.path.dirname(os.path.dirname(cudart[0])) if cudart else "/usr/local/cuda-" + release
-    majors = sorted(set(facts.soname_version(name).split(".")[0] for name in cudnn
-                        if facts.soname_version(name)), key=facts.version_key)
+    majors = [version.split(".")[0] for version in _versions(cudnn)]
     cudnn_home = os.path.dirname(os.path.dirname(
         next(path for _, path in seen.libraries.versions_of("libcudnn.so")))) if cudnn else toolkit
     values = {"TF_NEED_CUDA": "1", "TF_CUDA_VERSION": release, "CUDA_TOOLKIT_PATH": toolkit,
-              "TF_CUDNN_VERSION": majors[-1] if majors else "7", "CUDNN_INSTALL_PATH": cudnn_home}
+              "TF_CUDNN_VERSION": majors[-1] if majors else facts.soname_version(_named("libcudnn.")),
+              "CUDNN_INSTALL_PATH": cudnn_home}
     capabilities = sorted(set(facts.compute_capability(name) for name in seen.gpu_names) - {None},
                           key=facts.version_key)
     if capabilities:
