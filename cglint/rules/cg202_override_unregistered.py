@@ -1,7 +1,6 @@
 import difflib
 import os
 import re
-from dataclasses import dataclass
 
 from cglint import overrides, project
 from cglint.diagnostics import Diagnostic
@@ -49,32 +48,32 @@ class OverrideGradientNotRegistered(Rule):
                         uses.append((value.value, entry.key, node.lineno, node.col_offset,
                                      node.end_lineno, node.end_col_offset))
         own = overrides.registered_names(facts)
-        summary = Summary(uses, sorted(own.names.items()), own.any_name, [], own.patterns)
+        registered = sorted(own.names.items())
+        any_name, imported, patterns = own.any_name, [], list(own.patterns)
         if any(value not in own.names for value, *_ in uses):
             # The registration may be in a project module this file imports, checked in
             # this run or not: a file checked alone must be judged like the whole tree.
-            names, patterns, any_name, dependencies = project.current().registrations(
-                module.path)
+            names, more, anything, dependencies = project.current().registrations(module.path)
             module.dependencies.update(dependencies)
-            summary.imported += [(name, _shown(where), line)
-                                 for name, (where, line) in names.items()]
-            summary.patterns += patterns
-            summary.any_name = summary.any_name or any_name
-        return summary
+            imported = [(name, _shown(where), line) for name, (where, line) in names.items()]
+            patterns = patterns + more
+            any_name = any_name or anything
+        # Plain data (it is cached as JSON and crosses processes), read by position below.
+        return uses, registered, any_name, imported, patterns
 
     def check_run(self, summaries):
-        if any(summary.any_name for summary in summaries.values()):
+        if any(any_name for _, _, any_name, _, _ in summaries.values()):
             return  # some registration's name comes from its callers: any name may match
         registered = {}  # name -> {path: first line registering it there}
         for path in sorted(summaries):
-            for name, line in summaries[path].registered:
+            for name, line in summaries[path][1]:
                 registered.setdefault(name, {}).setdefault(path, line)
         for path in sorted(summaries):
-            for name, where, line in summaries[path].imported:
+            for name, where, line in summaries[path][3]:
                 registered.setdefault(name, {}).setdefault(where, line)
-        patterns = [re.compile(p) for summary in summaries.values() for p in summary.patterns]
+        patterns = [re.compile(p) for summary in summaries.values() for p in summary[4]]
         for path in sorted(summaries):
-            for value, key, line, col, end_line, end_col in summaries[path].uses:
+            for value, key, line, col, end_line, end_col in summaries[path][0]:
                 if value in registered or any(p.fullmatch(value) for p in patterns):
                     continue
                 override = " (the override for `%s`)" % key if key else ""
@@ -86,17 +85,6 @@ class OverrideGradientNotRegistered(Rule):
                     "raises `LookupError: No gradient defined for operation ...%s`%s"
                     % (value, override, op_type, _did_you_mean(value, registered, path)),
                     end_line, end_col + 1)
-
-
-@dataclass
-class Summary:
-    """One module's part of the whole-run check (picklable: it crosses processes)."""
-
-    uses: list  # (value, op type key, line, col, end line, end col) of map values
-    registered: list  # (name, line) it registers
-    any_name: bool  # a registration's name comes from a caller
-    imported: list  # (name, file, line) registered by the project modules it imports
-    patterns: list  # names registered at run time, as regular expressions
 
 
 def _shown(path):
