@@ -53,7 +53,7 @@ def targets_in(path, settings_specs=None):
     found = []
     for site in module.sites:
         found.append(_target(path, module, site, lines, wrappers, findings, settings_specs or {}))
-    return found
+    return sorted(found, key=lambda target: target.line)
 
 
 def _findings(path, text):
@@ -84,6 +84,15 @@ def _module_level_wrappers(module):
     return wrappers
 
 
+def _qualified(scope):
+    """`Outer.method` style name of a class or function scope."""
+    parts = []
+    while scope is not None and scope.kind != "module":
+        parts.append(getattr(scope.node, "name", "<lambda>"))
+        scope = scope.parent
+    return ".".join(reversed(parts))
+
+
 def _target(path, module, site, lines, wrappers, findings, settings_specs):
     func = site.func
     first_line = min([func.lineno] + [d.lineno for d in func.decorator_list])
@@ -101,8 +110,10 @@ def _target(path, module, site, lines, wrappers, findings, settings_specs):
         target.function, target.aliases = target.call, (site.name,)
         spec_lines.append(assigned_line)
     elif defining.kind == "class":
+        target.function = "%s.%s" % (_qualified(defining), site.name)
         target.reason = "a method: gradcheck cannot build the instance it is called on"
     elif defining.kind == "function":
+        target.function = "%s.%s" % (_qualified(defining), site.name)
         target.reason = "defined inside `%s`: not reachable from module level" % defining.node.name
     else:
         target.reason = "made a custom gradient inside a function: not reachable from module level"

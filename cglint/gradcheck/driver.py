@@ -408,7 +408,7 @@ def check(tf, np, job, backend, payload):
         dtype, (analytic, evaluate) = "float64", backend.check_pass(fn, values, kinds, upstream, tf.float64)
         note = ""
     except Exception as exc:
-        note = "checked at float32 (at float64: %s)" % describe_error(exc).splitlines()[0][:200]
+        note = "checked at float32 (at float64: %s)" % describe_error(exc).splitlines()[0][:120]
         tolerance = (max(tolerance[0], FLOAT32_TOLERANCE[0]), max(tolerance[1], FLOAT32_TOLERANCE[1]))
         dtype = "float32"
         try:

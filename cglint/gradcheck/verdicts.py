@@ -68,6 +68,8 @@ def answer_of(result):
         why = result.failure
         if why.startswith("crashed"):
             why = "the interpreter " + why
+        elif why.startswith("exited with status"):  # os._exit() in the user's code
+            why = "the process " + why.replace(" without a result", "")
     elif result.outcome != "ok":
         why = "stopped by %s" % result.describe()
     else:
@@ -94,11 +96,13 @@ def combine(target, interpreter, answers, seconds):
     labelled = [(mode, answer) for mode, answer in (("graph", graph), ("eager", eager))
                 if answer in counted]
     problems = [(mode, answer) for mode, answer in labelled if answer["status"] != "ok"]
-    texts = {answer["message"] for _, answer in problems}
-    if len(texts) == 1 and len(problems) == len(labelled):
-        parts = [texts.pop()]
+    # TF's messages go on with whole node_defs: the verdict keeps their first line (the
+    # answers in `modes` keep them whole).
+    texts = {mode: first_line(answer["message"]) for mode, answer in problems}
+    if len(set(texts.values())) == 1 and len(problems) == len(labelled):
+        parts = [texts[problems[0][0]]]
     else:
-        parts = ["%s: %s" % (mode, answer["message"]) for mode, answer in problems]
+        parts = ["%s: %s" % (mode, texts[mode]) for mode, _ in problems]
     if graph and graph["status"] == "error":
         verdict.confirms = predictions.confirmed(target.findings.get(interpreter, []),
                                                  graph.get("exception", ""), graph["message"])
@@ -108,6 +112,11 @@ def combine(target, interpreter, answers, seconds):
     verdict.message = "; ".join(parts + notes)
     _errors(verdict, counted)
     return verdict
+
+
+def first_line(text):
+    lines = text.strip().splitlines()
+    return lines[0] if lines else ""
 
 
 def _errors(verdict, answers):
