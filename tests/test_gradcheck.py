@@ -448,6 +448,16 @@ def test_the_command_selects_one_function_and_writes_json(interpreters, tmp_path
     assert cli.main(["gradcheck", path + "::square_half", "--mode", "graph", "--atol", "10"]) == 0
 
 
+def test_runs_are_reproducible_and_a_function_given_twice_is_checked_once(interpreters, capsys):
+    selector = os.path.join(GRADCHECK, "weighted_sum.py") + "::weighted_sum_tensor_weight"
+    runs = []
+    for _ in range(2):
+        assert cli.main(["gradcheck", selector, selector, "--format", "json", "--mode", "eager"]) == 0
+        runs.append(json.loads(capsys.readouterr().out))
+    assert len(runs[0]) == 1
+    assert runs[0][0]["max_abs_error"] == runs[1][0]["max_abs_error"] > 0
+
+
 def test_settings_specs_reach_the_run(interpreters, tmp_path, capsys):
     write(tmp_path, "ops.py", """
         import tensorflow as tf
@@ -476,6 +486,11 @@ def test_bad_arguments_and_help(capsys):
     assert "--atol: must be a number >= 0: -1" in capsys.readouterr().err
     assert cli.main(["gradcheck", "--help"]) == 0
     assert "IMPORTS AND RUNS" in capsys.readouterr().out
+
+
+def test_the_linter_help_says_gradcheck_runs_code(capsys):
+    assert cli.main(["--help"]) == 0
+    assert "imports and runs the checked code" in " ".join(capsys.readouterr().out.split())
 
 
 def test_a_tree_without_custom_gradients_exits_0(tmp_path, capsys):

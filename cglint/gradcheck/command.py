@@ -7,6 +7,7 @@ otherwise, 2 on a usage error or when no TF 1.8 interpreter can be had.
 import argparse
 import json
 import os
+import re
 import sys
 import time
 
@@ -17,7 +18,8 @@ from cglint.oracle import envs
 
 PYTHONS = {"2.7": ("py27",), "3.6": ("py36",), "both": ("py27", "py36")}
 MODES = {"graph": ("graph",), "eager": ("eager",), "both": ("graph", "eager")}
-MESSAGE_WIDTH = 160  # of a message in the text table; JSON has it whole
+PART_WIDTH = 110  # of each `; `-separated part of a message in the text table; JSON has it whole
+_CONFIRMS = re.compile(r" \(confirms [^)]*\)$")
 
 
 class UsageError(Exception):
@@ -91,7 +93,7 @@ def split_selector(argument):
 
 def plan(arguments, specs_by_file):
     """(targets, file problems [(path, message)]) for the command-line paths."""
-    targets, problems = [], []
+    targets, problems, seen = [], [], set()
     for argument in arguments:
         path, function = split_selector(argument)
         if not os.path.exists(path):
@@ -111,15 +113,25 @@ def plan(arguments, specs_by_file):
                 in_file = [t for t in in_file if function in (t.function,) + t.aliases]
                 if not in_file:
                     raise UsageError("%s has no custom-gradient function `%s`" % (path, function))
-            targets += in_file
+            targets += [t for t in in_file if (os.path.realpath(t.path), t.line) not in seen]
+            seen.update((os.path.realpath(t.path), t.line) for t in in_file)
     return targets, problems
+
+
+def shorten(part):
+    """A message part cut to PART_WIDTH, keeping its `(confirms CG103)`."""
+    if len(part) <= PART_WIDTH:
+        return part
+    match = _CONFIRMS.search(part)
+    suffix = match.group(0) if match else ""
+    return part[:PART_WIDTH - len(suffix) - 3].rstrip() + "..." + suffix
 
 
 def format_table(verdicts_):
     rows = [("STATUS", "PYTHON", "FUNCTION", "MAX ABS ERR", "MESSAGE")]
     for v in verdicts_:
         error = "-" if v.max_abs_error is None else "%.3g" % v.max_abs_error
-        message = v.message if len(v.message) <= MESSAGE_WIDTH else v.message[:MESSAGE_WIDTH - 3] + "..."
+        message = "; ".join(shorten(part) for part in v.message.split("; "))
         rows.append((v.status, v.interpreter, "%s:%d %s" % (v.path, v.line, v.function), error, message))
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
     return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(row[:4], widths)) + "  " + row[4]

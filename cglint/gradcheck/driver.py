@@ -100,6 +100,7 @@ def balanced_normal(np, state, shape):
 def build_inputs(np, params, shape_for_auto, seed):
     """(values, kinds): float64 arrays for shapes, numbers as given, expressions evaluated."""
     state = np.random.RandomState(seed)
+    np.random.seed(seed)  # expressions such as np.random.uniform(...) are reproducible too
     values, kinds = [], []
     for param in params:
         kind, value = param["kind"], param.get("value")
@@ -143,6 +144,12 @@ def flatten_outputs(tf, outputs):
     return floats
 
 
+def session_config(tf):
+    # Small inputs: TF's default pools (a thread per core, per session) cost more to start
+    # than they save, and runs share the machine.
+    return tf.ConfigProto(intra_op_parallelism_threads=1, inter_op_parallelism_threads=1)
+
+
 class GraphBackend(object):
     """Builds once with placeholders, evaluates by feeding: one graph per pass."""
 
@@ -156,7 +163,7 @@ class GraphBackend(object):
                     for v, k in zip(values, kinds)]
             y = run_stage("call", lambda: fn(*args))
             outputs = flatten_outputs(tf, y)
-            with tf.Session() as sess:
+            with tf.Session(config=session_config(tf)) as sess:
                 forward = run_stage("forward", lambda: sess.run(outputs))
                 upstream = [upstream_state.standard_normal(v.shape) for v in forward]
                 target = tf.add_n([tf.reduce_sum(o * tf.constant(r, dtype=o.dtype))
@@ -186,7 +193,7 @@ class GraphBackend(object):
             target = tf.add_n([tf.reduce_sum(o * tf.constant(r, dtype=o.dtype))
                                for o, r in zip(outputs, upstream)])
             grads = tf.gradients(target, holders)
-        sess = tf.Session(graph=graph)  # lives as long as evaluate() below
+        sess = tf.Session(graph=graph, config=session_config(tf))  # lives as long as evaluate() below
         differentiable = [v for v, k in zip(values, kinds) if k in ("array", "number")]
         feed = dict(zip(holders, differentiable))
         present = [g for g in grads if g is not None]
