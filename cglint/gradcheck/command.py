@@ -134,8 +134,8 @@ def format_table(verdicts_):
         message = "; ".join(shorten(part) for part in v.message.split("; "))
         rows.append((v.status, v.interpreter, "%s:%d %s" % (v.path, v.line, v.function), error, message))
     widths = [max(len(row[i]) for row in rows) for i in range(4)]
-    return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(row[:4], widths)) + "  " + row[4]
-                     for row in rows)
+    return "\n".join(("  ".join(cell.ljust(width) for cell, width in zip(row[:4], widths))
+                      + "  " + row[4]).rstrip() for row in rows)
 
 
 def summary(verdicts_):
