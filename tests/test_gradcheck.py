@@ -383,6 +383,14 @@ HOSTILE = {
         def g(x, n):
             return x * n, lambda dy: (dy * n, None)
     """,
+    "fstring.py": """
+        import tensorflow as tf
+        print(f"{tf.__version__}")
+
+        @tf.custom_gradient
+        def f(x):
+            return tf.identity(x) * 2.0, lambda dy: dy * 2.0
+    """,
     "sibling_user.py": """
         import tensorflow as tf
         from sibling_helper import FACTOR
@@ -417,6 +425,13 @@ def test_hostile_modules_are_reported_per_function_and_the_run_goes_on(interpret
         assert verdict("crash.py").message == "the interpreter crashed: signal 11 (SIGSEGV) during import"
         assert verdict("leaves.py").message == "the process exited with status 0 during import"
         assert verdict("flood.py").status == "ok"
+        # the linter's CG301 (anywhere in the file) predicts the import error on 2.7 only
+        if py == "py27":
+            assert verdict("fstring.py").status == "error" and verdict("fstring.py").confirms == ["CG301"]
+            assert verdict("fstring.py").message == (
+                "the module failed to import: SyntaxError: invalid syntax (fstring.py, line 2) (confirms CG301)")
+        else:
+            assert verdict("fstring.py").status == "ok"
         assert verdict("bad_inputs.py").status == "no-inputs"
         assert verdict("bad_inputs.py").message.startswith(
             "parameter `x`: cannot evaluate np.no_such_function(3): AttributeError")

@@ -26,6 +26,7 @@ class Target:
     reason: str = ""  # why it cannot be checked (status no-inputs or error)
     reason_status: str = "no-inputs"
     findings: dict = field(default_factory=dict)  # interpreter -> [(code, line)] the linter reports in it
+    file_findings: dict = field(default_factory=dict)  # the same for the whole file (import errors)
     aliases: tuple = ()  # other names that select it (the def behind `h = tf.custom_gradient(f)`)
 
 
@@ -100,6 +101,7 @@ def _target(path, module, site, lines, wrappers, findings, settings_specs):
     decorated = any(module.resolve(d) in CUSTOM_GRADIENT for d in func.decorator_list)
     defining = module.names.scope_of(func)
     target = Target(path, func.lineno, site.name)
+    target.file_findings = findings
     target.findings = {interpreter: [(code, line) for code, line in found if first_line <= line <= end_line]
                        for interpreter, found in findings.items()}
     spec_lines = [first_line]

@@ -104,7 +104,9 @@ def combine(target, interpreter, answers, seconds):
     else:
         parts = ["%s: %s" % (mode, texts[mode]) for mode, _ in problems]
     if graph and graph["status"] == "error":
-        verdict.confirms = predictions.confirmed(target.findings.get(interpreter, []),
+        # an import error comes from anywhere in the file; any other from the function
+        scope = target.file_findings if graph.get("stage") == "import" else target.findings
+        verdict.confirms = predictions.confirmed(scope.get(interpreter, []),
                                                  graph.get("exception", ""), graph["message"])
         if verdict.confirms:
             parts[0] += " (confirms %s)" % ", ".join(verdict.confirms)
