@@ -42,8 +42,9 @@ def build_parser():
                "1.8 (see `cglint confirm --help`); `cglint gradcheck PATHS` checks custom "
                "gradients numerically under TensorFlow 1.8 and, unlike the linter, imports "
                "and runs the checked code (see `cglint gradcheck --help`); `cglint lsp` "
-               "serves diagnostics to an editor over stdio. Settings are read from [tool.cglint] in pyproject.toml, "
-               "else [cglint] in setup.cfg or tox.ini; options given here win.")
+               "serves diagnostics to an editor over stdio. Settings are read from "
+               "[tool.cglint] in pyproject.toml, else [cglint] in setup.cfg or tox.ini; "
+               "options given here win.")
     parser.add_argument("paths", nargs="*", metavar="PATH",
                         help="files or folders to check; `-` reads standard input")
     what = parser.add_argument_group("what to report")

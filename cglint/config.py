@@ -145,7 +145,7 @@ def from_mapping(values, path, section):
         key = raw_key.replace("_", "-")
         where = "%s: [%s] %s" % (path, section, raw_key)
         if key == "gradcheck" and isinstance(value, dict):
-            continue  # [tool.cglint.gradcheck]: read by `cglint gradcheck` (cglint/gradcheck/settings.py)
+            continue  # [tool.cglint.gradcheck]: cglint/gradcheck/settings.py reads it
         if key not in KEYS:
             raise ConfigError("%s: unknown key %r (known keys: %s)"
                               % (path, raw_key, ", ".join(KEYS)))

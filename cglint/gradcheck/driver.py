@@ -144,6 +144,18 @@ def flatten_outputs(tf, outputs):
     return floats
 
 
+def projected(tf, outputs, upstream):
+    """sum(y * r) over the outputs: its gradient is the vector-Jacobian product with r."""
+    return tf.add_n([tf.reduce_sum(o * tf.constant(r, dtype=o.dtype)) for o, r in zip(outputs, upstream)])
+
+
+def require_dtype(outputs, dtype):
+    """A function that casts to another precision cannot be checked at this one."""
+    found = sorted(set(o.dtype.base_dtype.name for o in outputs))
+    if found != [dtype.name]:
+        raise TypeError("outputs are %s" % ", ".join(found))
+
+
 def session_config(tf):
     # Small inputs: TF's default pools (a thread per core, per session) cost more to start
     # than they save, and runs share the machine.
@@ -166,8 +178,7 @@ class GraphBackend(object):
             with tf.Session(config=session_config(tf)) as sess:
                 forward = run_stage("forward", lambda: sess.run(outputs))
                 upstream = [upstream_state.standard_normal(v.shape) for v in forward]
-                target = tf.add_n([tf.reduce_sum(o * tf.constant(r, dtype=o.dtype))
-                                   for o, r in zip(outputs, upstream)])
+                target = projected(tf, outputs, upstream)
                 sources = [a for a, k in zip(args, kinds) if k == "array"]
                 grads = run_stage("tf.gradients", lambda: tf.gradients(target, sources))
                 present = [g for g in grads if g is not None]
@@ -188,10 +199,8 @@ class GraphBackend(object):
                 else:
                     args.append(value)
             outputs = flatten_outputs(tf, fn(*args))
-            if any(o.dtype.base_dtype != dtype for o in outputs):
-                raise TypeError("outputs are %s" % ", ".join(sorted(set(o.dtype.base_dtype.name for o in outputs))))
-            target = tf.add_n([tf.reduce_sum(o * tf.constant(r, dtype=o.dtype))
-                               for o, r in zip(outputs, upstream)])
+            require_dtype(outputs, dtype)
+            target = projected(tf, outputs, upstream)
             grads = tf.gradients(target, holders)
         sess = tf.Session(graph=graph, config=session_config(tf))  # lives as long as evaluate() below
         differentiable = [v for v, k in zip(values, kinds) if k in ("array", "number")]
@@ -222,8 +231,7 @@ class EagerBackend(object):
             y = run_stage("call", lambda: fn(*args))
             outputs = flatten_outputs(tf, y)
             upstream = [upstream_state.standard_normal(tuple(o.shape.as_list())) for o in outputs]
-            target = tf.add_n([tf.reduce_sum(o * tf.constant(r, dtype=o.dtype))
-                               for o, r in zip(outputs, upstream)])
+            target = projected(tf, outputs, upstream)
         run_stage("tape.gradient", lambda: tape.gradient(target, sources))
         return upstream
 
@@ -244,10 +252,8 @@ class EagerBackend(object):
             for source in sources:
                 tape.watch(source)
             outputs = flatten_outputs(tf, fn(*args))
-            if any(o.dtype.base_dtype != dtype for o in outputs):
-                raise TypeError("outputs are %s" % ", ".join(sorted(set(o.dtype.base_dtype.name for o in outputs))))
-            target = tf.add_n([tf.reduce_sum(o * tf.constant(r, dtype=o.dtype))
-                               for o, r in zip(outputs, upstream)])
+            require_dtype(outputs, dtype)
+            target = projected(tf, outputs, upstream)
         grads = tape.gradient(target, sources)
         analytic = [None if g is None else g.numpy() for g in grads]
 
