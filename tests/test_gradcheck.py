@@ -321,6 +321,11 @@ def test_mismatches_name_the_worst_input_and_its_error(fixture_verdicts):
     assert masked.max_abs_error < 1e-6
     assert masked.modes["graph"]["dtype"] == masked.modes["eager"]["dtype"] == "float64"
     assert masked.modes["graph"]["shapes"] == {"x": [3, 4]}
+    for mode in ("graph", "eager"):  # each run's own cost, wall and CPU
+        assert 0 < masked.modes[mode]["cpu_seconds"] < 60 and 0 < masked.modes[mode]["seconds"] < 60
+    # no spec, and a (5,) vector cannot be multiplied by its transpose: (3, 4) came next
+    gram = by_name["gram", "py27"]
+    assert gram.status == "ok" and gram.modes["eager"]["shapes"] == {"x": [3, 4]}
 
 
 HOSTILE = {

@@ -460,7 +460,10 @@ def main():
         answer = {"status": "error", "stage": payload.answer.get("stage"),
                   "message": "gradcheck driver failed: %s" % describe_error(exc),
                   "traceback": traceback.format_exc()[-MESSAGE_CAP:]}
-    payload.update(done=True, **answer)
+    times = os.times()
+    # CPU of this forked child alone (a fork starts its counts at 0): the check's own
+    # cost, apart from the wall time a loaded machine adds
+    payload.update(done=True, cpu_seconds=round(times[0] + times[1], 3), **answer)
 
 
 if __name__ == "__main__":

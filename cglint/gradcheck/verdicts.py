@@ -162,7 +162,7 @@ def check(targets, interpreters, selected, modes=("graph", "eager"), tolerance=N
     gathered = {}
     for (index, target, interpreter, mode), result in zip(owners, results):
         answers, seconds = gathered.setdefault(index, (target, interpreter, {}, [0.0]))[2:]
-        answers[mode] = answer_of(result)
+        answers[mode] = dict(answer_of(result), seconds=result.seconds)
         seconds[0] += result.seconds
     for index, (target, interpreter, answers, seconds) in gathered.items():
         verdicts[index] = combine(target, interpreter, answers, seconds[0])
