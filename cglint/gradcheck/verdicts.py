@@ -54,7 +54,7 @@ def job_for(target, interpreter, mode, tolerance):
     request = {"module": os.path.abspath(target.path), "call": target.call, "params": params,
                "seed": tolerance.seed, "atol": tolerance.atol, "rtol": tolerance.rtol,
                "max_probes": tolerance.max_probes}
-    return Job(DRIVER, interpreter, mode, argv=(json.dumps(request),))
+    return Job(DRIVER, interpreter, mode, argv=(json.dumps(request),), module=request["module"])
 
 
 def answer_of(result):
