@@ -27,7 +27,7 @@ class UsageError(Exception):
 
 
 def parser():
-    defaults = verdicts.Tolerance()
+    defaults = verdicts.CheckOptions()
     p = argparse.ArgumentParser(prog="cglint gradcheck", description=(
         "Check custom gradients (@tf.custom_gradient, tf.custom_gradient(f)) numerically "
         "under real TensorFlow 1.8: each function's gradient of sum(y * r), for a random "
@@ -173,8 +173,8 @@ def main(argv=None):
             sys.stderr.write("cglint gradcheck: %s: %s\n" % (what, error))
         if not interpreters:
             return 2
-    tolerance = verdicts.Tolerance(args.atol, args.rtol, args.seed)
-    found = verdicts.check(targets, interpreters, selected, MODES[args.mode], tolerance,
+    options = verdicts.CheckOptions(args.atol, args.rtol, args.seed)
+    found = verdicts.check(targets, interpreters, selected, MODES[args.mode], options,
                            max(1, args.jobs), args.timeout)
     if args.format == "json":
         json.dump([v.to_json() for v in found], sys.stdout, indent=2)

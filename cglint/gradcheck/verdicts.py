@@ -19,7 +19,9 @@ EAGER_UNSUPPORTED = ("import", "call", "forward")
 
 
 @dataclass
-class Tolerance:
+class CheckOptions:
+    """How a function is checked: tolerances, the seed of inputs and r, probes per input."""
+
     atol: float = 1e-5
     rtol: float = 1e-3
     seed: int = 0
@@ -48,12 +50,12 @@ class Verdict:
                 "seconds": round(self.seconds, 3), "modes": self.modes}
 
 
-def job_for(target, interpreter, mode, tolerance):
+def job_for(target, interpreter, mode, options):
     params = [dict(name=name, **(param.to_json() if param else {"kind": "auto"}))
               for name, param in target.params]
     request = {"module": os.path.abspath(target.path), "call": target.call, "params": params,
-               "seed": tolerance.seed, "atol": tolerance.atol, "rtol": tolerance.rtol,
-               "max_probes": tolerance.max_probes}
+               "seed": options.seed, "atol": options.atol, "rtol": options.rtol,
+               "max_probes": options.max_probes}
     return Job(DRIVER, interpreter, mode, argv=(json.dumps(request),), module=request["module"])
 
 
@@ -144,10 +146,10 @@ def static_verdict(target, interpreter):
                    target.reason)
 
 
-def check(targets, interpreters, selected, modes=("graph", "eager"), tolerance=None,
+def check(targets, interpreters, selected, modes=("graph", "eager"), options=None,
           workers=2, timeout=60.0):
     """Verdicts for every target on every selected interpreter, in order."""
-    tolerance = tolerance or Tolerance()
+    options = options or CheckOptions()
     verdicts, jobs, owners = [], [], []
     for target in targets:
         for interpreter in selected:
@@ -156,7 +158,7 @@ def check(targets, interpreters, selected, modes=("graph", "eager"), tolerance=N
                 continue
             verdicts.append(None)
             for mode in modes:
-                jobs.append(job_for(target, interpreter, mode, tolerance))
+                jobs.append(job_for(target, interpreter, mode, options))
                 owners.append((len(verdicts) - 1, target, interpreter, mode))
     results = run_fixtures(jobs, interpreters, workers, timeout) if jobs else []
     gathered = {}
