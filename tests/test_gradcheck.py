@@ -396,6 +396,14 @@ HOSTILE = {
         def f(x):
             return tf.identity(x) * 2.0, lambda dy: dy * 2.0
     """,
+    "eager_module.py": """
+        import tensorflow as tf
+        tf.enable_eager_execution()
+
+        @tf.custom_gradient
+        def f(x):
+            return x * 2.0, lambda dy: dy * 3.0
+    """,
     "sibling_user.py": """
         import tensorflow as tf
         from sibling_helper import FACTOR
@@ -430,6 +438,11 @@ def test_hostile_modules_are_reported_per_function_and_the_run_goes_on(interpret
         assert verdict("crash.py").message == "the interpreter crashed: signal 11 (SIGSEGV) during import"
         assert verdict("leaves.py").message == "the process exited with status 0 during import"
         assert verdict("flood.py").status == "ok"
+        # eager-only user code: its own enable_eager_execution() works, and it is checked once
+        eager = verdict("eager_module.py")
+        assert eager.message == ("gradient of `x` differs everywhere (custom gradient is 1.5x the "
+                                 "numerical one); the module enables eager execution itself: "
+                                 "checked in eager mode only")
         # the linter's CG301 (anywhere in the file) predicts the import error on 2.7 only
         if py == "py27":
             assert verdict("fstring.py").status == "error" and verdict("fstring.py").confirms == ["CG301"]

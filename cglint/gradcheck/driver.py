@@ -3,8 +3,8 @@
 Runs under Python 2.7 and 3.6 as the program of an oracle job (harness.py runs it as
 __main__, in graph mode or after tf.enable_eager_execution()); it never imports cglint.
 sys.argv[1] is a JSON job:
-  {"module": "/abs/user.py", "call": "clipped_relu", "params": [...], "seed": 0,
-   "atol": 1e-5, "rtol": 1e-3, "max_probes": 200}
+  {"module": "/abs/user.py", "call": "clipped_relu", "params": [...], "mode": "graph",
+   "seed": 0, "atol": 1e-5, "rtol": 1e-3, "max_probes": 200}
 where each param is {"name": "x", "kind": "shape" | "number" | "expr" | "auto", "value": ...}.
 The answer goes to $CGLINT_PAYLOAD_FILE as JSON, rewritten after each stage, so a run
 that dies (a crash, a timeout, os._exit in the user's module) still says how far it got.
@@ -387,7 +387,7 @@ def compare(np, names, values, kinds, analytic, numeric, atol, rtol):
     return report
 
 
-def check(tf, np, job, backend, payload):
+def check(tf, np, job, payload):
     names = [p["name"] for p in job["params"]]
     auto = any(p["kind"] == "auto" for p in job["params"])
     payload.update(stage="import")
@@ -401,6 +401,12 @@ def check(tf, np, job, backend, payload):
     fn = getattr(module, job["call"], None)
     if fn is None:
         raise Stop("no-inputs", "import", "the module has no attribute `%s` after import" % job["call"])
+    mode = "eager" if tf.executing_eagerly() else "graph"
+    note = ""
+    if mode != job["mode"]:
+        note = "the module enables eager execution itself: checked in eager mode only"
+        payload.update(mode=mode, note=note)
+    backend = (EagerBackend if mode == "eager" else GraphBackend)(tf, np)
     payload.update(stage="inputs")
     shapes = AUTO_SHAPES if auto else (None,)
     for attempt, shape in enumerate(shapes):
@@ -419,9 +425,9 @@ def check(tf, np, job, backend, payload):
     tolerance = (job["atol"], job["rtol"])
     try:
         dtype, (analytic, evaluate) = "float64", backend.check_pass(fn, values, kinds, upstream, tf.float64)
-        note = ""
     except Exception as exc:
-        note = "checked at float32 (at float64: %s)" % describe_error(exc).splitlines()[0][:120]
+        note = "; ".join(filter(None, [note, "checked at float32 (at float64: %s)" % (
+            describe_error(exc).splitlines()[0][:120])]))
         tolerance = (max(tolerance[0], FLOAT32_TOLERANCE[0]), max(tolerance[1], FLOAT32_TOLERANCE[1]))
         dtype = "float32"
         try:
@@ -448,11 +454,11 @@ def main():
     job = json.loads(sys.argv[1])
     import numpy as np
     import tensorflow as tf
-    mode = "eager" if tf.executing_eagerly() else "graph"
-    payload = Payload(os.environ.get("CGLINT_PAYLOAD_FILE"), mode)
-    backend = (EagerBackend if mode == "eager" else GraphBackend)(tf, np)
+    # Not tf.executing_eagerly() yet: it creates the eager context, after which a module
+    # that calls tf.enable_eager_execution() itself would fail to import.
+    payload = Payload(os.environ.get("CGLINT_PAYLOAD_FILE"), job["mode"])
     try:
-        answer = check(tf, np, job, backend, payload)
+        answer = check(tf, np, job, payload)
     except Stop as stop:
         answer = {"status": stop.status, "stage": stop.stage, "message": stop.message,
                   "exception": stop.exception}

@@ -54,6 +54,7 @@ def job_for(target, interpreter, mode, options):
     params = [dict(name=name, **(param.to_json() if param else {"kind": "auto"}))
               for name, param in target.params]
     request = {"module": os.path.abspath(target.path), "call": target.call, "params": params,
+               "mode": mode,
                "seed": options.seed, "atol": options.atol, "rtol": options.rtol,
                "max_probes": options.max_probes}
     return Job(DRIVER, interpreter, mode, argv=(json.dumps(request),), module=request["module"])
@@ -82,6 +83,10 @@ def answer_of(result):
 def combine(target, interpreter, answers, seconds):
     """One Verdict from the graph answer and the eager one (when eager ran)."""
     graph, eager = answers.get("graph"), answers.get("eager")
+    if graph is not None and graph.get("mode") == "eager":
+        # The module enables eager execution itself: its "graph" run was the eager check,
+        # and the eager run (TF refuses a second enable) has nothing to add.
+        eager = None
     verdict = Verdict(target.path, target.line, target.function, interpreter, "ok",
                       modes=answers, seconds=seconds)
     counted = [graph] if graph else []
