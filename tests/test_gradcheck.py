@@ -473,7 +473,7 @@ def test_the_command_selects_one_function_and_writes_json(interpreters, tmp_path
     assert {k: record[k] for k in ("path", "line", "function", "interpreter", "status", "worst_input")} == {
         "path": path, "line": 26, "function": "scale_unused", "interpreter": "py36", "status": "ok",
         "worst_input": "x"}
-    assert record["max_abs_error"] < 1e-6 and record["message"] == ""
+    assert record["max_abs_error"] < 1e-6 and record["max_rel_error"] < 1e-6 and record["message"] == ""
     assert cli.main(["gradcheck", path + "::square_half", "--mode", "graph", "--python", "2.7"]) == 1
     out = capsys.readouterr().out
     assert "mismatch  py27" in out and "1 checks: 1 mismatch" in out

@@ -37,6 +37,7 @@ class Verdict:
     status: str
     message: str = ""
     max_abs_error: float = None
+    max_rel_error: float = None  # of the same input
     worst_input: str = None
     confirms: list = field(default_factory=list)  # codes of the static findings it confirms
     modes: dict = field(default_factory=dict)  # mode -> the driver's answer (or a failure)
@@ -45,7 +46,8 @@ class Verdict:
     def to_json(self):
         return {"path": self.path, "line": self.line, "function": self.function,
                 "interpreter": self.interpreter, "status": self.status,
-                "max_abs_error": self.max_abs_error, "worst_input": self.worst_input,
+                "max_abs_error": self.max_abs_error, "max_rel_error": self.max_rel_error,
+                "worst_input": self.worst_input,
                 "message": self.message, "confirms": self.confirms,
                 "seconds": round(self.seconds, 3), "modes": self.modes}
 
@@ -139,6 +141,7 @@ def _errors(verdict, answers):
                 best = (key, entry)
     if best is not None:
         verdict.max_abs_error = best[1].get("max_abs_error")
+        verdict.max_rel_error = best[1].get("max_rel_error")
         verdict.worst_input = best[1]["name"]
 
 
