@@ -1,6 +1,6 @@
 """Gradcheck specs from the settings file: `[tool.cglint.gradcheck]` in pyproject.toml
-(or `[cglint.gradcheck]` in setup.cfg / tox.ini), keyed by `path::function`, paths
-relative to the settings file's folder:
+(or `[cglint.gradcheck]` in setup.cfg / tox.ini, in the file whose `[cglint]` section the
+linter uses), keyed by `path::function`, paths relative to the settings file's folder:
 
     [tool.cglint.gradcheck]
     "ops/activations.py::clipped_relu" = "x=(3, 4)"
