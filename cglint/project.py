@@ -140,11 +140,13 @@ class Project:
         return None, dependencies
 
     def offers_sites(self, importer, module, level=0):
-        """Whether importing `module` (or a name from it) may bring a custom-gradient
-        function: the module defines one, or is a package `__init__` that re-exports."""
+        """(whether importing `module` may bring a custom-gradient function: it defines
+        one, or is a package `__init__` that re-exports; the Dependency on it, or None)."""
         path = self.module_path(importer, module, level)
         summary = self.summary(path) if path is not None else None
-        return summary is not None and bool(summary.sites or summary.reexports)
+        if summary is None:
+            return False, None
+        return bool(summary.sites or summary.reexports), Dependency(summary.path, summary.digest)
 
     def module_path(self, importer, module, level=0):
         folder = os.path.dirname(os.path.abspath(importer))
@@ -171,8 +173,8 @@ class Project:
             if summary is None:
                 continue
             if depth:
-                if summary.registered or summary.registered_patterns or summary.registers_any:
-                    dependencies.append(Dependency(summary.path, summary.digest))
+                # Every module of the closure: one that registers nothing today may later.
+                dependencies.append(Dependency(summary.path, summary.digest))
                 for name, line in summary.registered.items():
                     names.setdefault(name, (summary.path, line))
                 patterns += summary.registered_patterns
@@ -185,6 +187,14 @@ class Project:
                     seen.add(os.path.realpath(found))
                     queue.append((found, depth + 1))
         return names, patterns, any_name, dependencies
+
+
+def digest_of(path):
+    """The sha256 of a file's bytes now, or None when it cannot be read."""
+    try:
+        return hashlib.sha256(files.read_bytes(path)).hexdigest()
+    except OSError:
+        return None
 
 
 def _package_init(folder):
