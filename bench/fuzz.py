@@ -444,7 +444,7 @@ def _where(loaded, options):
     from cglint import engine
 
     try:
-        engine._lint(engine.Result("fuzz.py"), loaded.text, options)
+        engine._lint(engine.Result("fuzz.py"), loaded.text, options, engine.enabled(options))
     except Exception:
         return traceback.format_exc()
     return ""

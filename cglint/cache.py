@@ -13,12 +13,12 @@ import sys
 from dataclasses import replace
 
 import cglint
-from cglint import suppress
+from cglint import project, suppress
 from cglint.diagnostics import Diagnostic, Edit, Result
 from cglint.source import Span
 
 FOLDER = ".cglint_cache"
-_FORMAT = 3
+_FORMAT = 4
 _fingerprint = None
 
 
@@ -63,6 +63,10 @@ class Cache:
             with open(self._entry(key), "rb") as handle:
                 result = _decode(json.loads(handle.read()), path)
         except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError):
+            self.misses += 1
+            return None
+        # Findings drawn from other project files hold only while those files are unchanged.
+        if any(project.digest_of(d.path) != d.digest for d in result.dependencies):
             self.misses += 1
             return None
         self.hits += 1
@@ -134,6 +138,7 @@ def _encode(result):
                   for d, edits in result.fixes if d in index],
         "summaries": _tag(result.summaries),
         "directives": _directives(result.directives),
+        "dependencies": [[d.path, d.digest] for d in result.dependencies],
     }
 
 
@@ -201,8 +206,13 @@ def _decode(record, path):
     summaries = _untag(record["summaries"])
     if not isinstance(summaries, dict):
         raise ValueError("damaged cache entry")
+    dependencies = []
+    for dependency_path, digest in record["dependencies"]:
+        _expect(str, dependency_path, digest)
+        dependencies.append(project.Dependency(dependency_path, digest))
     return Result(path, diagnostics, summaries=summaries,
-                  directives=_decode_directives(record["directives"]))
+                  directives=_decode_directives(record["directives"]),
+                  dependencies=tuple(dependencies))
 
 
 def _expect(kind, *values):

@@ -81,6 +81,9 @@ class Result:
     # The file's `# noqa` comments (cglint.suppress.Directives), which its whole-run
     # findings must obey too; None: the file has none.
     directives: object = None
+    # Other project files the findings were drawn from (project.Dependency), so a cached
+    # result is only reused while they are unchanged.
+    dependencies: tuple = ()
 
     @property
     def fixes(self):

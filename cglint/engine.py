@@ -61,6 +61,7 @@ def _lint(result, text, options, codes):
             if diagnostic not in seen:
                 seen.add(diagnostic)
                 result.diagnostics.append(diagnostic)
+    result.dependencies = tuple(sorted(module.dependencies, key=lambda d: d.path))
 
 
 @functools.lru_cache(maxsize=None)

@@ -37,10 +37,30 @@ class GradParameterCountMismatch(Rule):
                             high is not None and outputs > high)):
                         yield self.at(grad.node, "`%s` returns %d output%s, so its gradient "
                                       "function `%s` receives %d upstream gradient%s, but it "
-                                      "takes %s" % (site.name, outputs, plural(outputs), grad.name,
-                                                    outputs, plural(outputs), _takes(low, high)),
-                                      function=site.func)
+                                      "takes %s" % (site.name, outputs, plural(outputs),
+                                                    grad.name, outputs, plural(outputs),
+                                                    _takes(low, high)), function=site.func)
                         break  # one finding per gradient function
+        for site in module.defun_sites:
+            if site.outputs is None:
+                continue
+            # python_grad_func(op, *grads); grad_func is a Defun of (*inputs, *grads).
+            for grad, given, what in (
+                    (site.python_grad, 1 + site.outputs,
+                     "the op and %d upstream gradient%s" % (site.outputs, plural(site.outputs))),
+                    (site.grad_defun, None if site.inputs is None else site.inputs + site.outputs,
+                     "the %s inputs and %d upstream gradient%s" % (
+                         site.inputs, site.outputs, plural(site.outputs)))):
+                if grad is None or given is None:
+                    continue
+                low = grad.params.required
+                high = None if grad.params.vararg else len(grad.params.names)
+                if given < low or (high is not None and given > high):
+                    yield self.at(grad.node, "Defun `%s` returns %d output%s, so its gradient "
+                                  "function `%s` receives %s, but it takes %s" % (
+                                      site.name, site.outputs, plural(site.outputs), grad.name,
+                                      what, _takes(low, high)), function=site.func)
+
 
 
 def _takes(low, high):

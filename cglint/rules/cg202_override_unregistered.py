@@ -1,5 +1,8 @@
 import difflib
+import os
+import re
 
+from cglint import overrides, project
 from cglint.ops import load as load_ops
 from cglint.rules.base import Finding, Rule, Span
 
@@ -31,7 +34,7 @@ class OverrideGradientNotRegistered(Rule):
 
     def summarize(self, module):
         facts = module.overrides
-        if not facts.maps and not facts.registrations:
+        if not facts.maps and not facts.registrations and not facts.unresolved_registrations:
             return None
         ops = load_ops()
         uses = []
@@ -41,30 +44,49 @@ class OverrideGradientNotRegistered(Rule):
                     value = entry.value
                     if value.value is not None and value.value not in ops.registered:
                         uses.append((value.value, entry.key, tuple(module.span(value.node))))
-        registered = [(r.name.value, r.call.lineno) for r in facts.registrations
-                      if r.name.value is not None]
-        from_caller = any(r.name.from_caller for r in facts.registrations)
-        return uses, registered, from_caller
+        own = overrides.registered_names(facts)
+        registered = sorted(own.names.items())
+        any_name, imported, patterns = own.any_name, [], list(own.patterns)
+        if any(value not in own.names for value, *_ in uses):
+            # The registration may be in a project module this file imports, checked in
+            # this run or not: a file checked alone must be judged like the whole tree.
+            names, more, anything, dependencies = project.current().registrations(module.path)
+            module.dependencies.update(dependencies)
+            imported = [(name, _shown(where), line) for name, (where, line) in names.items()]
+            patterns = patterns + more
+            any_name = any_name or anything
+        # Plain data (it is cached as JSON and crosses processes), read by position below.
+        return uses, registered, any_name, imported, patterns
 
     def check_run(self, summaries):
-        if any(from_caller for _, _, from_caller in summaries.values()):
-            return
+        if any(any_name for _, _, any_name, _, _ in summaries.values()):
+            return  # some registration's name comes from its callers: any name may match
         registered = {}  # name -> {path: first line registering it there}
         for path in sorted(summaries):
             for name, line in summaries[path][1]:
                 registered.setdefault(name, {}).setdefault(path, line)
         for path in sorted(summaries):
+            for name, where, line in summaries[path][3]:
+                registered.setdefault(name, {}).setdefault(where, line)
+        patterns = [re.compile(p) for summary in summaries.values() for p in summary[4]]
+        for path in sorted(summaries):
             for value, key, place in summaries[path][0]:
-                if value in registered:
+                if value in registered or any(p.fullmatch(value) for p in patterns):
                     continue
                 override = " (the override for `%s`)" % key if key else ""
                 op_type = " (op type: %s)" % key if key else ""
                 yield Finding(
                     "gradient `%s`%s is never registered with `tf.RegisterGradient` in the "
-                    "checked files: `tf.gradients` raises `LookupError: No gradient defined "
-                    "for operation ...%s`%s"
+                    "checked files or the project modules they import: `tf.gradients` "
+                    "raises `LookupError: No gradient defined for operation ...%s`%s"
                     % (value, override, op_type, _did_you_mean(value, registered, path)),
                     span=Span(*place), path=path)
+
+
+def _shown(path):
+    """A project file as a run would show it: relative to the working folder if inside."""
+    relative = os.path.relpath(path)
+    return path if relative.startswith(os.pardir + os.sep) else relative
 
 
 def _did_you_mean(value, registered, path):
