@@ -182,7 +182,8 @@ def run(args, parser):
     if args.fix and args.diff:
         raise UsageError("--fix and --diff cannot be combined (--diff changes no file)")
     settings = load_settings(args)
-    checked = check_paths(args, settings)
+    fixer = Fixer(settings, out) if args.fix else None
+    checked = check_paths(args, settings, fixer)
     add_run_level_findings(checked)
     errors = [item for item in checked if item.result.error]
     for item in errors:
@@ -192,7 +193,7 @@ def run(args, parser):
     if args.diff:
         return show_diffs(checked, args.quiet, settings, out) if not errors else EXIT_ERROR
     if args.fix:
-        fixed = apply_fixes(checked, settings, out)
+        fixed = fixer.applied
         if any(item.stdin for item in checked):
             out = sys.stderr  # standard output carries the fixed source
     findings = sorted(((diagnostic, fixes.get(diagnostic))
@@ -213,14 +214,18 @@ def run(args, parser):
 
 
 class Checked:
-    """One checked path: how it is shown, its bytes (None when unreadable), its Result."""
+    """One checked path: how it is shown, its bytes (None when unreadable), its Result;
+    `path` is the path it was read through (the one --fix writes), `info` the stat of
+    what was read."""
 
-    def __init__(self, shown, data, options, result=None, stdin=False):
+    def __init__(self, shown, data, options, result=None, stdin=False, path=None, info=None):
         self.shown = shown
         self.data = data
         self.options = options
         self.result = result
         self.stdin = stdin
+        self.path = path
+        self.info = info
 
 
 # Files are read and checked in batches, and their bytes dropped once checked (unless
@@ -228,8 +233,11 @@ class Checked:
 BATCH = 512
 
 
-def check_paths(args, settings):
-    """Checked for every file under the paths that is not excluded, in discovery order."""
+def check_paths(args, settings, fixer=None):
+    """Checked for every file under the paths that is not excluded, in discovery order.
+    With a `fixer`, each file is fixed as soon as it is checked: the shorter the time
+    between reading and writing, the rarer an edit made meanwhile (which the fixer
+    detects, and then leaves the file alone)."""
     cache = None if args.no_cache else Cache()
     keep_bytes = args.fix or args.diff
     checked, pending = [], []
@@ -243,6 +251,8 @@ def check_paths(args, settings):
             item.result = result
             if key is not None:
                 cache.put(key, result)
+            if fixer is not None:
+                fixer.fix(item)
             if not (keep_bytes or item.stdin):
                 item.data = None
         del pending[:]
@@ -258,22 +268,31 @@ def check_paths(args, settings):
             checked.append(Checked(shown, None, options, check.unreadable(shown, problem, options)))
             continue
         try:
-            data = files.read_bytes(path, sys.stdin.buffer if stdin else None)
+            if stdin:
+                data, info = files.read_bytes(path, sys.stdin.buffer), None
+            else:
+                data, info = files.read_file(path)
         except OSError as error:
             message = "cannot read: %s" % (error.strerror or error)
             checked.append(Checked(shown, None, options, check.unreadable(shown, message, options)))
             continue
-        item = Checked(shown, data, options, stdin=stdin)
+        item = Checked(shown, data, options, stdin=stdin, path=path, info=info)
         checked.append(item)
         key = None
         if cache is not None and not stdin:
             key = cache.key(shown, data, options, settings.report_unused_noqa)
             item.result = cache.get(key, shown)
+            if item.result is not None and item.result.fixes and keep_bytes:
+                # Never apply or show a fix read from the cache: anyone who can write
+                # the folder could plant one. Check the file again for its fixes.
+                item.result = None
         if item.result is None:
             pending.append((item, key))
             progress.total += 1
             if len(pending) >= BATCH:
                 flush()
+        elif fixer is not None:
+            fixer.fix(item)
         elif not keep_bytes:
             item.data = None
     flush()
@@ -314,32 +333,43 @@ def _fixed(item, settings):
     return fixed if fixed.text != text else None
 
 
-def apply_fixes(checked, settings, out):
-    """Write each file's fixes in place (standard input's to standard output, whole);
-    return how many findings they removed."""
-    total = 0
-    for item in checked:
-        fixed = _fixed(item, settings)
+class Fixer:
+    """Writes each file's fixes in place as soon as it is checked (standard input's to
+    standard output, whole), and counts the findings they removed."""
+
+    def __init__(self, settings, out):
+        self.settings = settings
+        self.out = out
+        self.applied = 0
+
+    def fix(self, item):
+        fixed = _fixed(item, self.settings)
         if item.stdin:
             text = fixed.text if fixed else _text(item)
             if text is None:
-                out.flush()
+                self.out.flush()
                 sys.stdout.buffer.write(item.data)
             else:
-                out.write(text)
+                self.out.write(text)
         elif fixed:
-            from cglint.fix import encode_like, write_atomic
+            from cglint import autofix
+            from cglint.fix import ChangedOnDisk, write_atomic
 
+            data = autofix.encode_like_original(fixed.text, item.data)
             try:
-                write_atomic(item.shown, encode_like(fixed.text, item.data))
+                write_atomic(item.path, data, expected=(item.data, item.info))
+            except ChangedOnDisk as error:
+                sys.stderr.write("cglint: not fixing %s: %s; check it again\n" % (
+                    item.shown, error.strerror))
+                return
             except OSError as error:  # read-only or vanished: say so, fix the others
                 sys.stderr.write("cglint: cannot fix %s: %s\n" % (
                     item.shown, error.strerror or error))
-                continue
+                return
+            item.data = data
         if fixed:
             item.result = fixed.result
-            total += fixed.applied
-    return total
+            self.applied += fixed.applied
 
 
 def show_diffs(checked, quiet, settings, out):
