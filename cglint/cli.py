@@ -9,6 +9,7 @@ from cglint.cache import Cache
 from cglint.config import TARGET_PYTHONS, TARGET_TFS, ConfigError
 from cglint.progress import Progress
 from cglint.report import FORMATS, WRITERS
+from cglint.report.text import printable
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -188,7 +189,7 @@ def run(args, parser):
     errors = [item for item in checked if item.result.error]
     for item in errors:
         sys.stderr.write("cglint: internal error while checking %s: %s (please report "
-                         "it)\n" % (item.result.path, item.result.error))
+                         "it)\n" % (printable(item.result.path), item.result.error))
     fixed = 0
     if args.diff:
         return show_diffs(checked, args.quiet, settings, out) if not errors else EXIT_ERROR
@@ -360,11 +361,11 @@ class Fixer:
                 write_atomic(item.path, data, expected=(item.data, item.info))
             except ChangedOnDisk as error:
                 sys.stderr.write("cglint: not fixing %s: %s; check it again\n" % (
-                    item.shown, error.strerror))
+                    printable(item.shown), error.strerror))
                 return
             except OSError as error:  # read-only or vanished: say so, fix the others
                 sys.stderr.write("cglint: cannot fix %s: %s\n" % (
-                    item.shown, error.strerror or error))
+                    printable(item.shown), error.strerror or error))
                 return
             item.data = data
         if fixed:
@@ -384,7 +385,7 @@ def show_diffs(checked, quiet, settings, out):
 
         out.writelines(difflib.unified_diff(
             before.splitlines(True), fixed.text.splitlines(True),
-            "a/" + item.shown.lstrip("/"), "b/" + item.shown.lstrip("/")))
+            "a/" + printable(item.shown.lstrip("/")), "b/" + printable(item.shown.lstrip("/"))))
     if not quiet:
         sys.stderr.write("%d file%s would be changed.\n" % (changed, "" if changed == 1 else "s"))
     out.flush()
