@@ -1,6 +1,7 @@
 """The `cglint` command: parse options, lint the paths, report, choose the exit code."""
 import argparse
 import os
+import signal
 import sys
 from collections import Counter
 
@@ -118,6 +119,7 @@ def main(argv=None):
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # argparse exits 2 on usage errors, 0 on --help/--version
         return exit_.code
+    previous = _stop_cleanly_on_sigterm()
     try:
         return run(args, parser)
     except (UsageError, ConfigError) as error:
@@ -125,8 +127,36 @@ def main(argv=None):
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
+    except Terminated:
+        return 128 + signal.SIGTERM
     except BrokenPipeError:  # `cglint src | head`
         return EXIT_FINDINGS
+    finally:
+        if previous is not _NOT_INSTALLED:
+            signal.signal(signal.SIGTERM, previous)
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived: stop like Ctrl-C does, so the worker processes are shut down with
+    the run (killed outright, the run left them waiting forever for work)."""
+
+
+_NOT_INSTALLED = object()
+
+
+def _stop_cleanly_on_sigterm():
+    """Install the SIGTERM handler; return the previous one (or _NOT_INSTALLED)."""
+    main_process = os.getpid()
+
+    def terminated(signum, frame):
+        if os.getpid() != main_process:  # a forked worker: its parent handles the stop
+            os._exit(128 + signum)
+        raise Terminated()
+
+    try:
+        return signal.signal(signal.SIGTERM, terminated)
+    except ValueError:  # not the main thread (an embedding program): leave it alone
+        return _NOT_INSTALLED
 
 
 def command_line_config(args):
