@@ -146,7 +146,7 @@ def test_sigkill_at_random_moments_loses_nothing(trees):
     folder = str(base / "killed")
     os.makedirs(folder)
     rng = random.Random(20240601)
-    outcomes = {"untouched": 0, "partly fixed": 0, "all fixed": 0}
+    outcomes = {"untouched": 0, "partly fixed": 0, "all fixed": 0, "temporary file left": 0}
     for round_number in range(ROUNDS):
         restore(folder, spec)
         before = inodes(folder, spec)
@@ -166,6 +166,8 @@ def test_sigkill_at_random_moments_loses_nothing(trees):
             pass
         process.wait()
         process.stderr.close()
+        outcomes["temporary file left"] += any(
+            name.endswith(".cglint-tmp") for name in os.listdir(folder))
         count = state(folder, spec, fixed)
         key = "untouched" if count == 0 else "all fixed" if count == len(spec) else "partly fixed"
         outcomes[key] += 1
