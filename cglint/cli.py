@@ -391,7 +391,11 @@ class Fixer:
             from cglint import autofix
             from cglint.fix import ChangedOnDisk, write_atomic
 
-            data = autofix.encode_like_original(fixed.text, item.data)
+            try:
+                data = autofix.encode_like_original(fixed.text, item.data)
+            except ValueError as error:  # a fix added a character the encoding lacks
+                sys.stderr.write("cglint: cannot fix %s: %s\n" % (printable(item.shown), error))
+                return
             try:
                 write_atomic(item.path, data, expected=(item.data, item.info))
             except ChangedOnDisk as error:

@@ -109,7 +109,7 @@ def _write_in(folder_descriptor, folder, name, path, data, expected):
         if before is not None and before.st_nlink > 1:
             _write_in_place(folder_descriptor, name, path, data, expected)
             return
-        _remove_stale_temporaries(folder, name)
+        _remove_stale_temporaries(folder_descriptor, name)
         descriptor, temporary = _new_file(folder_descriptor, folder, name)
         try:
             with os.fdopen(descriptor, "wb") as stream:
@@ -236,18 +236,18 @@ def _signals_deferred():
             signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
-def _remove_stale_temporaries(folder, name):
+def _remove_stale_temporaries(folder_descriptor, name):
     """A kill between naming the finished temporary file and the rename (microseconds)
     leaves one behind, complete; the next fix of the same file removes it."""
     prefix = "." + name + "."
     try:
-        entries = os.listdir(folder)
+        entries = os.listdir(folder_descriptor)
     except OSError:
         return
     for entry in entries:
         if entry.startswith(prefix) and entry.endswith(".cglint-tmp"):
             try:
-                os.unlink(os.path.join(folder, entry))
+                os.unlink(entry, dir_fd=folder_descriptor)
             except OSError:
                 pass
 

@@ -259,3 +259,20 @@ def test_a_fix_that_adds_lines_keeps_the_other_lines_endings():
         b'b = """x\r\ny\nz"""\nc = 2\r\n')
     assert autofix.encode_like_original("x = 1\n", b"\xef\xbb\xbfx = 0\r\n") == (
         b"\xef\xbb\xbfx = 1\r\n")
+
+
+def test_a_fix_the_file_encoding_cannot_hold_is_reported_not_written(tmp_path, capsys,
+                                                                     monkeypatch):
+    original = ("# -*- coding: latin-1 -*-\n" + BAD).encode("latin-1")
+    (tmp_path / "a.py").write_bytes(original)
+    real = autofix.fix_text
+
+    def euro(*args, **kwargs):
+        fixed = real(*args, **kwargs)
+        fixed.text = fixed.text.replace("# noqa", "# \u20ac noqa")
+        return fixed
+
+    monkeypatch.setattr(autofix, "fix_text", euro)
+    code, _, err = run(capsys, "a.py", "--fix")
+    assert (tmp_path / "a.py").read_bytes() == original
+    assert "cannot fix a.py" in err and "Traceback" not in err
