@@ -308,7 +308,9 @@ def _quietly(action):
 
 # ---------------------------------------------------------------------- the format
 
-_JSON_NESTING = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+# A string (an unterminated one runs to the end: a failed match retried at every later
+# quote made the scan quadratic), or a bracket.
+_JSON_NESTING = re.compile(rb'"(?:[^"\\]|\\.?)*"?|[\[\]{}]')
 
 
 def _loads(data):

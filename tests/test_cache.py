@@ -272,6 +272,9 @@ def plant(path, kind, tmp_path):
     elif kind == "100k-deep json":
         with open(path, "wb") as handle:
             handle.write(b"[" * 100000 + b"]" * 100000)
+    elif kind == "unterminated string":  # quadratic for a scanner retrying at each quote
+        with open(path, "wb") as handle:
+            handle.write(b'"' + b'\\"' * 1000000)
     elif kind == "100k-deep summary":
         with open(path, "wb") as handle:
             handle.write(b'{"diagnostics":[],"fixes":[],"summaries":' + b'{"l":[' * 100000
@@ -301,7 +304,7 @@ def plant(path, kind, tmp_path):
 
 
 PLANTED = ["fifo", "link to /dev/zero", "link outside", "folder", "huge", "100k-deep json",
-           "100k-deep summary", "bool as a line", "unknown code", "extra key",
+           "unterminated string", "100k-deep summary", "bool as a line", "unknown code", "extra key",
            "fix of no finding", "negative column", "summary of the wrong shape",
            "summary for no run-level rule", "unhashable key"]
 
