@@ -190,7 +190,10 @@ class Project:
 
 
 def digest_of(path):
-    """The sha256 of a file's bytes now, or None when it cannot be read."""
+    """The sha256 of a regular file's bytes now, or None. The path may come from a planted
+    cache entry: anything but a regular file (a device, a FIFO) is never opened."""
+    if not _is_regular_file(path):
+        return None
     try:
         return hashlib.sha256(files.read_bytes(path)).hexdigest()
     except OSError:
