@@ -126,7 +126,12 @@ def test_session_open_change_code_action_shutdown(client, tmp_path):
         "textDocument": {"uri": uri},
         "range": {"start": {"line": 0, "character": 0}, "end": {"line": 5, "character": 0}},
         "context": {"diagnostics": []}})
-    assert reply["result"] == []  # CG103 has no safe fix: no action offered
+    # CG103 has no safe fix: the one action offered is a `# noqa` for it.
+    [action] = reply["result"]
+    assert action["title"] == "cglint: ignore CG103 for this line"
+    assert action["edit"]["changes"][uri] == [{
+        "range": {"start": {"line": 4, "character": 33}, "end": {"line": 4, "character": 33}},
+        "newText": "  # noqa: CG103"}]
 
     assert client.request("shutdown", None)["result"] is None
     client.notify("exit", None)

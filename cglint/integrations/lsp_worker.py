@@ -1,0 +1,241 @@
+"""Checks for the language server, run in child processes.
+
+A check of a big buffer takes seconds (a 5 MB file about 7 s); on the server's event loop it
+held every request of the editor that long. Here it runs in a worker process, so the loop
+keeps answering, and a check made stale by a newer edit is stopped by ending its process,
+which also gives back all the memory it took. Workers are reused between checks (starting
+one costs an import of cglint, about half a second).
+
+The server calls functions of cglint.integrations.lsp by name (WORKER_CALLS there); their
+arguments and results travel pickled over the worker's standard input and output. Both
+ends are this program, so the pickles are trusted.
+"""
+import asyncio
+import collections
+import logging
+import os
+import pickle
+import subprocess
+import sys
+import threading
+import traceback
+
+import cglint
+
+log = logging.getLogger("cglint.lsp")
+WORKERS = 2  # at most this many checks at once: a big file does not hold up the others
+
+
+class Superseded(Exception):
+    """The document changed (or closed) before the job finished; its result would be stale."""
+
+
+class JobFailed(Exception):
+    """The job raised, or its worker died; the message says which."""
+
+
+class Worker:
+    """One child process serving calls, one at a time."""
+
+    def __init__(self):
+        root = os.path.dirname(os.path.dirname(os.path.abspath(cglint.__file__)))
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, (root, env.get("PYTHONPATH"))))
+        self.process = subprocess.Popen([sys.executable, "-m", __name__], env=env,
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.last_key = None  # the document it worked on last: its check is cached there
+
+    def call(self, name, args):
+        """The function's result; blocks, so it runs in a thread of the server's."""
+        try:
+            pickle.dump((name, args), self.process.stdin, pickle.HIGHEST_PROTOCOL)
+            self.process.stdin.flush()
+            ok, value = pickle.load(self.process.stdout)
+        except (OSError, EOFError, pickle.UnpicklingError) as error:
+            self.close()
+            raise JobFailed("the worker process ended (%s, exit code %s)"
+                            % (type(error).__name__, self.process.returncode))
+        if not ok:
+            raise JobFailed(value)
+        return value
+
+    def kill(self):
+        """End the process now; a call waiting on it fails at once (and closes it)."""
+        if self.process.poll() is None:
+            self.process.kill()
+
+    def close(self):
+        self.kill()
+        self.process.wait()
+        for stream in (self.process.stdin, self.process.stdout):
+            try:
+                stream.close()
+            except OSError:  # a broken pipe on flushing: the process is gone anyway
+                pass
+
+
+class Job:
+    def __init__(self, key, stamp, name, args, future):
+        self.key, self.stamp, self.name, self.args, self.future = key, stamp, name, args, future
+        self.worker = None  # set while it runs
+
+
+class Jobs:
+    """Runs calls in up to `size` workers, first come first served, with two rules:
+    jobs of one document (`key`) run one after another (on the worker that has its last
+    check cached), and a job older than a document's newest `stamp` is dropped, or its
+    worker killed if it is running."""
+
+    def __init__(self, size=WORKERS, start=Worker):
+        self.size = size
+        self.start = start
+        self.idle = []  # started workers with no job
+        self.running = []  # Jobs
+        self.pending = collections.deque()
+        self.closed = False
+
+    def run(self, key, stamp, name, *args):
+        """An asyncio future of `name(*args)` run in a worker; it fails with Superseded when
+        a job with a newer stamp for the same key comes first."""
+        self.supersede(key, stamp)
+        future = asyncio.get_running_loop().create_future()
+        self.pending.append(Job(key, stamp, name, args, future))
+        self._dispatch()
+        return future
+
+    def supersede(self, key, stamp):
+        """Drop the jobs of `key` older than `stamp`, killing the worker of a running one."""
+        for job in [job for job in self.pending if job.key == key and job.stamp < stamp]:
+            self.pending.remove(job)
+            _fail(job.future, Superseded())
+        for job in [job for job in self.running if job.key == key and job.stamp < stamp]:
+            _fail(job.future, Superseded())
+            job.worker.kill()  # its thread then sees the end of the process and cleans up
+
+    def forget(self, key):
+        self.supersede(key, float("inf"))
+
+    def warm(self):
+        """Start a worker ahead of the first job."""
+        if not self.closed and not self.idle and not self.running:
+            self.idle.append(self.start())
+
+    def close(self):
+        self.closed = True
+        for job in self.pending:
+            _fail(job.future, Superseded())
+        self.pending.clear()
+        for job in self.running:
+            job.worker.kill()
+        for worker in self.idle:
+            worker.close()
+        self.idle = []
+
+    def _dispatch(self):
+        if self.closed:
+            return
+        busy_keys = {job.key for job in self.running}
+        for job in list(self.pending):
+            if job.key in busy_keys:
+                continue
+            worker = self._worker_for(job.key)
+            if worker is None:
+                return
+            self.pending.remove(job)
+            busy_keys.add(job.key)
+            job.worker = worker
+            worker.last_key = job.key
+            self.running.append(job)
+            _in_thread(worker.call, job.name, job.args).add_done_callback(
+                lambda done, job=job: self._finished(job, done))
+
+    def _worker_for(self, key):
+        for worker in self.idle:
+            if worker.last_key == key:
+                self.idle.remove(worker)
+                return worker
+        if self.idle:
+            return self.idle.pop(0)
+        if len(self.running) < self.size:
+            try:
+                return self.start()
+            except OSError as error:  # no process to be had: fail the jobs, keep serving
+                log.error("cglint: cannot start a worker process: %s", error)
+                for job in self.pending:
+                    _fail(job.future, JobFailed("cannot start a worker process: %s" % error))
+                self.pending.clear()
+        return None
+
+    def _finished(self, job, done):
+        self.running.remove(job)
+        worker = job.worker
+        if worker.process.poll() is None and not self.closed:
+            self.idle.append(worker)
+        else:
+            worker.close()
+            if not self.closed and len(self.idle) + len(self.running) == 0:
+                self.warm()  # a fresh one for the next edit, importing while the user types
+        error = done.exception()
+        if error is not None:
+            _fail(job.future, error)
+        elif not job.future.done():
+            job.future.set_result(done.result())
+        self._dispatch()
+
+
+def _fail(future, error):
+    if not future.done():
+        future.set_exception(error)
+        future.exception()  # retrieved: nobody may be waiting for a superseded job
+
+
+def _in_thread(function, *args):
+    """An asyncio future of function(*args) run in a new daemon thread (daemon: a worker
+    stuck at exit must not keep the server alive)."""
+    loop = asyncio.get_running_loop()
+    future = loop.create_future()
+
+    def settle(error, value):
+        if not future.done():
+            future.set_exception(error) if error else future.set_result(value)
+
+    def run():
+        try:
+            value = function(*args)
+        except BaseException as error:  # handed to the loop, which decides
+            loop.call_soon_threadsafe(settle, error, None)
+        else:
+            loop.call_soon_threadsafe(settle, None, value)
+
+    threading.Thread(target=run, name="cglint-lsp-call", daemon=True).start()
+    return future
+
+
+def main():
+    """The worker: calls in on standard input, results out on standard output."""
+    calls = sys.stdin.buffer
+    results = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # anything printed goes to standard error, never into the results
+    sys.stdout = sys.stderr
+    from cglint.integrations import lsp
+
+    while True:
+        try:
+            name, args = pickle.load(calls)
+        except (EOFError, OSError):  # the server has gone
+            return 0
+        try:
+            if name not in lsp.WORKER_CALLS:
+                raise ValueError("not a worker call: %r" % (name,))
+            reply = (True, getattr(lsp, name)(*args))
+        except Exception:  # the server logs it; the worker serves on
+            reply = (False, traceback.format_exc())
+        try:
+            pickle.dump(reply, results, pickle.HIGHEST_PROTOCOL)
+            results.flush()
+        except OSError:
+            return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
