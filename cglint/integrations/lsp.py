@@ -404,7 +404,7 @@ def actions_job(uri, stamp, path, source, encoding, fallback, wanted, only):
 
 
 def ignore_actions(uri, checked, where):
-    """"Ignore CGxxx for this line" for each finding in `where`: a `# noqa: CGxxx` on the
+    """"Ignore CGxxx for this line" for each finding on the lines of `where`: a `# noqa: CGxxx` on the
     finding's line (or its function's def or decorator lines), merged into a `# noqa`
     comment already there."""
     document = checked.document
@@ -414,8 +414,9 @@ def ignore_actions(uri, checked, where):
     for diagnostic in checked.result.diagnostics:
         if diagnostic.code in NOT_IGNORABLE or (diagnostic.line, diagnostic.code) in seen:
             continue
-        if not _overlaps(to_range(document, diagnostic, lines), where):
-            continue
+        found = to_range(document, diagnostic, lines)
+        if not where.start.line <= found.end.line or not found.start.line <= where.end.line:
+            continue  # a cursor anywhere on the finding's lines is enough
         seen.add((diagnostic.line, diagnostic.code))
         for line in (diagnostic.line,) + tuple(diagnostic.noqa_lines):
             edit = noqa_edit(lines, line, diagnostic.code, directives.inline.get(line),
