@@ -309,3 +309,157 @@ def test_a_killed_client_leaves_no_server(tmp_path):
     editor.wait()
     editor.stdout.close()
     assert gone(server_pid, 10), "the server outlived its client"
+
+
+# ------------------------------------------------------------ checks off the event loop
+
+def big_buffer():
+    one = ('\n@tf.custom_gradient\ndef f%d(x):\n    return x, lambda dy: (dy, dy)\n'
+           'name = f"f{x}"\n# ' + "padding " * 30 + "\n")
+    return "import tensorflow as tf\n" + "".join(one % n for n in range(16000))
+
+
+def until(client, matches, timeout=TIMEOUT):
+    """The first message that matches, and every message received before it."""
+    seen = []
+    client.wait(lambda m: seen.append(m) or matches(m), timeout)
+    return seen[-1], seen[:-1]
+
+
+def published(uri, version=None):
+    return lambda m: (m.get("method") == "textDocument/publishDiagnostics"
+                      and m["params"]["uri"] == uri
+                      and (version is None or m["params"].get("version") == version))
+
+
+@pytest.mark.parametrize("kind", ["5 MB buffer", "300 KB of nested parentheses"])
+def test_the_server_answers_while_a_slow_check_runs_and_an_edit_stops_it(
+        client, tmp_path, kind):
+    """Each of these checks takes 7 to 25 s. Meanwhile requests are answered at once,
+    another buffer is checked, and an edit of the slow buffer stops its check: the new
+    text's findings come without waiting for the old check, which never publishes."""
+    slow = big_buffer() if kind.startswith("5") else \
+        "x = " + "(" * 150000 + ")" * 150000 + "\n"
+    path = tmp_path / "slow.py"
+    uri = path.as_uri()
+    open_document(client, path, slow)
+    time.sleep(1.0)  # the check is under way
+    started = time.monotonic()
+    reply = client.request("no/suchMethod", {})
+    answered = time.monotonic() - started
+    assert reply["error"]["code"] == -32601
+    other = tmp_path / "other.py"
+    open_document(client, other, BAD)
+    found, before = until(client, published(other.as_uri(), 1))
+    checked = time.monotonic() - started
+    assert [d["code"] for d in found["params"]["diagnostics"]] == ["CG103"]
+    started = time.monotonic()
+    [action] = client.request("textDocument/codeAction", {
+        "textDocument": {"uri": other.as_uri()},
+        "range": {"start": {"line": 4, "character": 0}, "end": {"line": 4, "character": 0}},
+        "context": {"diagnostics": []}})["result"]
+    acted = time.monotonic() - started
+    assert action["title"] == "cglint: ignore CG103 for this line"
+    assert not any(published(uri)(m) for m in before), "the slow check was not slow"
+    started = time.monotonic()
+    change(client, uri, 2, BAD)
+    found, before = until(client, published(uri))
+    superseded = time.monotonic() - started
+    assert found["params"]["version"] == 2, "the stale check published"
+    assert [d["code"] for d in found["params"]["diagnostics"]] == ["CG103"]
+    print("%s: a request answered in %.3f s, another buffer checked in %.2f s and its code "
+          "actions in %.3f s; an edit's findings in %.2f s; server RSS %d MiB"
+          % (kind, answered, checked, acted, superseded, rss(client.process.pid) >> 20))
+    # `checked` may include starting a worker (seconds on a busy machine); the order of
+    # the messages above shows it did not wait for the slow check.
+    assert answered < 1.0 and acted < 2.0 and checked < 10.0 and superseded < 5.0
+    assert rss(client.process.pid) < 200 << 20  # the check's memory is the worker's
+    time.sleep(1.0)
+    assert not any(published(uri, 1)(m) for m in list(client.messages.queue))
+    shut_down(client)
+
+
+# --------------------------------------------------------------- message size limit
+
+def test_a_message_over_the_size_limit_is_skipped(client, tmp_path):
+    """A lying `Content-Length: 100000000000` (what follows is the next message) and an
+    honest 65 MiB message: each is skipped with a warning, in bounded memory, and the
+    session goes on."""
+    client.process.stdin.write(b"Content-Length: 100000000000\r\n\r\n{\"jsonrpc\": \"2.0\", ")
+    client.process.stdin.flush()
+    for tag, size in (("lie", 100000000000), ("honest", None)):
+        if size is None:
+            body = b'{"jsonrpc": "2.0", "method": "x/y", "params": "%s"}' % (b"z" * (65 << 20))
+            size = len(body)
+            client.send_raw(body)
+        path = tmp_path / (tag + ".py")
+        open_document(client, path, BAD)
+        found, before = until(client, published(path.as_uri(), 1))
+        assert [d["code"] for d in found["params"]["diagnostics"]] == ["CG103"]
+        [warning] = [m["params"] for m in before if m.get("method") == "window/logMessage"]
+        assert warning["type"] == 2 and warning["message"] == (
+            "cglint: a message of %d bytes, over the 64 MiB limit; skipped" % size)
+    assert rss(client.process.pid) < 200 << 20
+    shut_down(client)
+
+
+def test_the_reader_resynchronises_in_bounded_memory():
+    """The reader alone: headers cut between reads, a lying length, a body that runs into
+    the next header, and lower-case or LF-only headers."""
+    import io
+
+    from cglint.integrations.lsp_transport import MessageReader
+
+    def frame(body, header=b"Content-Length: %d\r\n\r\n"):
+        return header % len(body) + body
+
+    warnings = []
+    stream = io.BytesIO(b"".join([
+        b"garbage" * 10000, frame(b'{"a": 1}'),
+        b"Content-Length: 99999999999\r\n\r\n{\"half", frame(b'{"b": 2}'),
+        b"Content-Length: 30\r\n\r\n{}", frame(b'{"c": 3}'),
+        frame(b'{"d": 4}', b"content-length:%d\n\n"),
+        b"Content-Type: x\r\n" + frame(b'{"e": 5}'),
+        b"Content-Length: 12\r\n\r\n" + b"x" * 12, frame(b'{"f": 6}'),
+    ]))
+    reader = MessageReader(stream, max_body=1000, warn=warnings.append)
+    reader.CHUNK = 7  # every header is cut between reads somewhere
+    bodies = []
+    while True:
+        body = reader.next_body()
+        if body is None:
+            break
+        bodies.append(body)
+        assert len(reader.buffer) < 1100
+    assert bodies == [b'{"a": 1}', b'{"b": 2}', b"{}", b'{"c": 3}', b'{"d": 4}', b'{"e": 5}',
+                      b"x" * 12, b'{"f": 6}']
+    assert [w.split(";")[0] for w in warnings] == [
+        "cglint: a message of 99999999999 bytes, over the 0 MiB limit",
+        "cglint: a message shorter than its Content-Length"]
+
+
+# ------------------------------------------------------------------ long sessions
+
+def test_twenty_thousand_notifications_keep_memory_flat(client, tmp_path):
+    """pygls kept every notification (2 KB each here: 45 -> 82 MB over 20,000 edits)."""
+    path = tmp_path / "long.py"
+    uri = path.as_uri()
+    open_document(client, path, BAD)
+    client.diagnostics(uri, 1)
+    version = 1
+
+    def edits(count):
+        nonlocal version
+        for _ in range(count):
+            version += 1
+            change(client, uri, version, BAD + "# edit %d %s\n" % (version, "z" * 1500))
+        assert [d["code"] for d in client.diagnostics(uri, version, )] == ["CG103"]
+
+    edits(2000)
+    before = rss(client.process.pid)
+    edits(20000)
+    after = rss(client.process.pid)
+    print("server RSS: %.1f MiB after 2,000 edits, %.1f MiB after 20,000 more"
+          % (before / 2 ** 20, after / 2 ** 20))
+    assert after - before < 8 << 20
+    shut_down(client)

@@ -24,6 +24,7 @@ import cglint
 
 log = logging.getLogger("cglint.lsp")
 WORKERS = 2  # at most this many checks at once: a big file does not hold up the others
+SPARE_AFTER = 0.5  # seconds a check runs before a spare worker starts for the next job
 
 
 class Superseded(Exception):
@@ -118,7 +119,10 @@ class Jobs:
     def warm(self):
         """Start a worker ahead of the first job."""
         if not self.closed and not self.idle and not self.running:
-            self.idle.append(self.start())
+            try:
+                self.idle.append(self.start())
+            except OSError as error:  # said again, to the editor, by the first job
+                log.warning("cglint: cannot start a worker process: %s", error)
 
     def close(self):
         self.closed = True
@@ -148,6 +152,17 @@ class Jobs:
             self.running.append(job)
             _in_thread(worker.call, job.name, job.args).add_done_callback(
                 lambda done, job=job: self._finished(job, done))
+            asyncio.get_running_loop().call_later(SPARE_AFTER, self._spare, job)
+
+    def _spare(self, job):
+        """A long check is running: start a worker for whatever comes next (an import
+        takes a second or more on a busy machine), unless one is free already."""
+        if job in self.running and not self.idle and not self.closed \
+                and len(self.running) < self.size:
+            try:
+                self.idle.append(self.start())
+            except OSError as error:
+                log.warning("cglint: cannot start a spare worker process: %s", error)
 
     def _worker_for(self, key):
         for worker in self.idle:
