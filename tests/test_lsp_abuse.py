@@ -463,3 +463,52 @@ def test_twenty_thousand_notifications_keep_memory_flat(client, tmp_path):
           % (before / 2 ** 20, after / 2 ** 20))
     assert after - before < 8 << 20
     shut_down(client)
+
+
+def children(pid):
+    found = []
+    for task in os.listdir("/proc/%d/task" % pid):
+        with open("/proc/%d/task/%s/children" % (pid, task)) as handle:
+            found += [int(child) for child in handle.read().split()]
+    return found
+
+
+NESTED = "x = " + "(" * 150000 + ")" * 150000 + "\n"  # a check of 10 s or more
+
+
+def test_a_code_action_made_stale_by_an_edit_answers_content_modified(client, tmp_path):
+    path = tmp_path / "slow.py"
+    uri = path.as_uri()
+    open_document(client, path, NESTED)
+    client.next_id += 1
+    client.send_raw(json.dumps({"jsonrpc": "2.0", "id": client.next_id,
+                                "method": "textDocument/codeAction", "params": {
+                                    "textDocument": {"uri": uri},
+                                    "range": {"start": {"line": 0, "character": 0},
+                                              "end": {"line": 0, "character": 0}},
+                                    "context": {"diagnostics": []}}}).encode())
+    asked = client.next_id
+    time.sleep(0.5)
+    change(client, uri, 2, BAD)
+    reply = client.wait(lambda m: m.get("id") == asked)
+    assert reply["error"]["code"] == -32801  # ContentModified
+    assert [d["code"] for d in client.diagnostics(uri, 2)] == ["CG103"]
+    shut_down(client)
+
+
+def test_a_worker_killed_from_outside_is_reported_and_replaced(client, tmp_path):
+    """As the kernel's OOM killer would: the check is lost (and said so in the editor's
+    log), the session goes on with a new worker."""
+    path = tmp_path / "slow.py"
+    uri = path.as_uri()
+    open_document(client, path, NESTED)
+    time.sleep(1.5)
+    for child in children(client.process.pid):
+        os.kill(child, signal.SIGKILL)
+    logged = client.wait(lambda m: m.get("method") == "window/logMessage")
+    assert logged["params"]["type"] == 1
+    assert logged["params"]["message"].startswith("cglint: cannot check %s: the worker" % uri)
+    change(client, uri, 2, BAD)
+    assert [d["code"] for d in client.diagnostics(uri, 2)] == ["CG103"]
+    responsive(client, tmp_path, "after_kill")
+    shut_down(client)

@@ -165,6 +165,9 @@ class Jobs:
                 log.warning("cglint: cannot start a spare worker process: %s", error)
 
     def _worker_for(self, key):
+        for worker in [worker for worker in self.idle if worker.process.poll() is not None]:
+            self.idle.remove(worker)  # ended while idle (killed from outside): not for a job
+            worker.close()
         for worker in self.idle:
             if worker.last_key == key:
                 self.idle.remove(worker)
