@@ -87,6 +87,7 @@ class CglintServer(LanguageServer):
     def start_io(self, stdin=None, stdout=None):
         """pygls's stdio loop, with cglint's bounded reader (lsp_transport) in place of
         pygls's, which trusts every Content-Length."""
+        self.jobs.warm()  # its import overlaps the editor's handshake
         self._stop_event = threading.Event()
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
         reader = lsp_transport.MessageReader(stdin or sys.stdin.buffer)
@@ -279,6 +280,9 @@ async def code_action(ls, params):
     job = snapshot(ls, uri)
     if job is None:
         return []
+    if uri in ls.timers:  # a check is due: run it now, and the actions reuse it
+        ls.timers.pop(uri).cancel()
+        start_publish(ls, uri)
     where = params.range
     wanted = (where.start.line, where.start.character, where.end.line, where.end.character)
     only = [str(kind) for kind in params.context.only] if params.context.only else None
@@ -306,14 +310,21 @@ class Checked:
         self.stamp, self.path, self.settings = stamp, path, settings
         self.settings_error, self.text, self.document, self.result = \
             settings_error, text, document, result
-        self._commentable = None
+        self._commentable = self._directives = None
 
+    # Both tokenize the whole text (a second or more for 5 MB): once, and only when asked.
     @property
     def commentable(self):
-        """Lines that can take a trailing `# noqa` comment (computed on first use)."""
+        """Lines that can take a trailing `# noqa` comment."""
         if self._commentable is None:
             self._commentable = commentable_lines(self.text)
         return self._commentable
+
+    @property
+    def directives(self):
+        if self._directives is None:
+            self._directives = suppress.scan(self.text)
+        return self._directives
 
 
 def settings_for(path):
@@ -409,7 +420,6 @@ def ignore_actions(uri, checked, where):
     comment already there."""
     document = checked.document
     lines = document.lines
-    directives = suppress.scan(checked.text)
     actions, seen = [], set()
     for diagnostic in checked.result.diagnostics:
         if diagnostic.code in NOT_IGNORABLE or (diagnostic.line, diagnostic.code) in seen:
@@ -419,7 +429,7 @@ def ignore_actions(uri, checked, where):
             continue  # a cursor anywhere on the finding's lines is enough
         seen.add((diagnostic.line, diagnostic.code))
         for line in (diagnostic.line,) + tuple(diagnostic.noqa_lines):
-            edit = noqa_edit(lines, line, diagnostic.code, directives.inline.get(line),
+            edit = noqa_edit(lines, line, diagnostic.code, checked.directives.inline.get(line),
                              checked.commentable)
             if edit is None:
                 continue

@@ -219,11 +219,13 @@ def _in_thread(function, *args):
 
     def run():
         try:
-            value = function(*args)
+            outcome = (None, function(*args))
         except BaseException as error:  # handed to the loop, which decides
-            loop.call_soon_threadsafe(settle, error, None)
-        else:
-            loop.call_soon_threadsafe(settle, None, value)
+            outcome = (error, None)
+        try:
+            loop.call_soon_threadsafe(settle, *outcome)
+        except RuntimeError:  # the loop has closed: the server is exiting
+            pass
 
     threading.Thread(target=run, name="cglint-lsp-call", daemon=True).start()
     return future
