@@ -305,6 +305,8 @@ def test_the_server_answers_while_a_slow_check_runs_and_an_edit_stops_it(
     another buffer is checked, and an edit of the slow buffer stops its check: the new
     text's findings come without waiting for the old check, which never publishes."""
     slow = big_buffer() if kind.startswith("5") else NESTED
+    responsive(client, tmp_path, "warm_up")
+    time.sleep(2.0)  # the second worker's import, slow on a busy machine
     path = tmp_path / "slow.py"
     uri = path.as_uri()
     open_document(client, path, slow)
@@ -335,9 +337,9 @@ def test_the_server_answers_while_a_slow_check_runs_and_an_edit_stops_it(
     print("%s: a request answered in %.3f s, another buffer checked in %.2f s and its code "
           "actions in %.3f s; an edit's findings in %.2f s; server RSS %d MiB"
           % (kind, answered, checked, acted, superseded, rss(client.process.pid) >> 20))
-    # `checked` may include starting a worker (seconds on a busy machine); the order of
-    # the messages above shows it did not wait for the slow check.
-    assert answered < 1.0 and acted < 2.0 and checked < 10.0 and superseded < 5.0
+    # The order of the messages above shows the other buffer did not wait for the slow
+    # check; the times are loose for a busy machine.
+    assert answered < 1.0 and acted < 2.0 and checked < 5.0 and superseded < 5.0
     assert rss(client.process.pid) < 200 << 20  # the check's memory is the worker's
     time.sleep(1.0)
     assert not any(published(uri, 1)(m) for m in list(client.messages.queue))

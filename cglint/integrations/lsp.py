@@ -87,7 +87,7 @@ class CglintServer(LanguageServer):
     def start_io(self, stdin=None, stdout=None):
         """pygls's stdio loop, with cglint's bounded reader (lsp_transport) in place of
         pygls's, which trusts every Content-Length."""
-        self.jobs.warm()  # its import overlaps the editor's handshake
+        self.jobs.warm()  # their imports overlap the editor's handshake
         self._stop_event = threading.Event()
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
         reader = lsp_transport.MessageReader(stdin or sys.stdin.buffer)
@@ -217,7 +217,6 @@ def edited(ls, uri):
 
 @server.feature(types.INITIALIZED)
 def initialized(ls, params):
-    ls.jobs.warm()
     capabilities = ls.client_capabilities.workspace
     watching = capabilities and capabilities.did_change_watched_files
     if watching and watching.dynamic_registration:

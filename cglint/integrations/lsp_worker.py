@@ -2,9 +2,10 @@
 
 A check of a big buffer takes seconds (a 5 MB file about 7 s); on the server's event loop it
 held every request of the editor that long. Here it runs in a worker process, so the loop
-keeps answering, and a check made stale by a newer edit is stopped by ending its process,
-which also gives back all the memory it took. Workers are reused between checks (starting
-one costs an import of cglint, about half a second).
+keeps answering, and a check made stale by a newer edit is stopped by ending its process
+(unless it ends within a second anyway), which also gives back all the memory it took.
+Workers start with the server and are reused (starting one costs an import of cglint and
+pygls, about a second).
 
 The server calls functions of cglint.integrations.lsp by name (WORKER_CALLS there); their
 arguments and results travel pickled over the worker's standard input and output. Both
@@ -24,7 +25,9 @@ import cglint
 
 log = logging.getLogger("cglint.lsp")
 WORKERS = 2  # at most this many checks at once: a big file does not hold up the others
-SPARE_AFTER = 0.5  # seconds a check runs before a spare worker starts for the next job
+# Seconds a superseded job may still run before its worker is killed: most checks end
+# sooner, and a killed worker costs a fresh import.
+GRACE = 1.0
 
 
 class Superseded(Exception):
@@ -79,13 +82,15 @@ class Job:
     def __init__(self, key, stamp, name, args, future):
         self.key, self.stamp, self.name, self.args, self.future = key, stamp, name, args, future
         self.worker = None  # set while it runs
+        self.stale = False  # superseded while running: its result goes nowhere
 
 
 class Jobs:
     """Runs calls in up to `size` workers, first come first served, with two rules:
     jobs of one document (`key`) run one after another (on the worker that has its last
-    check cached), and a job older than a document's newest `stamp` is dropped, or its
-    worker killed if it is running."""
+    check cached), and a job older than a document's newest `stamp` is dropped; if it is
+    running, its caller is told at once and its worker killed unless it ends within
+    GRACE seconds."""
 
     def __init__(self, size=WORKERS, start=Worker):
         self.size = size
@@ -105,24 +110,34 @@ class Jobs:
         return future
 
     def supersede(self, key, stamp):
-        """Drop the jobs of `key` older than `stamp`, killing the worker of a running one."""
+        """Drop the jobs of `key` older than `stamp`; a running one is left GRACE seconds
+        to end before its worker is killed."""
         for job in [job for job in self.pending if job.key == key and job.stamp < stamp]:
             self.pending.remove(job)
             _fail(job.future, Superseded())
-        for job in [job for job in self.running if job.key == key and job.stamp < stamp]:
+        for job in [job for job in self.running
+                    if job.key == key and job.stamp < stamp and not job.stale]:
+            job.stale = True
             _fail(job.future, Superseded())
+            asyncio.get_running_loop().call_later(GRACE, self._end_stale, job)
+
+    def _end_stale(self, job):
+        if job in self.running:
             job.worker.kill()  # its thread then sees the end of the process and cleans up
 
     def forget(self, key):
         self.supersede(key, float("inf"))
 
     def warm(self):
-        """Start a worker ahead of the first job."""
-        if not self.closed and not self.idle and not self.running:
+        """Start workers up to `size` ahead of the jobs: a worker imports for a second or
+        more on a busy machine, and the second one is what lets a buffer be checked while
+        a big one is."""
+        while not self.closed and len(self.idle) + len(self.running) < self.size:
             try:
                 self.idle.append(self.start())
-            except OSError as error:  # said again, to the editor, by the first job
+            except OSError as error:  # said again, to the editor, by the next job
                 log.warning("cglint: cannot start a worker process: %s", error)
+                return
 
     def close(self):
         self.closed = True
@@ -138,7 +153,7 @@ class Jobs:
     def _dispatch(self):
         if self.closed:
             return
-        busy_keys = {job.key for job in self.running}
+        busy_keys = {job.key for job in self.running if not job.stale}
         for job in list(self.pending):
             if job.key in busy_keys:
                 continue
@@ -152,21 +167,11 @@ class Jobs:
             self.running.append(job)
             _in_thread(worker.call, job.name, job.args).add_done_callback(
                 lambda done, job=job: self._finished(job, done))
-            asyncio.get_running_loop().call_later(SPARE_AFTER, self._spare, job)
-
-    def _spare(self, job):
-        """A long check is running: start a worker for whatever comes next (an import
-        takes a second or more on a busy machine), unless one is free already."""
-        if job in self.running and not self.idle and not self.closed \
-                and len(self.running) < self.size:
-            try:
-                self.idle.append(self.start())
-            except OSError as error:
-                log.warning("cglint: cannot start a spare worker process: %s", error)
 
     def _worker_for(self, key):
-        for worker in [worker for worker in self.idle if worker.process.poll() is not None]:
-            self.idle.remove(worker)  # ended while idle (killed from outside): not for a job
+        ended = [worker for worker in self.idle if worker.process.poll() is not None]
+        for worker in ended:  # killed from outside while idle: not for a job
+            self.idle.remove(worker)
             worker.close()
         for worker in self.idle:
             if worker.last_key == key:
@@ -191,8 +196,7 @@ class Jobs:
             self.idle.append(worker)
         else:
             worker.close()
-            if not self.closed and len(self.idle) + len(self.running) == 0:
-                self.warm()  # a fresh one for the next edit, importing while the user types
+            self.warm()  # a fresh one for the next edit, importing while the user types
         error = done.exception()
         if error is not None:
             _fail(job.future, error)
