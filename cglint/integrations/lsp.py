@@ -41,6 +41,7 @@ log = logging.getLogger("cglint.lsp")
 
 
 class Protocol(LanguageServerProtocol):
+    """pygls's LSP protocol, mended where it answers badly or keeps what it should not."""
 
     def structure_message(self, data):
         """Answers a request whose params do not fit the LSP types with an error response,
@@ -414,9 +415,9 @@ def actions_job(uri, stamp, path, source, encoding, fallback, wanted, only):
 
 
 def ignore_actions(uri, checked, where):
-    """"Ignore CGxxx for this line" for each finding on the lines of `where`: a `# noqa: CGxxx` on the
-    finding's line (or its function's def or decorator lines), merged into a `# noqa`
-    comment already there."""
+    """"Ignore CGxxx for this line" for each finding on the lines of `where`: a
+    `# noqa: CGxxx` on the finding's line (or its function's def or decorator lines),
+    merged into a `# noqa` comment already there."""
     document = checked.document
     lines = document.lines
     actions, seen = [], set()
