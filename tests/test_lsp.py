@@ -281,6 +281,9 @@ def initialize_watching(client, root):
     return request
 
 
+SHOWN_OR_PUBLISHED = ("window/showMessage", "textDocument/publishDiagnostics")
+
+
 def settings_changed(client, path):
     client.notify("workspace/didChangeWatchedFiles", {
         "changes": [{"uri": path.as_uri(), "type": 2}]})
@@ -308,15 +311,13 @@ def test_a_broken_settings_file_is_shown_and_the_last_good_settings_kept(client,
     assert client.diagnostics(uri, 1) == []  # re-checked, still without CG103
     client.notify("textDocument/didChange", {
         "textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": BAD + "\n"}]})
-    found = client.wait(lambda m: m.get("method") in ("window/showMessage",
-                                                        "textDocument/publishDiagnostics"))
+    found = client.wait(lambda m: m.get("method") in SHOWN_OR_PUBLISHED)
     assert found["method"] == "textDocument/publishDiagnostics"  # the error is shown once
     assert found["params"]["version"] == 2 and found["params"]["diagnostics"] == []
 
     settings.write_text("[tool.cglint]\nignore = ['CG401']\n")  # fixed
     settings_changed(client, settings)
-    found = client.wait(lambda m: m.get("method") in ("window/showMessage",
-                                                        "textDocument/publishDiagnostics"))
+    found = client.wait(lambda m: m.get("method") in SHOWN_OR_PUBLISHED)
     assert found["method"] == "textDocument/publishDiagnostics"
     assert [d["code"] for d in found["params"]["diagnostics"]] == ["CG103"]
     # A change to another file (not a settings file) re-checks nothing.
