@@ -340,3 +340,21 @@ def test_settings_come_from_the_closest_settings_file(client, tmp_path):
         path = tmp_path / name
         open_document(client, path, BAD)
         assert [d["code"] for d in client.diagnostics(path.as_uri(), 1)] == expected, name
+
+
+def test_without_watchers_saving_the_settings_file_in_the_editor_rechecks(client, tmp_path):
+    """A client that cannot register watchers is not asked to; a settings file edited and
+    saved in the editor itself re-checks the open buffers (and is not linted as Python)."""
+    settings = tmp_path / "setup.cfg"
+    settings.write_text("[cglint]\nignore = CG103\n")
+    initialize(client, tmp_path)
+    path = tmp_path / "model.py"
+    open_document(client, path, BAD)
+    assert client.diagnostics(path.as_uri(), 1) == []
+    open_document(client, settings, settings.read_text())
+    settings.write_text("[cglint]\nignore = CG401\n")
+    client.notify("textDocument/didSave", {"textDocument": {"uri": settings.as_uri()}})
+    found = client.wait(lambda m: "method" in m)  # no watcher request, no setup.cfg check
+    assert found["method"] == "textDocument/publishDiagnostics", found
+    assert found["params"]["uri"] == path.as_uri()
+    assert [d["code"] for d in found["params"]["diagnostics"]] == ["CG103"]
