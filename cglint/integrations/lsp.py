@@ -88,7 +88,7 @@ class CglintServer(LanguageServer):
     def start_io(self, stdin=None, stdout=None):
         """pygls's stdio loop, with cglint's bounded reader (lsp_transport) in place of
         pygls's, which trusts every Content-Length."""
-        self.jobs.warm()  # their imports overlap the editor's handshake
+        self.jobs.warm(fork=True)  # before any thread: copies of this process
         self._stop_event = threading.Event()
         self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
         reader = lsp_transport.MessageReader(stdin or sys.stdin.buffer)

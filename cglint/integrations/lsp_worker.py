@@ -4,8 +4,9 @@ A check of a big buffer takes seconds (a 5 MB file about 7 s); on the server's e
 held every request of the editor that long. Here it runs in a worker process, so the loop
 keeps answering, and a check made stale by a newer edit is stopped by ending its process
 (unless it ends within a second anyway), which also gives back all the memory it took.
-Workers start with the server and are reused (starting one costs an import of cglint and
-pygls, about a second).
+The first workers are copies of the server made before it starts (no import to wait for);
+later ones, replacing a killed worker, are fresh interpreters that import cglint and pygls
+(a second or more) while the others serve.
 
 The server calls functions of cglint.integrations.lsp by name (WORKER_CALLS there); their
 arguments and results travel pickled over the worker's standard input and output. Both
@@ -16,6 +17,7 @@ import collections
 import logging
 import os
 import pickle
+import signal
 import subprocess
 import sys
 import threading
@@ -39,14 +41,12 @@ class JobFailed(Exception):
 
 
 class Worker:
-    """One child process serving calls, one at a time."""
+    """One child process serving calls, one at a time: a fresh interpreter, or with
+    `fork`, a copy of this process (ready at once, its imports done; only safe while the
+    process has a single thread)."""
 
-    def __init__(self):
-        root = os.path.dirname(os.path.dirname(os.path.abspath(cglint.__file__)))
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, (root, env.get("PYTHONPATH"))))
-        self.process = subprocess.Popen([sys.executable, "-m", __name__], env=env,
-                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    def __init__(self, fork=False):
+        self.process = _forked() if fork else _spawned()
         self.last_key = None  # the document it worked on last: its check is cached there
 
     def call(self, name, args):
@@ -76,6 +76,62 @@ class Worker:
                 stream.close()
             except OSError:  # a broken pipe on flushing: the process is gone anyway
                 pass
+
+
+def _spawned():
+    root = os.path.dirname(os.path.dirname(os.path.abspath(cglint.__file__)))
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, (root, env.get("PYTHONPATH"))))
+    return subprocess.Popen([sys.executable, "-m", __name__], env=env,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+
+def _forked():
+    calls_in, calls_out = os.pipe()
+    results_in, results_out = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the worker: calls on 0, results on 1, nothing else of the server's
+        code = 1
+        try:
+            os.dup2(calls_in, 0)
+            os.dup2(results_out, 1)
+            os.closerange(3, 1 << 16)
+            code = main()
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            os._exit(code)
+    os.close(calls_in)
+    os.close(results_out)
+    return Forked(pid, os.fdopen(calls_out, "wb"), os.fdopen(results_in, "rb"))
+
+
+class Forked:
+    """What a Worker uses of subprocess.Popen, for a child made by os.fork()."""
+
+    def __init__(self, pid, stdin, stdout):
+        self.pid, self.stdin, self.stdout = pid, stdin, stdout
+        self.returncode = None
+        self._lock = threading.Lock()  # reaped once, from either thread
+
+    def poll(self):
+        return self._reap(os.WNOHANG)
+
+    def wait(self):
+        return self._reap(0)
+
+    def kill(self):
+        with self._lock:
+            if self.returncode is None:
+                os.kill(self.pid, signal.SIGKILL)
+
+    def _reap(self, flags):
+        with self._lock:
+            if self.returncode is None:
+                pid, status = os.waitpid(self.pid, flags)
+                if pid:
+                    self.returncode = os.waitstatus_to_exitcode(status)
+            return self.returncode
 
 
 class Job:
@@ -128,13 +184,14 @@ class Jobs:
     def forget(self, key):
         self.supersede(key, float("inf"))
 
-    def warm(self):
+    def warm(self, fork=False):
         """Start workers up to `size` ahead of the jobs: a worker imports for a second or
         more on a busy machine, and the second one is what lets a buffer be checked while
-        a big one is."""
+        a big one is. `fork`: copies of this process, while it has a single thread."""
+        fork = fork and threading.active_count() == 1
         while not self.closed and len(self.idle) + len(self.running) < self.size:
             try:
-                self.idle.append(self.start())
+                self.idle.append(Worker(fork=True) if fork else self.start())
             except OSError as error:  # said again, to the editor, by the next job
                 log.warning("cglint: cannot start a worker process: %s", error)
                 return
