@@ -369,6 +369,7 @@ def test_a_message_over_the_size_limit_is_skipped(client, tmp_path):
         [warning] = [m["params"] for m in before if m.get("method") == "window/logMessage"]
         assert warning["type"] == 2 and warning["message"] == (
             "cglint: a message of %d bytes, over the 64 MiB limit; skipped" % size)
+    print("server RSS after skipping both: %d MiB" % (rss(client.process.pid) >> 20))
     assert rss(client.process.pid) < 200 << 20
     shut_down(client)
 
