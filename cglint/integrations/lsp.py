@@ -57,8 +57,7 @@ class Protocol(LanguageServerProtocol):
         """pygls files the future of every generator handler (the built-in didOpen,
         didChange, ... are generators) under a fresh id and forgets only those of requests:
         each notification stayed in memory, its text included (+41 MiB over 20,000 edits
-        of 1.6 KB).
-        Forget each one when it is done."""
+        of 1.6 KB). Forget each one when it is done."""
         def forget_then_callback(future):
             if self._request_futures.get(msg_id) is future:
                 del self._request_futures[msg_id]
