@@ -14,14 +14,18 @@ def display_path(path):
 
 
 class Checked:
-    """One checked path: how it is shown, its bytes (None when unreadable), its Result."""
+    """One checked path: how it is shown, its bytes (None when unreadable), its Result;
+    `path` is the path it was read through (the one --fix writes), `info` the stat of
+    what was read."""
 
-    def __init__(self, shown, data, options, result=None, stdin=False):
+    def __init__(self, shown, data, options, result=None, stdin=False, path=None, info=None):
         self.shown = shown
         self.data = data
         self.options = options
         self.result = result
         self.stdin = stdin
+        self.path = path
+        self.info = info
 
 
 # Files are read and checked in batches, and their bytes dropped once checked (unless
@@ -30,11 +34,13 @@ BATCH = 512
 
 
 def lint_paths(paths, settings, jobs, cache=True, keep_bytes=False, stdin_filename=None,
-               progress=True):
+               progress=True, on_checked=None):
     """Checked for every file under `paths` that `settings` does not exclude, in
     discovery order, whole-run findings included. `-` is standard input, reported as
     `stdin_filename` when given; `keep_bytes` keeps each file's bytes (for --fix and
-    --diff); `progress` shows a progress line on standard error."""
+    --diff); `progress` shows a progress line on standard error. `on_checked(item)` is
+    called as soon as each readable file is checked (--fix writes it then: the shorter
+    the time between reading and writing, the rarer an edit made meanwhile)."""
     cache = Cache() if cache else None
     checked, pending = [], []
     progress = Progress(sys.stderr, 0, progress)
@@ -46,6 +52,8 @@ def lint_paths(paths, settings, jobs, cache=True, keep_bytes=False, stdin_filena
             item.result = result
             if key is not None:
                 cache.put(key, result)
+            if on_checked is not None:
+                on_checked(item)
             if not (keep_bytes or item.stdin):
                 item.data = None
         del pending[:]
@@ -60,22 +68,31 @@ def lint_paths(paths, settings, jobs, cache=True, keep_bytes=False, stdin_filena
             checked.append(Checked(shown, None, options, check.unreadable(shown, problem, options)))
             continue
         try:
-            data = files.read_bytes(path, sys.stdin.buffer if stdin else None)
+            if stdin:
+                data, info = files.read_bytes(path, sys.stdin.buffer), None
+            else:
+                data, info = files.read_file(path)
         except OSError as error:
             message = "cannot read: %s" % (error.strerror or error)
             checked.append(Checked(shown, None, options, check.unreadable(shown, message, options)))
             continue
-        item = Checked(shown, data, options, stdin=stdin)
+        item = Checked(shown, data, options, stdin=stdin, path=path, info=info)
         checked.append(item)
         key = None
         if cache is not None and not stdin:
             key = cache.key(shown, data, options)
             item.result = cache.get(key, shown)
+            if item.result is not None and item.result.fixes and keep_bytes:
+                # Never apply or show a fix read from the cache: anyone who can write
+                # the folder could plant one. Check the file again for its fixes.
+                item.result = None
         if item.result is None:
             pending.append((item, key))
             progress.total += 1
             if len(pending) >= BATCH:
                 flush()
+        elif on_checked is not None:
+            on_checked(item)
         elif not keep_bytes:
             item.data = None
     flush()
