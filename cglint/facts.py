@@ -602,7 +602,7 @@ class ModuleFacts:
             qualname = self.names.resolve(expr.func, scope)
             if not qualname or not qualname.startswith("tensorflow."):
                 return False
-            return qualname.split(".", 1)[1] not in MULTI_OUTPUT
+            return _tf_path(qualname) not in MULTI_OUTPUT
         if isinstance(expr, ast.BinOp):
             return any(self._is_tensor(side, scope, depth + 1) or self._is_parameter(side, scope)
                        for side in (expr.left, expr.right))
@@ -635,6 +635,16 @@ class ModuleFacts:
         if _is_mutated(name.id, scope.node):
             return None
         return [binding.node for binding in bindings]
+
+
+def _tf_path(qualname):
+    """`tensorflow.compat.v1.gradients` -> `gradients`: the compat modules re-export the
+    same functions, so they return as many tensors as the root's."""
+    path = qualname.split(".", 1)[1]
+    for prefix in ("compat.v1.", "compat.v2."):
+        if path.startswith(prefix):
+            return path[len(prefix):]
+    return path
 
 
 def _agreed(counts):

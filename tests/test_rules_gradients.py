@@ -560,3 +560,42 @@ def test_columns_count_characters_not_utf8_bytes():
         return x, grad
     """
     assert lint(code, select=["CG103"]) == [("CG103", 7, 18)]
+
+
+def test_cg103_compat_v1_multi_output_calls_are_not_one_gradient():
+    # tensor2tensor's shake-shake: a Defun grad_func returning `tf.gradients(...)` reached
+    # through `tensorflow.compat.v1` (a list, one gradient per input) works in TF 1.8.
+    clean = """
+        import tensorflow.compat.v1 as tf
+        from tensorflow.python.framework import function
+
+        @function.Defun()
+        def pair_grad(x1, x2, dy):
+            y = x1 * 0.5 + x2 * 0.5
+            dx = tf.gradients(ys=[y], xs=[x1, x2], grad_ys=[dy])
+            return dx
+
+        @function.Defun(grad_func=pair_grad)
+        def pair(x1, x2):
+            return x1 * 0.3 + x2 * 0.7
+
+        @tf.custom_gradient
+        def halves(a, b):
+            def grad(dy):
+                return tf.split(dy, 2)
+            return a + b, grad
+    """
+    assert lint(clean, select=("CG103",)) == []
+    near_miss = """
+        import tensorflow.compat.v1 as tf
+        from tensorflow.python.framework import function
+
+        @function.Defun()
+        def pair_grad(x1, x2, dy):
+            return tf.identity(dy)
+
+        @function.Defun(grad_func=pair_grad)
+        def pair(x1, x2):
+            return x1 * 0.3 + x2 * 0.7
+    """
+    assert codes(near_miss, select=("CG103",)) == ["CG103"]
