@@ -474,14 +474,18 @@ class ModuleFacts:
     def resolve(self, expr):
         return self.names.resolve(expr, self.names.scope_of(expr))
 
-    def count_values(self, expr, scope, depth=0):
-        """How many tensors `nest.flatten(expr)` gives, or None when it cannot be known."""
+    def count_values(self, expr, scope, depth=0, arguments=None):
+        """How many tensors `nest.flatten(expr)` gives, or None when it cannot be known.
+
+        The parameters of `scope` are tensors (a gradient or custom-gradient function's),
+        unless `arguments` (see `_call_arguments`) says `scope` is a helper being followed:
+        then a parameter counts as the argument the call passed it."""
         if depth > _MAX_DEPTH or expr is None:
             return None
         if isinstance(expr, (ast.Tuple, ast.List)):
             total = 0
             for element in expr.elts:
-                count = self.count_values(element, scope, depth + 1)
+                count = self.count_values(element, scope, depth + 1, arguments)
                 if count is None:
                     return None
                 total += count
@@ -491,47 +495,50 @@ class ModuleFacts:
         if isinstance(expr, (ast.BinOp, ast.UnaryOp)):
             operands = [expr.left, expr.right] if isinstance(expr, ast.BinOp) else [expr.operand]
             if any(isinstance(o, (ast.List, ast.Tuple, ast.ListComp)) for o in operands):
-                return self._count_repeated(expr, scope, depth)
-            return 1 if self._is_tensor(expr, scope, depth) else None
+                return self._count_repeated(expr, scope, depth, arguments)
+            return 1 if self._is_tensor(expr, scope, depth, arguments) else None
         if isinstance(expr, ast.Call):
-            if self._is_tensor(expr, scope, depth):
+            if self._is_tensor(expr, scope, depth, arguments):
                 return 1
-            return self._count_returned(expr, scope, depth)
+            return self._count_returned(expr, scope, depth, arguments)
         if isinstance(expr, ast.Name):
             values = self.assigned_values(expr, scope)
             if values is None:
-                return 1 if self._is_parameter(expr, scope) else None
-            return _agreed(self.count_values(value, scope, depth + 1) for value in values)
+                return 1 if self._is_parameter(expr, scope, depth, arguments) else None
+            return _agreed(self.count_values(value, scope, depth + 1, arguments)
+                           for value in values)
         if isinstance(expr, ast.IfExp):
-            counts = {self.count_values(expr.body, scope, depth + 1),
-                      self.count_values(expr.orelse, scope, depth + 1)}
+            counts = {self.count_values(expr.body, scope, depth + 1, arguments),
+                      self.count_values(expr.orelse, scope, depth + 1, arguments)}
             return counts.pop() if len(counts) == 1 else None
         return None
 
-    def _count_repeated(self, expr, scope, depth):
+    def _count_repeated(self, expr, scope, depth, arguments):
         """`[g] * 2`, `2 * (g,)`: the list's count times a literal int, else None."""
         if not isinstance(expr, ast.BinOp) or not isinstance(expr.op, ast.Mult):
             return None
         for sequence, times in ((expr.left, expr.right), (expr.right, expr.left)):
             if (isinstance(sequence, (ast.List, ast.Tuple)) and isinstance(times, ast.Constant)
                     and type(times.value) is int):
-                count = self.count_values(sequence, scope, depth + 1)
+                count = self.count_values(sequence, scope, depth + 1, arguments)
                 return None if count is None else count * times.value
         return None
 
-    def _count_returned(self, call, scope, depth):
+    def _count_returned(self, call, scope, depth, arguments):
         """The count every `return` of the called project function agrees on, or None."""
         function = self.called_function(call, scope)
         if function is None:
             return None
         own_scope = self.names.scope_for_def[id(function)]
+        passed = _call_arguments(call, function, (scope, arguments))
         body = list(own_nodes(function))
         if any(isinstance(node, (ast.Yield, ast.YieldFrom)) for node in body):
             return None  # a generator
         values = [node.value for node in body if isinstance(node, ast.Return)]
         if not values:
             return None
-        return _agreed(self.count_values(value, own_scope, depth + 1) for value in values)
+        return _agreed(self.count_values(value, own_scope, depth + 1, (own_scope, passed))
+                       for value in values)
 
     def called_function(self, call, scope):
         """The def a call runs, when the module shows it: `helper(...)` for a def bound once,
@@ -596,7 +603,7 @@ class ModuleFacts:
         self._instance_variables[id(owner)] = found
         return found
 
-    def _is_tensor(self, expr, scope, depth):
+    def _is_tensor(self, expr, scope, depth, arguments=None):
         """True for expressions that are one tensor: TF calls and arithmetic on tensors."""
         if isinstance(expr, ast.Call):
             qualname = self.names.resolve(expr.func, scope)
@@ -604,22 +611,35 @@ class ModuleFacts:
                 return False
             return _tf_path(qualname) not in MULTI_OUTPUT
         if isinstance(expr, ast.BinOp):
-            return any(self._is_tensor(side, scope, depth + 1) or self._is_parameter(side, scope)
+            return any(self._is_tensor(side, scope, depth + 1, arguments)
+                       or self._is_parameter(side, scope, depth, arguments)
                        for side in (expr.left, expr.right))
         if isinstance(expr, ast.UnaryOp):
-            return self._is_tensor(expr.operand, scope, depth + 1) or self._is_parameter(
-                expr.operand, scope)
+            return self._is_tensor(expr.operand, scope, depth + 1, arguments) or (
+                self._is_parameter(expr.operand, scope, depth, arguments))
         if isinstance(expr, ast.Name) and depth < _MAX_DEPTH:
             value = self.single_value(expr, scope)
-            return value is not None and self._is_tensor(value, scope, depth + 1)
+            return value is not None and self._is_tensor(value, scope, depth + 1, arguments)
         return False
 
-    def _is_parameter(self, expr, scope):
+    def _is_parameter(self, expr, scope, depth=0, arguments=None):
+        """True for a parameter of `scope` holding one tensor: any parameter of a gradient
+        or custom-gradient function, a helper's only when its call passed one."""
         if not isinstance(expr, ast.Name):
             return False
         bindings = scope.bindings.get(expr.id, [])
-        return len(bindings) == 1 and bindings[0].kind == "param" and (
-            bindings[0].node.arg not in _star_names(scope.node))
+        if not (len(bindings) == 1 and bindings[0].kind == "param" and (
+                bindings[0].node.arg not in _star_names(scope.node))):
+            return False
+        if arguments is None or arguments[0] is not scope:
+            return True
+        passed = arguments[1].get(expr.id)
+        if passed is None or depth > _MAX_DEPTH:
+            return False  # a default, or passed in a way not followed: unknown
+        value, (caller_scope, caller_arguments) = passed
+        # one tensor, not merely one element: `[dy]` passed to `a + b` is a list
+        return self._is_tensor(value, caller_scope, depth + 1, caller_arguments) or (
+            self._is_parameter(value, caller_scope, depth + 1, caller_arguments))
 
     def single_value(self, name, scope):
         """The value a Name was assigned exactly once in `scope`, and never mutated."""
@@ -635,6 +655,25 @@ class ModuleFacts:
         if _is_mutated(name.id, scope.node):
             return None
         return [binding.node for binding in bindings]
+
+
+def _call_arguments(call, function, caller):
+    """{parameter name: (argument, caller)} for the arguments `call` passes `function` by
+    position or keyword (`self` aside for `self.method(...)`); empty when a `*args` or
+    `**kwargs` at the call hides which parameter gets what. `caller` is the (scope,
+    arguments) pair the argument is counted in."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(
+            k.arg is None for k in call.keywords):
+        return {}
+    params = list(getattr(function.args, "posonlyargs", [])) + list(function.args.args)
+    if isinstance(call.func, ast.Attribute):
+        params = params[1:]  # `self.method(...)`: self is bound
+    passed = {param.arg: (value, caller) for param, value in zip(params, call.args)}
+    keyword_params = {a.arg for a in params} | {a.arg for a in function.args.kwonlyargs}
+    for keyword in call.keywords:
+        if keyword.arg in keyword_params:
+            passed[keyword.arg] = (keyword.value, caller)
+    return passed
 
 
 def _tf_path(qualname):

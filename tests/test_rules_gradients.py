@@ -599,3 +599,52 @@ def test_cg103_compat_v1_multi_output_calls_are_not_one_gradient():
             return x1 * 0.3 + x2 * 0.7
     """
     assert codes(near_miss, select=("CG103",)) == ["CG103"]
+
+
+def test_cg103_helper_parameters_count_as_the_arguments_passed():
+    # A helper's parameter is whatever its caller passed: a list of two gradients handed to
+    # `_pack(grads): return grads` is two gradients (TF 1.8 runs both: verified).
+    clean = """
+        import tensorflow as tf
+
+        def _pack(grads):
+            return grads
+
+        def _join(a, b):
+            return a + b
+
+        @tf.custom_gradient
+        def f(a, b):
+            def grad(dy):
+                return _pack([dy, dy])
+            return a + b, grad
+
+        @tf.custom_gradient
+        def g(a, b):
+            def grad(dy):
+                return _join([dy], [dy])
+            return a + b, grad
+    """
+    assert lint(clean, select=("CG103",)) == []
+    near_miss = """
+        import tensorflow as tf
+
+        def _pack(grads):
+            return grads
+
+        def _scaled(dy, k):
+            return (dy * k,)
+
+        @tf.custom_gradient
+        def f(a, b):
+            def grad(dy):
+                return _pack(dy)
+            return a + b, grad
+
+        @tf.custom_gradient
+        def g(a, b):
+            def grad(dy):
+                return _scaled(dy, k=2.0)
+            return a + b, grad
+    """
+    assert [c for c, _, _ in lint(near_miss, select=("CG103",))] == ["CG103", "CG103"]
