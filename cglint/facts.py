@@ -108,17 +108,50 @@ class KeywordRead:
 
 def keyword_reads(function, kwarg):
     """Reads of the `**kwarg` dict in a function's own body, in source order."""
+    optional = _optional_keys(function, kwarg)
     found = []
     for node in own_nodes(function):
         if (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)
                 and isinstance(node.value, ast.Name) and node.value.id == kwarg):
-            found.append(KeywordRead(node, _literal_key(node.slice), True))
+            key = _literal_key(node.slice)
+            found.append(KeywordRead(node, key, not _is_optional(key, optional)))
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
               and isinstance(node.func.value, ast.Name) and node.func.value.id == kwarg
               and node.func.attr in ("get", "pop") and node.args):
-            required = node.func.attr == "pop" and len(node.args) == 1
-            found.append(KeywordRead(node, _literal_key(node.args[0]), required))
+            key = _literal_key(node.args[0])
+            required = (node.func.attr == "pop" and len(node.args) == 1
+                        and not _is_optional(key, optional))
+            found.append(KeywordRead(node, key, required))
     return sorted(found, key=lambda read: (read.node.lineno, read.node.col_offset))
+
+
+def _optional_keys(function, kwarg):
+    """Keys the body shows may be absent: tested with `"x" in kwargs` (a read guarded by
+    it works without the keyword), and None (every key) when the body fills the dict,
+    catches the KeyError, or tests membership of a key it cannot name."""
+    keys = set()
+    for node in own_nodes(function):
+        if isinstance(node, ast.Compare) and any(
+                isinstance(op, (ast.In, ast.NotIn)) for op in node.ops) and any(
+                isinstance(side, ast.Name) and side.id == kwarg for side in node.comparators):
+            key = _literal_key(node.left)
+            if key is None:
+                return None
+            keys.add(key)
+        elif isinstance(node, ast.Try) and node.handlers:
+            return None  # a read inside may be the one its handler expects to fail
+        elif (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store)
+              and isinstance(node.value, ast.Name) and node.value.id == kwarg):
+            return None
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and isinstance(node.func.value, ast.Name) and node.func.value.id == kwarg
+              and node.func.attr in ("setdefault", "update")):
+            return None
+    return keys
+
+
+def _is_optional(key, optional):
+    return optional is None or key in optional
 
 
 def _literal_key(node):

@@ -648,3 +648,61 @@ def test_cg103_helper_parameters_count_as_the_arguments_passed():
             return a + b, grad
     """
     assert [c for c, _, _ in lint(near_miss, select=("CG103",))] == ["CG103", "CG103"]
+
+
+def test_cg105_kwargs_reads_guarded_by_membership_are_optional():
+    # `kwargs["factor"]` under `if "factor" in kwargs` never runs in graph mode: the
+    # function works there (TF 1.8 py2.7 and py3.6: verified), so nothing is reported.
+    clean = """
+        import tensorflow as tf
+
+        @tf.custom_gradient
+        def scale(x, **kwargs):
+            if "factor" in kwargs:
+                f = kwargs["factor"]
+            else:
+                f = 2.0
+            def grad(dy):
+                return dy * f
+            return x * f, grad
+
+        @tf.custom_gradient
+        def scale2(x, **kwargs):
+            f = kwargs["factor"] if "factor" in kwargs else 2.0
+            def grad(dy):
+                return dy * f
+            return x * f, grad
+
+        @tf.custom_gradient
+        def scale3(x, **kwargs):
+            kwargs.setdefault("factor", 2.0)
+            f = kwargs["factor"]
+            def grad(dy):
+                return dy * f
+            return x * f, grad
+
+        @tf.custom_gradient
+        def scale4(x, **kwargs):
+            try:
+                f = kwargs["factor"]
+            except KeyError:
+                f = 2.0
+            def grad(dy):
+                return dy * f
+            return x * f, grad
+    """
+    assert lint(clean, select=("CG105",)) == []
+    near_miss = """
+        import tensorflow as tf
+
+        @tf.custom_gradient
+        def scale(x, **kwargs):
+            if "other" in kwargs:
+                pass
+            f = kwargs["factor"]
+            g = kwargs.pop("g")
+            def grad(dy):
+                return dy * f * g
+            return x * f, grad
+    """
+    assert lint(near_miss, select=("CG105",)) == [("CG105", 8, 9), ("CG105", 9, 9)]
