@@ -706,3 +706,31 @@ def test_cg105_kwargs_reads_guarded_by_membership_are_optional():
             return x * f, grad
     """
     assert lint(near_miss, select=("CG105",)) == [("CG105", 8, 9), ("CG105", 9, 9)]
+
+
+def test_cg102_shape_and_dtype_of_a_variable_are_not_reads():
+    # `self.w.shape` / `w.dtype` inside the function read no value: the variable passed as
+    # an input trains (TF 1.8 py2.7 and py3.6: d/dw is not None, verified).
+    clean = """
+        import tensorflow as tf
+
+        v = tf.get_variable("v", [2])
+
+        class Layer(object):
+            def __init__(self):
+                self.w = tf.get_variable("w", [])
+
+            def __call__(self, x):
+                @tf.custom_gradient
+                def f(x, w_in):
+                    n = self.w.get_shape().ndims
+                    dt = self.w.dtype
+                    k = tf.zeros(v.shape, dtype=v.dtype)
+                    def grad(dy):
+                        return dy * w_in, dy * x
+                    return x * w_in, grad
+                return f(x, self.w)
+    """
+    assert lint(clean, select=("CG102",)) == []
+    near_miss = clean.replace("dt = self.w.dtype", "dt = self.w * 2.0")
+    assert lint(near_miss, select=("CG102",)) == [("CG102", 14, 18)]
