@@ -579,14 +579,16 @@ class ModuleFacts:
         func = call.func
         if isinstance(func, ast.Name):
             binding = self.names.definitions(func, scope)
-            if binding is not None and binding.kind == "def":
-                return binding.node
+            if binding is not None and binding.kind == "def" and not binding.node.decorator_list:
+                return binding.node  # a decorator may change what the call returns
             return None
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
             owner = self.instance_class(func.value, scope)
             if owner is not None:
                 methods = owner.bindings.get(func.attr, [])
-                if len(methods) == 1 and methods[0].kind == "def":
+                if len(methods) == 1 and methods[0].kind == "def" and all(
+                        _decorator_name(d) in ("staticmethod", "classmethod")
+                        for d in methods[0].node.decorator_list):
                     return methods[0].node
         return None
 
@@ -699,14 +701,19 @@ def _call_arguments(call, function, caller):
             k.arg is None for k in call.keywords):
         return {}
     params = list(getattr(function.args, "posonlyargs", [])) + list(function.args.args)
-    if isinstance(call.func, ast.Attribute):
-        params = params[1:]  # `self.method(...)`: self is bound
+    static = any(_decorator_name(d) == "staticmethod" for d in function.decorator_list)
+    if isinstance(call.func, ast.Attribute) and not static:
+        params = params[1:]  # `self.method(...)`: self (or the class) is bound
     passed = {param.arg: (value, caller) for param, value in zip(params, call.args)}
     keyword_params = {a.arg for a in params} | {a.arg for a in function.args.kwonlyargs}
     for keyword in call.keywords:
         if keyword.arg in keyword_params:
             passed[keyword.arg] = (keyword.value, caller)
     return passed
+
+
+def _decorator_name(decorator):
+    return decorator.id if isinstance(decorator, ast.Name) else None
 
 
 def _tf_path(qualname):

@@ -734,3 +734,44 @@ def test_cg102_shape_and_dtype_of_a_variable_are_not_reads():
     assert lint(clean, select=("CG102",)) == []
     near_miss = clean.replace("dt = self.w.dtype", "dt = self.w * 2.0")
     assert lint(near_miss, select=("CG102",)) == [("CG102", 14, 18)]
+
+
+def test_cg103_decorated_helpers_are_not_followed_static_methods_are():
+    # A decorator may change what a helper returns (`with_none` adds a slot: TF 1.8 runs
+    # it, verified); a staticmethod called through self binds no self.
+    clean = """
+        import tensorflow as tf
+
+        def with_none(fn):
+            def wrapped(*args):
+                return fn(*args), None
+            return wrapped
+
+        @with_none
+        def _grad_x(dy, y):
+            return dy * y
+
+        @tf.custom_gradient
+        def mul(x, y):
+            def grad(dy):
+                return _grad_x(dy, y)
+            return x * y, grad
+    """
+    assert lint(clean, select=("CG103",)) == []
+    near_miss = """
+        import tensorflow as tf
+
+        class Mul(object):
+            @staticmethod
+            def _grads(dy, x, y):
+                return (dy * y,)
+
+            def __call__(self, x, y):
+                @tf.custom_gradient
+                def mul(x, y):
+                    def grad(dy):
+                        return self._grads(dy, x, y)
+                    return x * y, grad
+                return mul(x, y)
+    """
+    assert lint(near_miss, select=("CG103",)) == [("CG103", 13, 17)]
