@@ -7,7 +7,7 @@ from functools import cached_property
 from typing import Optional
 
 from cglint.names import Names, same_scope_nodes
-from cglint.variable_creators import creates_variables
+from cglint.variable_creators import creates_trained_variables
 
 CUSTOM_GRADIENT = frozenset((
     "tensorflow.custom_gradient",
@@ -631,8 +631,8 @@ class ModuleFacts:
                         if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
                                 and self.instance_class(target.value, method_scope) is owner
                                 and not _is_none(node.value)):
-                            creates = isinstance(node.value, ast.Call) and creates_variables(
-                                self.names.resolve(node.value.func, method_scope))
+                            creates = isinstance(node.value, ast.Call) and creates_trained_variables(
+                                node.value, self.names.resolve(node.value.func, method_scope))
                             verdicts[target.attr] = verdicts.get(target.attr, True) and creates
         found = frozenset(name for name, creates in verdicts.items() if creates)
         self._instance_variables[id(owner)] = found

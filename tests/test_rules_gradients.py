@@ -775,3 +775,30 @@ def test_cg103_decorated_helpers_are_not_followed_static_methods_are():
                 return mul(x, y)
     """
     assert lint(near_miss, select=("CG103",)) == [("CG103", 13, 17)]
+
+
+def test_cg102_variables_no_optimizer_trains_may_be_read_by_closure():
+    # A moving average kept in `trainable=False` (or a local) variable needs no gradient:
+    # reading it by closure loses nothing.
+    clean = """
+        import tensorflow as tf
+
+        steps = tf.get_local_variable("steps", [], initializer=tf.zeros_initializer())
+
+        class Norm(object):
+            def __init__(self):
+                self.mean = tf.get_variable("mean", [2], trainable=False)
+
+            def __call__(self, x):
+                mean = self.mean
+
+                @tf.custom_gradient
+                def f(x):
+                    def grad(dy):
+                        return dy
+                    return x - mean - self.mean + steps, grad
+                return f(x)
+    """
+    assert lint(clean, select=("CG102",)) == []
+    near_miss = clean.replace("trainable=False", "trainable=True")
+    assert lint(near_miss, select=("CG102",)) == [("CG102", 17, 24), ("CG102", 17, 31)]

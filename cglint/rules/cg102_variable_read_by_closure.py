@@ -2,7 +2,7 @@ import ast
 
 from cglint.facts import own_nodes
 from cglint.rules.base import Rule
-from cglint.variable_creators import creates_variables
+from cglint.variable_creators import creates_trained_variables
 
 
 # Attributes of a variable that describe it without reading its value.
@@ -70,8 +70,8 @@ class VariableReadByClosure(Rule):
         value = binding.node
         if isinstance(value, ast.Attribute):  # `w = self.w` in the enclosing method
             return cls._instance_variable(module, value, binding.scope) is not None
-        return isinstance(value, ast.Call) and creates_variables(
-            module.names.resolve(value.func, binding.scope))
+        return isinstance(value, ast.Call) and creates_trained_variables(
+            value, module.names.resolve(value.func, binding.scope))
 
 
 RULE = VariableReadByClosure
