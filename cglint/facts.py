@@ -151,7 +151,8 @@ def _optional_keys(function, kwarg):
 
 
 def _is_optional(key, optional):
-    return optional is None or key in optional
+    # a key the code computes (`for k in kwargs: kwargs[k]`) may only name keys present
+    return key is None or optional is None or key in optional
 
 
 def _literal_key(node):

@@ -682,6 +682,14 @@ def test_cg105_kwargs_reads_guarded_by_membership_are_optional():
             return x * f, grad
 
         @tf.custom_gradient
+        def scale5(x, **kwargs):
+            for key in kwargs:
+                x = x * kwargs[key]
+            def grad(dy):
+                return dy
+            return x, grad
+
+        @tf.custom_gradient
         def scale4(x, **kwargs):
             try:
                 f = kwargs["factor"]
