@@ -589,9 +589,22 @@ class ModuleFacts:
                 methods = owner.bindings.get(func.attr, [])
                 if len(methods) == 1 and methods[0].kind == "def" and all(
                         _decorator_name(d) in ("staticmethod", "classmethod")
-                        for d in methods[0].node.decorator_list):
+                        for d in methods[0].node.decorator_list) and not self._overridden(
+                        owner.node.name, func.attr):
                     return methods[0].node
         return None
+
+    def _overridden(self, class_name, method):
+        """True when a class of the module derives from `class_name` and defines `method`:
+        `self.method()` may then run the subclass's."""
+        for node in self.nodes[ast.ClassDef]:
+            bases = {b.id if isinstance(b, ast.Name) else getattr(b, "attr", None)
+                     for b in node.bases}
+            if class_name in bases and any(
+                    isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Assign))
+                    and method in _defined_names(item) for item in node.body):
+                return True
+        return False
 
     def instance_class(self, name, scope):
         """The class scope when `name` is the `self` parameter of one of its methods."""
@@ -711,6 +724,12 @@ def _call_arguments(call, function, caller):
         if keyword.arg in keyword_params:
             passed[keyword.arg] = (keyword.value, caller)
     return passed
+
+
+def _defined_names(statement):
+    if isinstance(statement, ast.Assign):
+        return {t.id for t in statement.targets if isinstance(t, ast.Name)}
+    return {statement.name}
 
 
 def _decorator_name(decorator):

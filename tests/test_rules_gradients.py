@@ -810,3 +810,31 @@ def test_cg102_variables_no_optimizer_trains_may_be_read_by_closure():
     assert lint(clean, select=("CG102",)) == []
     near_miss = clean.replace("trainable=False", "trainable=True")
     assert lint(near_miss, select=("CG102",)) == [("CG102", 17, 24), ("CG102", 17, 31)]
+
+
+def test_cg103_self_method_overridden_by_a_subclass_is_not_followed():
+    # `self._grads` may run the subclass's: Mul()(a, b) works in TF 1.8 (verified).
+    clean = """
+        import tensorflow as tf
+
+        class Base(object):
+            def _grads(self, dy, x, y):
+                return (dy,)
+
+            def __call__(self, x, y):
+                @tf.custom_gradient
+                def mul(x, y):
+                    def grad(dy):
+                        return self._grads(dy, x, y)
+                    return x * y, grad
+                return mul(x, y)
+
+        class Mul(Base):
+            def _grads(self, dy, x, y):
+                return dy * y, dy * x
+    """
+    assert lint(clean, select=("CG103",)) == []
+    near_miss = clean.replace("class Mul(Base):\n            def _grads",
+                              "class Mul(Base):\n            def _other")
+    assert near_miss != clean
+    assert lint(near_miss, select=("CG103",)) == [("CG103", 12, 17)]
