@@ -1,4 +1,7 @@
 """CG101-CG110 on code written the way users write custom gradients, and near-misses."""
+import textwrap
+
+from cglint import engine
 from conftest import codes, lint
 
 
@@ -838,3 +841,52 @@ def test_cg103_self_method_overridden_by_a_subclass_is_not_followed():
                               "class Mul(Base):\n            def _other")
     assert near_miss != clean
     assert lint(near_miss, select=("CG103",)) == [("CG103", 12, 17)]
+
+
+def test_cg105_imported_name_rebound_after_the_def_is_not_a_site(tmp_path):
+    # ops.scale is rebound to a plain wrapper that takes `factor`: the importer's keyword
+    # call works in TF 1.8 (verified); a def per branch is as unknown.
+    (tmp_path / "ops.py").write_text(textwrap.dedent("""
+        import tensorflow as tf
+
+        def _with_factor(fn):
+            def wrapped(x, factor=1.0):
+                return fn(x) * factor
+            return wrapped
+
+        @tf.custom_gradient
+        def scale(x):
+            def grad(dy):
+                return dy * 2.0
+            return x * 2.0, grad
+
+        scale = _with_factor(scale)
+
+        if tf.__version__ < "1.7":
+            def twice(x, factor=2.0):
+                return x * factor
+        else:
+            @tf.custom_gradient
+            def twice(x):
+                def grad(dy):
+                    return dy * 2.0
+                return x * 2.0, grad
+
+        @tf.custom_gradient
+        def thrice(x):
+            def grad(dy):
+                return dy * 3.0
+            return x * 3.0, grad
+    """))
+    model = tmp_path / "model.py"
+    model.write_text(textwrap.dedent("""
+        import tensorflow as tf
+        from ops import scale, twice, thrice
+
+        x = tf.constant(1.0)
+        y = scale(x, factor=3.0) + twice(x, factor=1.0)
+        z = thrice(x, factor=1.0)
+    """))
+    options = engine.Options(select=("CG105",), target_python=(2, 7))
+    result = engine.lint_text(str(model), model.read_text(), options)
+    assert [(d.code, d.line) for d in result.diagnostics] == [("CG105", 7)]
