@@ -645,12 +645,29 @@ class ModuleFacts:
                         if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
                                 and self.instance_class(target.value, method_scope) is owner
                                 and not _is_none(node.value)):
-                            creates = isinstance(node.value, ast.Call) and creates_trained_variables(
-                                node.value, self.names.resolve(node.value.func, method_scope))
+                            value = node.value
+                            creates = isinstance(value, ast.Call) and (
+                                creates_trained_variables(
+                                    value, self.names.resolve(value.func, method_scope))
+                                or self._adds_weight(value, owner, method_scope))
                             verdicts[target.attr] = verdicts.get(target.attr, True) and creates
         found = frozenset(name for name, creates in verdicts.items() if creates)
         self._instance_variables[id(owner)] = found
         return found
+
+    def _adds_weight(self, call, owner, scope):
+        """`self.add_weight(...)` (or add_variable) in a class derived from a TensorFlow
+        class (a Keras or tf.layers Layer): a new trained variable."""
+        func = call.func
+        if not (isinstance(func, ast.Attribute) and func.attr in ("add_weight", "add_variable")
+                and isinstance(func.value, ast.Name)
+                and self.instance_class(func.value, scope) is owner):
+            return False
+        class_scope = self.names.scope_of(owner.node)
+        if not any((self.names.resolve(base, class_scope) or "").startswith("tensorflow.")
+                   for base in owner.node.bases):
+            return False
+        return creates_trained_variables(call, "tensorflow.Variable")
 
     def _is_tensor(self, expr, scope, depth, arguments=None):
         """True for expressions that are one tensor: TF calls and arithmetic on tensors."""

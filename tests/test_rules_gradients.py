@@ -890,3 +890,27 @@ def test_cg105_imported_name_rebound_after_the_def_is_not_a_site(tmp_path):
     options = engine.Options(select=("CG105",), target_python=(2, 7))
     result = engine.lint_text(str(model), model.read_text(), options)
     assert [(d.code, d.line) for d in result.diagnostics] == [("CG105", 7)]
+
+
+def test_cg102_weights_a_tensorflow_layer_adds_are_variables():
+    # `self.add_weight` in a Keras Layer's build makes a variable: read by closure in
+    # `call`, TF 1.8 gives it a None gradient (verified).
+    bad = """
+        import tensorflow as tf
+
+        class Scale(tf.keras.layers.Layer):
+            def build(self, input_shape):
+                self.w = self.add_weight("w", shape=[])
+                self.frozen = self.add_weight("f", shape=[], trainable=False)
+
+            def call(self, x):
+                @tf.custom_gradient
+                def f(x):
+                    def grad(dy):
+                        return dy * self.w
+                    return x * self.w * self.frozen, grad
+                return f(x)
+    """
+    assert lint(bad, select=("CG102",)) == [("CG102", 14, 24)]
+    not_a_layer = bad.replace("tf.keras.layers.Layer", "object")
+    assert lint(not_a_layer, select=("CG102",)) == []
