@@ -126,9 +126,10 @@ def keyword_reads(function, kwarg):
 
 
 def _optional_keys(function, kwarg):
-    """Keys the body shows may be absent: tested with `"x" in kwargs` (a read guarded by
-    it works without the keyword), and None (every key) when the body fills the dict,
-    catches the KeyError, or tests membership of a key it cannot name."""
+    """Keys the body shows may be absent: tested with `"x" in kwargs` or read with
+    `kwargs.get("x")` (a read guarded by it works without the keyword), and None (every
+    key) when the body fills the dict, catches the KeyError, or tests a key it cannot
+    name."""
     keys = set()
     for node in own_nodes(function):
         if isinstance(node, ast.Compare) and any(
@@ -144,9 +145,15 @@ def _optional_keys(function, kwarg):
               and isinstance(node.value, ast.Name) and node.value.id == kwarg):
             return None
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-              and isinstance(node.func.value, ast.Name) and node.func.value.id == kwarg
-              and node.func.attr in ("setdefault", "update")):
-            return None
+              and isinstance(node.func.value, ast.Name) and node.func.value.id == kwarg):
+            if node.func.attr in ("setdefault", "update"):
+                return None
+            if node.func.attr in ("get", "has_key") and node.args:
+                # `if kwargs.get("x"): kwargs["x"]`, Python 2's `kwargs.has_key("x")`
+                key = _literal_key(node.args[0])
+                if key is None:
+                    return None
+                keys.add(key)
     return keys
 
 

@@ -685,6 +685,15 @@ def test_cg105_kwargs_reads_guarded_by_membership_are_optional():
             return x * f, grad
 
         @tf.custom_gradient
+        def scale6(x, **kwargs):
+            f = kwargs["factor"] if kwargs.get("factor") else 2.0
+            if kwargs.has_key("bias"):
+                f = f + kwargs["bias"]
+            def grad(dy):
+                return dy * f
+            return x * f, grad
+
+        @tf.custom_gradient
         def scale5(x, **kwargs):
             for key in kwargs:
                 x = x * kwargs[key]
