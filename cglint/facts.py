@@ -375,15 +375,10 @@ class ModuleFacts:
                 if binding.kind != "def":
                     continue
                 method_scope = self.names.scope_for_def[id(binding.node)]
-                for node in own_nodes(binding.node):
-                    if not isinstance(node, ast.Assign):
-                        continue
-                    for target in node.targets:
-                        if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-                                and self.instance_class(target.value, method_scope) is owner):
-                            kind = self._constructed(node.value, method_scope)
-                            previous = found.get(target.attr, kind)
-                            found[target.attr] = kind if previous == kind else None
+                for attr, value in self._attribute_stores(binding.node, method_scope, owner):
+                    kind = self._constructed(value, method_scope)
+                    previous = found.get(attr, kind)
+                    found[attr] = kind if previous == kind else None
         found = {name: kind for name, kind in found.items() if kind is not None}
         self._attribute_classes[id(owner)] = found
         return found
@@ -645,22 +640,34 @@ class ModuleFacts:
                 if binding.kind != "def":
                     continue
                 method_scope = self.names.scope_for_def[id(binding.node)]
-                for node in own_nodes(binding.node):
-                    if not isinstance(node, ast.Assign):
+                for attr, value in self._attribute_stores(binding.node, method_scope, owner):
+                    if _is_none(value):
                         continue
-                    for target in node.targets:
-                        if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-                                and self.instance_class(target.value, method_scope) is owner
-                                and not _is_none(node.value)):
-                            value = node.value
-                            creates = isinstance(value, ast.Call) and (
-                                creates_trained_variables(
-                                    value, self.names.resolve(value.func, method_scope))
-                                or self._adds_weight(value, owner, method_scope))
-                            verdicts[target.attr] = verdicts.get(target.attr, True) and creates
+                    creates = isinstance(value, ast.Call) and (
+                        creates_trained_variables(
+                            value, self.names.resolve(value.func, method_scope))
+                        or self._adds_weight(value, owner, method_scope))
+                    verdicts[attr] = verdicts.get(attr, True) and creates
         found = frozenset(name for name, creates in verdicts.items() if creates)
         self._instance_variables[id(owner)] = found
         return found
+
+    def _attribute_stores(self, method, scope, owner):
+        """(attribute, value) for every store to `self.attribute` in a method's own body;
+        value is None where the store is not `self.x = value` (`self.x, self.y = ...`,
+        `self.x += ...`, `with ... as self.x`), so it agrees with no other."""
+        body = list(own_nodes(method))
+        plain = {}  # id(target) -> the value a plain assignment stores
+        for node in body:
+            if isinstance(node, ast.Assign):
+                plain.update((id(t), node.value) for t in node.targets)
+            elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                plain[id(node.target)] = node.value
+        for node in body:
+            if (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
+                    and isinstance(node.value, ast.Name)
+                    and self.instance_class(node.value, scope) is owner):
+                yield node.attr, plain.get(id(node))
 
     def _adds_weight(self, call, owner, scope):
         """`self.add_weight(...)` (or add_variable) in a class derived from a TensorFlow

@@ -923,3 +923,34 @@ def test_cg102_weights_a_tensorflow_layer_adds_are_variables():
     assert lint(bad, select=("CG102",)) == [("CG102", 14, 24)]
     not_a_layer = bad.replace("tf.keras.layers.Layer", "object")
     assert lint(not_a_layer, select=("CG102",)) == []
+
+
+def test_instance_attributes_stored_otherwise_agree_with_no_assignment():
+    # `self.w, self.b = ...` or `self.opt += ...` may store anything: neither CG102 nor
+    # CG403 may rely on the plain `self.x = tf...(...)` elsewhere in the class.
+    template = """
+        import tensorflow as tf
+
+        class Model(object):
+            def __init__(self):
+                self.w = tf.get_variable("w", [])
+                self.opt = tf.train.AdamOptimizer(0.1)
+
+            def reset(self, pair):
+                STORE
+
+            def __call__(self, x, loss):
+                self.opt.minimize(loss, bogus=True)
+
+                @tf.custom_gradient
+                def f(x):
+                    def grad(dy):
+                        return dy
+                    return x * self.w, grad
+                return f(x)
+    """
+    plain = template.replace("STORE", "pass")
+    assert lint(plain, select=("CG102", "CG403")) == [("CG403", 13, 33), ("CG102", 19, 24)]
+    for store in ("self.w, self.opt = pair", "self.w += pair; self.opt += pair",
+                  "self.w: object = pair; self.opt: object = pair"):
+        assert lint(template.replace("STORE", store), select=("CG102", "CG403")) == [], store
