@@ -254,6 +254,10 @@ def _summarize(path, with_imports):
             _add_site(summary, module, site, site.name)
     for alias, site in _module_level_wraps(module):
         _add_site(summary, module, site, alias)
+    for name in list(summary.sites):
+        # `f = wrap(f)` after the def, or a def per branch: importers may get another f
+        if len(module.names.module.bindings.get(name, ())) != 1:
+            del summary.sites[name]
     if registers:
         from cglint import overrides
         facts = module.overrides
