@@ -66,7 +66,7 @@ from typing import Optional
 
 __all__ = ["Missing", "exists", "missing", "accepts_keyword", "signature", "import_fails",
            "status", "history", "versions", "normalize_version", "same_object_versions",
-           "in_1_7", "children", "EXISTS", "MISSING", "UNKNOWN"]
+           "in_1_7", "children", "spellings", "EXISTS", "MISSING", "UNKNOWN"]
 
 _DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 EXISTS, MISSING, UNKNOWN = "exists", "missing", "unknown"
@@ -111,6 +111,7 @@ class _Table:
         self.new18 = None
         self.index = {v: i for i, v in enumerate(self.versions)}
         self.specs = None
+        self.by_last = {}
 
     # -- the trie walk -------------------------------------------------------
     def node(self, rel_segs, vi):
@@ -180,7 +181,10 @@ class _Table:
     def missing_or_private(self, i, k, vi, j, node, seg):
         """MISSING, except for tensorflow.X subpackages (python, tools, ...)
         that the import system may leave as attributes in releases read from
-        wheels only (1.8's live walk is exact)."""
+        wheels only (1.8's live walk is exact), and UNKNOWN for a private name
+        (`_RealValuedColumn`): the walks record public names only."""
+        if seg.startswith("_"):
+            return UNKNOWN, None, None, k
         if i == 0 and k == 0 and vi != self.index[self.base] and j == 0:
             mk = self.toplevel.get(seg)
             if mk is not None and self.masks[mk] >> (3 * vi) & 1:
@@ -387,6 +391,41 @@ def in_1_7(qualname):
     if t.new18 is None:
         t.new18 = set(t.new_in_18)
     return ".".join(segs) not in t.new18
+
+
+def spellings(last, target="1.8"):
+    """Every name in ``target`` whose last segment is ``last``, core names first, then
+    by depth (``moments`` -> ["tensorflow.nn.moments", ...]), aliases not repeated."""
+    t = _table()
+    vi = t.index[normalize_version(target)]
+    if t.by_last.get(vi) is None:
+        t.by_last[vi] = _names_by_last(t, vi)
+    found = t.by_last[vi].get(last, [])
+    return sorted(found, key=lambda name: (".contrib." in name, name.count("."), name))
+
+
+def _names_by_last(t, vi):
+    """{last segment: [dotted names]} of instance 0 of version vi (not through aliases)."""
+    bit = 1 << (3 * vi)
+    found = {}
+    stack = [(t.tree, _ROOT)]
+    while stack:
+        kids, prefix = stack.pop()
+        for seg, node in kids.items():
+            if isinstance(node, int):
+                exists, module, children = t.masks[node] & bit, 0, None
+            else:
+                exists, module = t.masks[node[0]] & bit, t.masks[node[1]] & bit
+                children = node[3] if len(node) > 3 and node[3] else None
+                if len(node) > 6 and node[6]:
+                    continue  # an alias of another path, listed there
+            if not exists:
+                continue
+            name = prefix + "." + seg
+            found.setdefault(seg, []).append(name)
+            if module and children:
+                stack.append((children, name))
+    return found
 
 
 def _parse_spec(s):

@@ -92,3 +92,100 @@ def test_target_tf_changes_the_verdict():
     from cglint import engine
     text = "import tensorflow as tf\ntf.compat.v1.Session()\n"
     assert engine.lint_text("a.py", text, engine.Options(target_tf="1.13")).diagnostics == []
+
+
+def _messages(code, select=("CG4",)):
+    from cglint import engine
+    import textwrap
+    result = engine.lint_text("a.py", textwrap.dedent(code), engine.Options(select=select))
+    return [(d.code, d.line, d.message) for d in result.diagnostics]
+
+
+def test_import_paths_of_the_wheel_are_not_attribute_names():
+    # contrib.autograph is in the 1.8 wheel but tf.contrib does not load it.
+    code = """
+    from tensorflow.contrib.autograph.pyct import anno
+    from tensorflow.contrib.autograph.pyct.static_analysis.annos import NodeAnno
+    from tensorflow.contrib.boosted_trees.proto import learner_pb2
+    x = anno.Basic.SKIP_PROCESSING
+    y = learner_pb2.LearnerConfig
+    z = anno.no_such_function
+    """
+    [(code_, line, message)] = _messages(code)
+    assert (code_, line) == ("CG402", 7)
+    assert "module `tensorflow.contrib.autograph.pyct.anno` has no `no_such_function`" in message
+
+
+def test_names_bound_by_working_imports_are_followed_into_their_modules():
+    code = """
+    from tensorflow.contrib.slim.nets import resnet_v1
+    from tensorflow.contrib.nccl.ops import gen_nccl_ops
+    a = resnet_v1.resnet_v1_50
+    b = gen_nccl_ops.nccl_all_reduce
+    c = resnet_v1.resnet_v1_5000
+    """
+    assert lint(code) == [("CG402", 6, 5)]
+
+
+def test_an_attribute_reached_after_its_module_is_imported():
+    code = """
+    import tensorflow as tf
+    import tensorflow.contrib.autograph
+    a = tf.contrib.autograph.to_graph
+    """
+    assert lint(code) == []
+    [(_, line, message)] = _messages("import tensorflow as tf\nf = tf.contrib.autograph.to_graph\n")
+    assert line == 2 and "`import tensorflow.contrib.autograph` loads it" in message
+
+
+def test_gpu_only_modules_import_and_are_never_suggested_as_attributes():
+    code = """
+    import tensorflow as tf
+    import tensorflow.contrib.tensorrt as trt
+    from tensorflow.contrib.tensorrt import create_inference_graph
+    g = trt.create_inference_graph
+    """
+    assert lint(code) == []
+    [(_, _, message)] = _messages("import tensorflow as tf\ng = tf.contrib.tensorrt.create_inference_graph\n")
+    assert "`import tensorflow.contrib.tensorrt` loads it (GPU build only)" in message
+    assert "use `tf.contrib.tensorrt" not in message
+
+
+def test_a_failing_aliased_import_is_reported_once():
+    code = """
+    import tensorflow.compat.v1 as tf
+    x = tf.placeholder(tf.float32)
+    s = tf.Session()
+    """
+    assert lint(code) == [("CG402", 2, 1)]
+
+
+def test_messages_say_what_the_table_covers_and_the_18_spelling():
+    code = """
+    import tensorflow as tf
+    a = tf.RMSPropOptimizer
+    b = tf.moments
+    c = tf.image.per_image_whitening
+    """
+    messages = [message for _, _, message in _messages(code)]
+    assert messages[0].endswith("(the table covers 1.8 to 2.15); TF 1.8 has `RMSPropOptimizer` as "
+                                "`tf.train.RMSPropOptimizer`")
+    assert messages[1].endswith("TF 1.8 has `moments` as `tf.nn.moments`")
+    assert "no TensorFlow release" not in messages[2] and "1.8 has" not in messages[2]
+
+
+def test_import_messages_never_suggest_a_failing_spelling():
+    [(_, _, keras)] = _messages("from tensorflow.keras.layers import Dense\n")
+    assert keras.endswith("reach it as an attribute instead (`tf.keras.layers.Dense`)")
+    [(_, _, compat)] = _messages("import tensorflow.compat.v1 as tf\n")
+    assert "attribute instead" not in compat and "new in 1.13" in compat
+
+
+def test_private_names_of_known_modules_are_not_flagged():
+    code = """
+    import tensorflow as tf
+    from tensorflow.contrib.layers import feature_column
+    a = feature_column._RealValuedColumn
+    b = tf.contrib.layers.feature_column._SparseColumn
+    """
+    assert lint(code) == []

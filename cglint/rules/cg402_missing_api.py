@@ -1,6 +1,6 @@
 import ast
 
-from cglint import tfapi
+from cglint import guards, tfapi, tfimports
 from cglint.parse import utf8_to_char_col
 from cglint.rules.base import Edit, Rule
 from cglint.rules.cg401_tf_print import _PRINTS
@@ -42,19 +42,92 @@ class MissingApi(Rule):
 
     def check(self, module):
         target = module.target_tf
+        wheels = tfapi.normalize_version(target) == _WHEELS_TARGET  # the import model's release
+        guarded = guards.of(module)
         for use in module.api_uses:
             if use.qualname in _PRINTS or is_private(use.qualname):
                 continue  # CG401 says more about tf.print
+            if guarded.covers(use.node, use.qualname):
+                continue  # only runs where a test has found the name
+            if _through_failing_import(module, use, target):
+                continue  # one finding per cause: the import is reported where it fails
+            if wheels:
+                verdict = tfimports.follow(use.qualname, module.imported_modules)
+                if isinstance(verdict, tuple):
+                    owner, name = verdict
+                    yield self.at(use.node, "`%s` is not in TF %s: module `%s` has no `%s`"
+                                  % (_text(module, use.node) or _short(use.qualname), target,
+                                     owner, name))
+                if verdict != tfimports.TABLE:
+                    continue
             missing = tfapi.missing(use.qualname, target)
             if missing is not None:
                 yield self.at(use.node, _message(missing, target), _fix(module, use, missing))
         for use in module.imports:
-            if tfapi.import_fails(use.module, target, use.name):
-                what = ("from %s import %s" % (use.module, use.name) if use.name
-                        else "import %s" % use.module)
-                yield self.at(use.node, "`%s` raises ImportError in TF %s: reach it as an "
-                              "attribute instead (`tf.%s`)" % (what, target, _attribute_path(
-                                  use)))
+            dotted = use.module + ("." + use.name if use.name else "")
+            if guarded.covers(use.node, dotted, guards.IMPORT):
+                continue
+            fails, why = _import_fails(use, target)
+            if fails:
+                yield self.at(use.node, _import_message(use, target, why))
+
+
+# The release whose wheels tools/gen_tf18_imports.py reads (cglint.tfimports).
+_WHEELS_TARGET = "1.8"
+
+
+def _import_fails(use, target):
+    """(fails, why) for one import statement's name in target."""
+    if tfapi.normalize_version(target) == _WHEELS_TARGET:
+        fails, why = tfimports.import_fails(use.module, use.name)
+        if fails is not None:
+            return fails, why
+    return tfapi.import_fails(use.module, target, use.name), None
+
+
+def _through_failing_import(module, use, target):
+    """Is the chain's first name bound by an import that fails in target?"""
+    root = use.node
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if not isinstance(root, ast.Name):
+        return False
+    for binding in module.names.lookup(root.id, module.names.scope_of(root)):
+        if binding.kind != "import" or not binding.qualname.startswith("tensorflow"):
+            continue
+        statement = binding.node
+        if isinstance(statement, ast.ImportFrom):
+            module_path, name = binding.qualname.rsplit(".", 1)
+        else:
+            module_path, name = binding.qualname, None
+        if _import_fails(_Imported(module_path, name), target)[0]:
+            return True
+    return False
+
+
+class _Imported:
+    def __init__(self, module, name):
+        self.module, self.name = module, name
+
+
+def _import_message(use, target, why):
+    what = ("from %s import %s" % (use.module, use.name) if use.name
+            else "import %s" % use.module)
+    message = "`%s` raises ImportError in TF %s" % (what, target)
+    dotted = use.module + ("." + use.name if use.name else "")
+    if why and not why.startswith("no TF"):
+        message += " (%s)" % why
+    if tfapi.status(dotted, target) == tfapi.EXISTS:
+        return message + ": reach it as an attribute instead (`%s`)" % _short(dotted)
+    missing = tfapi.missing(dotted, target)
+    if missing is not None:
+        return message + ": " + _message(missing, target)
+    return message
+
+
+def _text(module, node):
+    text = ast.get_source_segment(module.text, node)
+    return text if text and "\n" not in text else None
 
 
 def _short(name):
@@ -63,8 +136,12 @@ def _short(name):
 
 def _message(missing, target):
     name, full = _short(missing.name), _short(missing.qualname)
+    versions = tfapi.versions()
     if missing.first is None:
-        history = "in no TensorFlow release"
+        covered = "the table covers %s to %s" % (versions[0], versions[-1])
+        history = covered if full == name else (
+            "in no release from %s to %s, the releases the table covers" % (versions[0],
+                                                                            versions[-1]))
     elif _version(missing.first) > _version(target):
         history = "new in %s" % missing.first
     else:
@@ -74,8 +151,28 @@ def _message(missing, target):
     else:
         message = "`%s` is not in TF %s (`%s` is %s)" % (full, target, name, history)
     if missing.replacement:
-        message += "; use `%s`" % _short(missing.replacement)
-    return message
+        return message + "; use `%s`" % _short(missing.replacement)
+    return message + _hint(missing, target)
+
+
+def _hint(missing, target):
+    """Where 1.8 has the name after all: a module only `import` loads, or the same last
+    name elsewhere (`tf.moments` -> `tf.nn.moments`)."""
+    if tfapi.normalize_version(target) == _WHEELS_TARGET:
+        build = tfimports.build_of(missing.name)
+        if build is not None and tfimports.import_error(missing.name) is None:
+            gpu = " (GPU build only)" if build == tfimports.GPU else ""
+            return "; `import %s` loads it%s" % (missing.name, gpu)
+    if missing.name != missing.qualname:
+        return ""
+    last = missing.qualname.rsplit(".", 1)[1]
+    found = tfapi.spellings(last, target)
+    core = [name for name in found if ".contrib." not in name]
+    shown = (core or found)[:3]
+    if not shown:
+        return ""
+    return "; TF %s has `%s` as %s" % (target, last, ", ".join(
+        "`%s`" % _short(name) for name in shown))
 
 
 def _version(text):

@@ -1,4 +1,4 @@
-from cglint import tfapi
+from cglint import guards, tfapi
 from cglint.rules.base import Rule
 
 
@@ -21,12 +21,14 @@ class UnknownKeyword(Rule):
     name = "unknown-keyword"
 
     def check(self, module):
+        guarded = guards.of(module)
         for use in module.api_uses:
-            if use.call is None:
+            if use.call is None or guarded.covers(use.node, use.qualname):
                 continue
             for keyword in use.call.keywords:
                 if keyword.arg and tfapi.accepts_keyword(use.qualname, keyword.arg,
-                                                         module.target_tf) is False:
+                                                         module.target_tf) is False \
+                        and not guarded.covers(keyword, None, guards.KEYWORD):
                     name = "tf" + use.qualname[len("tensorflow"):]
                     yield self.at(keyword, "`%s` takes no keyword argument `%s` in TF %s" % (
                         name, keyword.arg, module.target_tf))

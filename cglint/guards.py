@@ -1,0 +1,338 @@
+"""Code that only runs where a TensorFlow name exists: feature tests and version checks.
+
+Code written for several TF releases tests before it uses a newer name:
+
+    if hasattr(tf, "print"): tf.print(x)            # the body needs tf.print
+    tf1 = tf.compat.v1 if hasattr(tf.compat, "v1") else tf
+    try: normal = tf.random.normal                  # the handler is the fallback
+    except AttributeError: normal = tf.random_normal
+    if LooseVersion(tf.__version__) >= LooseVersion("1.13"): ...
+
+A name used only where such a test has passed is not a finding: the test, not the name,
+decides what runs on the target. The other branch (the fallback) is checked normally.
+Version tests are evaluated with the target's version, so the branch the target takes is
+checked and the one it skips is not; a test that cannot be evaluated guards both.
+"""
+import ast
+import re
+import weakref
+
+_CACHE = weakref.WeakKeyDictionary()
+# What each caught exception protects: an attribute use, an import, a call's keywords.
+ATTRIBUTE, IMPORT, KEYWORD = _ATTRIBUTE, _IMPORT, _KEYWORD = "attribute", "import", "keyword"
+_CATCHES = {
+    "AttributeError": {_ATTRIBUTE},
+    "ImportError": {_IMPORT},
+    "ModuleNotFoundError": {_IMPORT},
+    "TypeError": {_KEYWORD},
+    "Exception": {_ATTRIBUTE, _IMPORT, _KEYWORD},
+    "BaseException": {_ATTRIBUTE, _IMPORT, _KEYWORD},
+    "StandardError": {_ATTRIBUTE, _IMPORT, _KEYWORD},  # Python 2's base of both
+}
+_ALL = None  # guards every name
+_VERSION_NAMES = ("tensorflow.__version__", "tensorflow.VERSION", "tensorflow.version.VERSION")
+_VERSION_CLASSES = ("LooseVersion", "StrictVersion", "parse", "parse_version", "Version")
+
+
+class Guards:
+    """Which nodes of one module run only where a guarded name exists."""
+
+    def __init__(self):
+        # id(node) -> (kinds, names): kinds is a set of _ATTRIBUTE/_IMPORT/_KEYWORD; names
+        # a set of qualified names whose uses are guarded, or _ALL.
+        self.regions = {}
+
+    def covers(self, node, qualname=None, kind=_ATTRIBUTE):
+        """Is `node` (an attribute chain, import or keyword) guarded for `qualname`?"""
+        for kinds, names in self.regions.get(id(node), ()):
+            if kind not in kinds:
+                continue
+            if names is _ALL or qualname is None:
+                return True
+            if any(qualname == name or qualname.startswith(name + ".") for name in names):
+                return True
+        return False
+
+
+def of(module):
+    """The Guards of a ModuleFacts, built once."""
+    guards = _CACHE.get(module)
+    if guards is None:
+        guards = _CACHE[module] = _Finder(module).find()
+    return guards
+
+
+class _Finder:
+    def __init__(self, module):
+        self.module = module
+        self.guards = Guards()
+        self.version = _version_tuple(module.target_tf)
+
+    def find(self):
+        module = self.module
+        if "hasattr" in module.text or "getattr" in module.text:
+            for node in module.nodes[ast.If] + module.nodes[ast.IfExp]:
+                self._feature_test(node)
+        if "__version__" in module.text or "VERSION" in module.text:
+            for node in module.nodes[ast.If] + module.nodes[ast.IfExp]:
+                self._version_test(node)
+        if "except" in module.text:
+            for node in module.nodes[ast.Try] + module.nodes.get(getattr(ast, "TryStar", None),
+                                                                  []):
+                self._try(node)
+        return self.guards
+
+    def _mark(self, nodes, kinds, names):
+        for start in nodes:
+            for node in ast.walk(start):
+                self.guards.regions.setdefault(id(node), []).append((kinds, names))
+
+    @staticmethod
+    def _branches(node):
+        body = node.body if isinstance(node.body, list) else [node.body]
+        orelse = node.orelse if isinstance(node.orelse, list) else [node.orelse]
+        return body, orelse
+
+    # -- hasattr / getattr -------------------------------------------------------------
+    def _feature_test(self, node):
+        passed, failed = self._tested_names(node.test)
+        body, orelse = self._branches(node)
+        kinds = {_ATTRIBUTE, _IMPORT, _KEYWORD}
+        if passed:
+            self._mark(body, kinds, passed)
+        if failed:
+            self._mark(orelse, kinds, failed)
+
+    def _tested_names(self, test):
+        """(names that exist when the test is true, names that exist when it is false)."""
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            passed, failed = self._tested_names(test.operand)
+            return failed, passed
+        if isinstance(test, ast.BoolOp):
+            passed, failed = set(), set()
+            for value in test.values:
+                more_passed, more_failed = self._tested_names(value)
+                passed |= more_passed
+                failed |= more_failed
+            return passed, failed
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(
+                test.comparators[0], ast.Constant) and test.comparators[0].value is None:
+            names = self._feature_name(test.left)  # `getattr(tf, "print", None) is not None`
+            return (names, set()) if isinstance(test.ops[0], ast.IsNot) else (set(), names)
+        return self._feature_name(test), set()
+
+    def _feature_name(self, expr):
+        """{qualified name} that `hasattr(x, "n")` / `getattr(x, "n", d)` tests, or empty."""
+        if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name)
+                and expr.func.id in ("hasattr", "getattr") and len(expr.args) >= 2):
+            return set()
+        owner, name = expr.args[0], expr.args[1]
+        if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+            return set()
+        qualname = self.module.resolve(owner) if isinstance(owner, (ast.Name, ast.Attribute)) \
+            else None
+        if not qualname:
+            return set()
+        return {qualname + "." + name.value}
+
+    # -- tf.__version__ ----------------------------------------------------------------
+    def _version_test(self, node):
+        if not self._mentions_version(node.test):
+            return
+        body, orelse = self._branches(node)
+        kinds = {_ATTRIBUTE, _IMPORT, _KEYWORD}
+        taken = _Evaluator(self, self.version).truth(node.test)
+        if taken is not True:
+            self._mark(body, kinds, _ALL)
+        if taken is not False:
+            self._mark(orelse, kinds, _ALL)
+
+    def _mentions_version(self, expr, depth=0):
+        for node in ast.walk(expr):
+            if isinstance(node, ast.Attribute) and self.module.resolve(node) in _VERSION_NAMES:
+                return True
+            if isinstance(node, ast.Name) and depth < 3:
+                value = self._single_value(node)
+                if value is not None and self._mentions_version(value, depth + 1):
+                    return True
+        return False
+
+    def _single_value(self, name):
+        bindings = self.module.names.lookup(name.id, self.module.names.scope_of(name))
+        if len(bindings) == 1 and bindings[0].kind == "assign":
+            return bindings[0].node
+        return None
+
+    # -- try / except ------------------------------------------------------------------
+    def _try(self, node):
+        kinds = set()
+        for handler in node.handlers:
+            kinds |= self._caught(handler.type)
+        if kinds:
+            self._mark(node.body, kinds, _ALL)
+
+    def _caught(self, expr):
+        if expr is None:
+            return {_ATTRIBUTE, _IMPORT, _KEYWORD}  # a bare except
+        if isinstance(expr, ast.Tuple):
+            kinds = set()
+            for element in expr.elts:
+                kinds |= self._caught(element)
+            return kinds
+        name = expr.attr if isinstance(expr, ast.Attribute) else getattr(expr, "id", None)
+        return set(_CATCHES.get(name, ()))
+
+
+class _Unknown(Exception):
+    """The test cannot be evaluated statically."""
+
+
+class _Evaluator:
+    """Evaluates a version test with the target's version as `tf.__version__`."""
+
+    def __init__(self, finder, version):
+        self.finder = finder
+        self.version_text = "%d.%d.0" % version
+
+    def truth(self, expr):
+        try:
+            return bool(self.value(expr, 0))
+        except (_Unknown, TypeError, ValueError, IndexError, AttributeError):
+            return None
+
+    def value(self, expr, depth):
+        if depth > 20:
+            raise _Unknown()
+        if isinstance(expr, ast.Constant) and isinstance(expr.value, (str, int, float)):
+            return expr.value
+        if isinstance(expr, (ast.Attribute, ast.Name)):
+            if self.finder.module.resolve(expr) in _VERSION_NAMES:
+                return self.version_text
+            if isinstance(expr, ast.Name):
+                value = self.finder._single_value(expr)
+                if value is not None:
+                    return self.value(value, depth + 1)
+            raise _Unknown()
+        if isinstance(expr, (ast.Tuple, ast.List)):
+            return tuple(self.value(element, depth + 1) for element in expr.elts)
+        if isinstance(expr, ast.Subscript):
+            return self._subscript(expr, depth)
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+            return not self.value(expr.operand, depth + 1)
+        if isinstance(expr, ast.BoolOp):
+            values = [bool(self.value(value, depth + 1)) for value in expr.values]
+            return all(values) if isinstance(expr.op, ast.And) else any(values)
+        if isinstance(expr, ast.Compare):
+            return self._compare(expr, depth)
+        if isinstance(expr, ast.Call):
+            return self._call(expr, depth)
+        raise _Unknown()
+
+    def _subscript(self, expr, depth):
+        value = self.value(expr.value, depth + 1)
+        index = expr.slice
+        if isinstance(index, ast.Slice):
+            bounds = [None if part is None else self.value(part, depth + 1)
+                      for part in (index.lower, index.upper, index.step)]
+            return value[slice(*bounds)]
+        return value[self.value(index, depth + 1)]
+
+    def _compare(self, expr, depth):
+        left = self.value(expr.left, depth + 1)
+        operators = {ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b,
+                     ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b,
+                     ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b}
+        for operator, comparator in zip(expr.ops, expr.comparators):
+            right = self.value(comparator, depth + 1)
+            compare = operators.get(type(operator))
+            if compare is None:
+                raise _Unknown()
+            if isinstance(left, str) != isinstance(right, str) and not (
+                    isinstance(left, _Version) or isinstance(right, _Version)):
+                raise _Unknown()
+            # Two strings compare as strings, as they do when the code runs.
+            if not compare(left, right):
+                return False
+            left = right
+        return True
+
+    def _call(self, expr, depth):
+        function = expr.func
+        if expr.keywords:
+            raise _Unknown()
+        if isinstance(function, ast.Name) and function.id == "map" and len(expr.args) == 2 \
+                and isinstance(expr.args[0], ast.Name) and expr.args[0].id in ("int", "float"):
+            convert = int if expr.args[0].id == "int" else float
+            return tuple(convert(_leading_number(item))
+                         for item in self.value(expr.args[1], depth + 1))
+        arguments = [self.value(argument, depth + 1) for argument in expr.args]
+        if isinstance(function, ast.Attribute) and function.attr in ("startswith", "split",
+                                                                      "strip", "endswith"):
+            owner = self.value(function.value, depth + 1)
+            if not isinstance(owner, str):
+                raise _Unknown()
+            return getattr(owner, function.attr)(*arguments)
+        name = function.attr if isinstance(function, ast.Attribute) else getattr(
+            function, "id", None)
+        if name in _VERSION_CLASSES and len(arguments) == 1 and isinstance(arguments[0], str):
+            return _Version(arguments[0])
+        if name in ("int", "float", "str", "tuple", "list") and len(arguments) == 1:
+            return {"int": int, "float": float, "str": str, "tuple": tuple,
+                    "list": tuple}[name](arguments[0])
+        raise _Unknown()
+
+
+def _leading_number(text):
+    match = re.match(r"\d+", str(text))
+    if not match:
+        raise _Unknown()
+    return match.group(0)
+
+
+class _Version:
+    """A release number compared the way LooseVersion and packaging do for plain releases."""
+
+    def __init__(self, text):
+        self.parts = tuple(int(part) for part in re.findall(r"\d+", text.split("-")[0])[:3])
+        if not self.parts:
+            raise _Unknown()
+
+    def _key(self, other):
+        if isinstance(other, str):
+            other = _Version(other)
+        if not isinstance(other, _Version):
+            raise _Unknown()
+        width = max(len(self.parts), len(other.parts))
+        pad = lambda parts: parts + (0,) * (width - len(parts))  # noqa: E731
+        return pad(self.parts), pad(other.parts)
+
+    def __lt__(self, other):
+        a, b = self._key(other)
+        return a < b
+
+    def __le__(self, other):
+        a, b = self._key(other)
+        return a <= b
+
+    def __gt__(self, other):
+        a, b = self._key(other)
+        return a > b
+
+    def __ge__(self, other):
+        a, b = self._key(other)
+        return a >= b
+
+    def __eq__(self, other):
+        a, b = self._key(other)
+        return a == b
+
+    def __ne__(self, other):
+        a, b = self._key(other)
+        return a != b
+
+    __hash__ = None
+
+
+def _version_tuple(target):
+    parts = re.findall(r"\d+", str(target))
+    return (int(parts[0]), int(parts[1])) if len(parts) >= 2 else (1, 8)

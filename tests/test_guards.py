@@ -1,0 +1,123 @@
+"""Guards: names used only where a feature test or a version test has passed are not
+findings; the fallback branch is checked as usual."""
+from conftest import lint
+
+
+def test_hasattr_guards_the_body_not_the_else():
+    code = """
+    import tensorflow as tf
+    if hasattr(tf, "print"):
+        tf.print(1)
+    else:
+        tf.Print(1, [1])
+    if hasattr(tf, "print"):
+        pass
+    else:
+        tf.print(2)
+    if not hasattr(tf, "function"):
+        f = tf.function
+    else:
+        f = tf.function
+    """
+    assert lint(code) == [("CG401", 10, 5), ("CG402", 12, 9)]
+
+
+def test_hasattr_guards_only_the_tested_name():
+    code = """
+    import tensorflow as tf
+    if hasattr(tf, "print"):
+        tf.print(1)
+        y = tf.math.log(1.0)
+    """
+    assert lint(code) == [("CG402", 5, 9)]
+
+
+def test_getattr_with_a_default_and_conditional_expressions():
+    code = """
+    import tensorflow as tf
+    if getattr(tf, "print", None) is not None:
+        tf.print(3)
+    if getattr(tf, "function", None):
+        f = tf.function
+    tf1 = tf.compat.v1 if hasattr(tf.compat, "v1") else tf
+    tf2 = tf if hasattr(tf.compat, "v1") else tf.compat.v1
+    """
+    assert lint(code) == [("CG402", 8, 43)]
+
+
+def test_try_bodies_whose_handlers_catch_the_error():
+    code = """
+    import tensorflow as tf
+    try:
+        normal = tf.random.normal
+    except AttributeError:
+        normal = tf.random_normal
+    try:
+        from tensorflow.keras.layers import Dense
+    except ImportError:
+        Dense = tf.keras.layers.Dense
+    try:
+        gelu = tf.nn.gelu
+    except Exception:
+        gelu = None
+    try:
+        gelu = tf.nn.gelu
+    except:
+        gelu = None
+    try:
+        s = tf.reduce_sum(1.0, foo=1)
+    except TypeError:
+        pass
+    """
+    assert lint(code) == []
+
+
+def test_try_whose_handler_catches_something_else_still_flags():
+    code = """
+    import tensorflow as tf
+    try:
+        normal = tf.random.normal
+    except ValueError:
+        normal = tf.random_normal
+    try:
+        from tensorflow.keras.layers import Dense
+    except AttributeError:
+        Dense = tf.random.normal
+    """
+    assert lint(code) == [("CG402", 4, 14), ("CG402", 8, 5), ("CG402", 10, 13)]
+
+
+def test_version_tests_check_the_branch_the_target_takes():
+    code = """
+    import tensorflow as tf
+    from distutils.version import LooseVersion, StrictVersion
+    if LooseVersion(tf.__version__) >= LooseVersion("1.13"):
+        x = tf.compat.v1.Session
+    else:
+        x = tf.math.log
+    if tf.__version__.startswith("2"):
+        y = tf.function
+    else:
+        y = tf.math.log
+    if tuple(map(int, tf.__version__.split(".")[:2])) < (1, 13):
+        z = tf.nn.gelu
+    else:
+        z = tf.nn.gelu
+    if int(tf.__version__.split(".")[0]) >= 2:
+        w = tf.nn.gelu
+    TF2 = StrictVersion(tf.__version__) >= StrictVersion("2.0.0")
+    if TF2:
+        v = tf.nn.gelu
+    """
+    assert lint(code) == [("CG402", 7, 9), ("CG402", 11, 9), ("CG402", 13, 9)]
+
+
+def test_a_version_test_that_cannot_be_evaluated_guards_both_branches():
+    code = """
+    import tensorflow as tf
+    if tf.__version__ in SUPPORTED:
+        x = tf.nn.gelu
+    else:
+        x = tf.math.log
+    """
+    assert lint(code) == []
