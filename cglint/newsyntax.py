@@ -27,6 +27,7 @@ MINIMUM_VERSION = {
     "`...` outside a subscript": (3, 0),
     "class keyword argument": (3, 0),
     "`print()` keyword argument": (3, 0),
+    "`print()` keyword `flush=`": (3, 3),
     "`print()` with `*` unpacking": (3, 0),
     "`print` used as a value": (3, 0),
     "argument-less `super()`": (3, 0),
@@ -76,6 +77,9 @@ NOTES = {
     "`X | Y` union in an evaluated annotation": "it raises "
     "`TypeError: unsupported operand type(s) for |` when evaluated (at `def` time)",
     "`print()` keyword argument": "or add `from __future__ import print_function`",
+    "`print()` keyword `flush=`": "Python 2.7's print function has no `flush` (a "
+    "`TypeError` even with `from __future__ import print_function`); call "
+    "`sys.stdout.flush()` after the print",
     "`print()` with `*` unpacking": "or add `from __future__ import print_function`",
     "`print` used as a value": "or add `from __future__ import print_function`",
 }
@@ -114,13 +118,31 @@ def newer_syntax(tree, text, target, python2_syntax=False, index=None):
     index = index if index is not None or tree is None else _index(tree)
     if tree is not None:
         checker = _Checker(tree, source, target, index, python2_syntax)
+        # One finding per construct kind per line (three keyword-only parameters of one
+        # `def` are one cause): the first place, naming every detail.
+        first = {}
         for at, construct, detail in checker.run():
             if MINIMUM_VERSION[construct] > target:
-                found.append(_record(source, target, at, construct, detail))
+                line = at.lineno if isinstance(at, ast.AST) else at[0]
+                key = (line, construct)
+                if key not in first:
+                    first[key] = [at, construct, [detail] if detail else []]
+                elif detail and detail not in first[key][2]:
+                    first[key][2].append(detail)
+                if isinstance(at, ast.AST) and _before(at, first[key][0]):
+                    first[key][0] = at
+        for at, construct, details in first.values():
+            found.append(_record(source, target, at, construct, "`, `".join(details) or None))
     # Without a tree only the text can tell; with one, no JoinedStr means no f-string.
     if target >= (3, 6) and (tree is None or index.get(ast.JoinedStr)):
         found.extend(_in_fstrings(text, target))
     return sorted(found, key=lambda record: (record.line, record.col))
+
+
+def _before(node, other):
+    if not isinstance(other, ast.AST):
+        return False
+    return (node.lineno, node.col_offset) < (other.lineno, other.col_offset)
 
 
 def _index(tree):
@@ -399,9 +421,13 @@ class _Checker:
             if double and any(keyword.arg for keyword in node.keywords[double[0] + 1 :]):
                 yield node.keywords[-1], "keyword argument after `**` unpacking", None
         name = node.func.id if type(node.func) is ast.Name else None
-        if name == "print" and self.print_statement:
+        if name == "print":
             for keyword in node.keywords:
-                yield keyword, "`print()` keyword argument", keyword.arg or "**"
+                if keyword.arg == "flush":
+                    yield keyword, "`print()` keyword `flush=`", None
+                elif self.print_statement:
+                    yield keyword, "`print()` keyword argument", keyword.arg or "**"
+        if name == "print" and self.print_statement:
             for arg in node.args:
                 if isinstance(arg, ast.Starred):
                     yield arg, "`print()` with `*` unpacking", None

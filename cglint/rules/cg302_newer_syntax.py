@@ -12,8 +12,9 @@ class NewerSyntaxRule(Rule):
     from` (3.3), async/await and `@` (3.5), `*`/`**` unpacking in displays and calls (3.5),
     variable annotations (3.6), `:=` and `/` parameters and `f"{x=}"` (3.8), `match`
     (3.10), `except*` (3.11), and more. Under 2.7 it also reports `print(..., end=...)`
-    without `from __future__ import print_function`, and an argument-less `super()`.
-    f-strings themselves are CG301.
+    without `from __future__ import print_function`, `print(..., flush=...)` (3.3, with
+    or without that import), and an argument-less `super()`. One finding per construct
+    kind per line. f-strings themselves are CG301.
 
     Why it breaks on TF 1.8: TF 1.8 runs on Python 2.7 and 3.5/3.6. Nearly all of these
     are a `SyntaxError` when the file is compiled, before `import tensorflow` runs. Two are
