@@ -31,3 +31,17 @@ def test_near_misses(tmp_path):
     (loose / "grad.py").write_text("")
     assert not is_tensorflow_file(str(loose / "grad.py"))
     assert not is_tensorflow_file("snippet.py")
+
+
+def test_tensorflows_own_registrations_are_not_cg203(tmp_path):
+    from cglint import engine
+    ops = _package(tmp_path, "tensorflow", "python", "ops")
+    _package(tmp_path, "tensorflow", "core")
+    code = 'from tensorflow.python.framework import ops\n\n\n@ops.RegisterGradient("Pack")\n' \
+           'def _PackGrad(op, grad):\n    return grad\n'
+    (ops / "array_grad.py").write_text(code)
+    options = engine.Options(select=("CG203",))
+    inside = engine.lint_text(str(ops / "array_grad.py"), code, options)
+    assert inside.diagnostics == []
+    outside = engine.lint_text(str(tmp_path / "my_grads.py"), code, options)
+    assert [d.code for d in outside.diagnostics] == ["CG203"]
