@@ -129,7 +129,8 @@ def _encode(result):
     return {
         "diagnostics": [[d.line, d.col, d.code, d.message, d.end_line, d.end_col,
                          list(d.noqa_lines)] for d in diagnostics],
-        "fixes": [[index[d], [[e.line, e.col, e.end_line, e.end_col, e.text] for e in edits]]
+        "fixes": [[index[d], [[e.line, e.col, e.end_line, e.end_col, e.text, e.safe]
+                              for e in edits]]
                   for d, edits in result.fixes if d in index],
         "summaries": _tag(result.summaries),
     }
@@ -168,9 +169,10 @@ def _decode(record, path):
     fixes = []
     for number, edits in record["fixes"]:
         _expect(int, number)
-        for line, col, end_line, end_col, text in edits:
+        for line, col, end_line, end_col, text, safe in edits:
             _expect(int, line, col, end_line, end_col)
             _expect(str, text)
+            _expect(bool, safe)
         fixes.append((diagnostics[number], tuple(Edit(*edit) for edit in edits)))
     summaries = _untag(record["summaries"])
     if not isinstance(summaries, dict):

@@ -84,6 +84,9 @@ def build_parser():
                      help="apply the safe fixes in place, then report what is left")
     fix.add_argument("--diff", action="store_true",
                      help="print the safe fixes as a unified diff; change no file")
+    fix.add_argument("--unsafe-fixes", action="store_true",
+                     help="with --fix or --diff, also apply the fixes that may change "
+                          "behaviour (marked unsafe)")
     speed = parser.add_argument_group("speed")
     speed.add_argument("--jobs", "-j", type=_jobs, default=None, metavar="N",
                        help="processes to check files on (default: available CPUs)")
@@ -190,9 +193,10 @@ def run(args, parser):
                          "it)\n" % (item.result.path, item.result.error))
     fixed = 0
     if args.diff:
-        return show_diffs(checked, args.quiet, settings, out) if not errors else EXIT_ERROR
+        return show_diffs(checked, args.quiet, settings, out,
+                          args.unsafe_fixes) if not errors else EXIT_ERROR
     if args.fix:
-        fixed = apply_fixes(checked, settings, out)
+        fixed = apply_fixes(checked, settings, out, args.unsafe_fixes)
         if any(item.stdin for item in checked):
             out = sys.stderr  # standard output carries the fixed source
     findings = sorted(((diagnostic, fixes.get(diagnostic))
@@ -302,7 +306,7 @@ def _text(item):
     return None if source is None or isinstance(source, files.Unreadable) else source.text
 
 
-def _fixed(item, settings):
+def _fixed(item, settings, unsafe=False):
     """autofix.Fixed for a checked file, or None when it has no fix to apply."""
     text = _text(item) if item.result.fixes else None
     if text is None:
@@ -310,16 +314,16 @@ def _fixed(item, settings):
     from cglint import autofix  # only --fix and --diff pay for importing the fixers
 
     fixed = autofix.fix_text(item.shown, text, item.options, settings.report_unused_noqa,
-                             item.result)
+                             item.result, unsafe)
     return fixed if fixed.text != text else None
 
 
-def apply_fixes(checked, settings, out):
+def apply_fixes(checked, settings, out, unsafe=False):
     """Write each file's fixes in place (standard input's to standard output, whole);
     return how many findings they removed."""
     total = 0
     for item in checked:
-        fixed = _fixed(item, settings)
+        fixed = _fixed(item, settings, unsafe)
         if item.stdin:
             text = fixed.text if fixed else _text(item)
             if text is None:
@@ -342,10 +346,10 @@ def apply_fixes(checked, settings, out):
     return total
 
 
-def show_diffs(checked, quiet, settings, out):
+def show_diffs(checked, quiet, settings, out, unsafe=False):
     changed = 0
     for item in checked:
-        fixed = _fixed(item, settings)
+        fixed = _fixed(item, settings, unsafe)
         if fixed is None:
             continue
         changed += 1

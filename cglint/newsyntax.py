@@ -12,6 +12,7 @@ import operator
 import re
 import tokenize
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 
 from cglint import fstrings
 from cglint.names import children, same_scope_nodes
@@ -105,6 +106,7 @@ class NewSyntax:
     message: str
     end_line: int = 0
     end_col: int = 0
+    node: object = dataclass_field(default=None, compare=False, repr=False)  # the ast node, if any
 
 
 def newer_syntax(tree, text, target, python2_syntax=False, index=None):
@@ -159,7 +161,8 @@ def _record(source, target, at, construct, detail):
         end_col = source.char_col(end_line, getattr(at, "end_col_offset", None) or at.col_offset)
     else:
         (line, col), (end_line, end_col) = at, at
-    return NewSyntax(line, col, construct, MINIMUM_VERSION[construct], _message(construct, detail, target), end_line, end_col)
+    return NewSyntax(line, col, construct, MINIMUM_VERSION[construct], _message(construct, detail, target), end_line, end_col,
+                     at if isinstance(at, ast.AST) else None)
 
 
 def _message(construct, detail, target):

@@ -85,7 +85,37 @@ def test_compat_v1_gets_a_safe_fix_keeping_the_alias():
     result = engine.lint_text("a.py", text, engine.Options())
     fixes = {d.line: edits for d, edits in result.fixes}
     assert [e.text for e in fixes[2]] == ["T.Session"]
-    assert 3 not in fixes  # tf.math.log -> tf.log is a different module path: no autofix
+    assert [(e.text, e.safe) for e in fixes[3]] == [("T.log", True)]  # tf.log from 1.10
+
+
+def test_renames_are_safe_only_for_the_same_object_and_a_fitting_call():
+    from cglint import engine
+    text = ("import tensorflow as tf\n"
+            "a = tf.random.normal([2], seed=1)\n"  # tf.random_normal from 1.12: safe
+            "b = tf.random.set_seed(1)\n"  # a 1.8 rename, never the same object: unsafe
+            "c = tf.math.log(1.0, base=2)\n"  # 1.8's tf.log takes no `base`: no fix
+            "d = tf.print(a)\n")  # tf.Print is not a drop-in: no fix
+    result = engine.lint_text("a.py", text, engine.Options())
+    fixes = {d.line: edits for d, edits in result.fixes}
+    assert [(e.text, e.safe) for e in fixes[2]] == [("tf.random_normal", True)]
+    assert [(e.text, e.safe) for e in fixes[3]] == [("tf.set_random_seed", False)]
+    assert 4 not in fixes and 5 not in fixes
+
+
+def test_renamed_keywords_get_their_18_spelling():
+    from cglint import engine
+    text = ("import tensorflow as tf\n"
+            "m = tf.nn.moments(x, [0], keepdims=True)\n"
+            "s = tf.reduce_sum(x, keepdims=True)\n"  # 1.8 takes both spellings
+            "l = tf.nn.softmax_cross_entropy_with_logits(labels=y, logits=x, axis=1)\n"
+            "g = tf.gradients(x, [x], unconnected_gradients='zero')\n")
+    result = engine.lint_text("a.py", text, engine.Options())
+    assert [(d.code, d.line, d.col) for d in result.diagnostics] == [
+        ("CG403", 2, 27), ("CG403", 4, 65), ("CG403", 5, 26)]
+    fixes = {d.line: edits for d, edits in result.fixes}
+    assert [e.text for e in fixes[2]] == ["keep_dims"] and [e.text for e in fixes[4]] == ["dim"]
+    assert 5 not in fixes
+    assert "it spells it `keep_dims`" in result.diagnostics[0].message
 
 
 def test_target_tf_changes_the_verdict():

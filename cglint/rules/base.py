@@ -6,13 +6,23 @@ from typing import Optional
 
 @dataclass(frozen=True)
 class Edit:
-    """Replace text between two 1-based (line, col) positions of the original source."""
+    """Replace text between two 1-based (line, col) positions of the original source.
+
+    `safe` False marks an edit that may change what the code does (as ruff's unsafe
+    fixes): `--fix` applies a fix only when all its edits are safe, unless
+    `--unsafe-fixes` is given."""
 
     line: int
     col: int
     end_line: int
     end_col: int
     text: str
+    safe: bool = True
+
+
+def is_safe(edits):
+    """Whether a fix (a tuple of Edit) may be applied without `--unsafe-fixes`."""
+    return all(edit.safe for edit in edits)
 
 
 @dataclass(frozen=True)
@@ -24,7 +34,7 @@ class Finding:
     message: str
     end_line: int = 0
     end_col: int = 0
-    fix: Optional[tuple] = None  # tuple of Edit, or None when no safe fix exists
+    fix: Optional[tuple] = None  # tuple of Edit, or None when no fix exists
     noqa_lines: tuple = ()  # the def and decorator lines of the function it is about
 
 

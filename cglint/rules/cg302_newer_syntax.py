@@ -1,4 +1,5 @@
 """CG302: Python constructs newer than the target Python."""
+from cglint import py2fixes
 from cglint.newsyntax import newer_syntax
 from cglint.rules.base import Finding, Rule
 
@@ -26,7 +27,10 @@ class NewerSyntaxRule(Rule):
     Fix: write the older form: `def f(x, scale=2.0)` instead of a keyword-only `scale`,
     `super(Class, self)`, a mutable holder instead of `nonlocal`, `tf.matmul(a, b)` instead
     of `a @ b`, `typing.List[int]`, a plain assignment instead of `:=`; or raise the
-    target when the code never runs on the older Python.
+    target when the code never runs on the older Python. For a 2.7 target `--fix` writes
+    `super(Class, self)`, `six.raise_from(X, Y)` for `raise X from Y`,
+    `@six.add_metaclass(M)` for `metaclass=M` (adding `import six`), and adds `from
+    __future__ import print_function` for `print(..., end=...)`.
     """
 
     code = "CG302"
@@ -36,7 +40,9 @@ class NewerSyntaxRule(Rule):
     def check(self, module):
         for record in newer_syntax(module.tree, module.text, module.target_python,
                                    module.python2_syntax, module.nodes):
-            yield Finding(record.line, record.col, record.message, record.end_line, record.end_col)
+            fix = py2fixes.fix_for(module, record) if module.target_python < (3, 0) else None
+            yield Finding(record.line, record.col, record.message, record.end_line,
+                          record.end_col, fix)
 
 
 RULE = NewerSyntaxRule

@@ -33,8 +33,17 @@ class MissingApi(Rule):
     an ImportError at import for the module forms.
 
     Fix: use the 1.8 spelling named in the message (`tf.log`, `tf.Session`,
-    `tf.random_normal`); `--fix` rewrites `tf.compat.v1.X` to `tf.X` where that is the
-    same object. Reach Keras and contrib modules through attributes (`tf.keras.layers`).
+    `tf.random_normal`); `--fix` rewrites the name where the 1.8 one is the same object in
+    some release and the call fits its 1.8 signature (`tf.math.log` -> `tf.log`,
+    `tf.compat.v1.X` -> `tf.X`); `--unsafe-fixes` also applies plain 1.8 renames. Reach
+    Keras and contrib modules through attributes (`tf.keras.layers`) or `import` the
+    module the message names.
+
+    Guards are respected: a name used under `if hasattr(tf, ...)`, in a `try` whose
+    handler catches AttributeError/ImportError, or in the branch of a `tf.__version__`
+    test that the target does not take, is not reported. Imports follow the TF 1.8
+    wheels (CPU and GPU): a module file of either wheel imports, and the names such an
+    import binds are checked against that module.
     """
 
     code = "CG402"
@@ -185,11 +194,21 @@ def _attribute_path(use):
 
 
 def _fix(module, use, missing):
-    """Rewrite `tf.compat.v1.X` to `tf.X`, keeping the user's alias; None if not safe."""
+    """Rewrite the name to its 1.8 spelling, keeping the user's alias; None if not exact.
+
+    Safe where the 1.8 name is the very object the newer one is in some release
+    (`tf.math.log` is `tf.log` from 1.10, `tf.compat.v1.Session` is `tf.Session`) and the
+    call fits the 1.8 signature; unsafe for a plain 1.8 rename that was never the same
+    object; no fix otherwise (`tf.print` -> `tf.Print` is not a drop-in)."""
     replacement = missing.replacement
-    if not replacement or not use.qualname.startswith("tensorflow.compat.v1."):
+    if not replacement or missing.qualname != use.qualname:
         return None
-    if replacement != "tensorflow." + use.qualname[len("tensorflow.compat.v1."):]:
+    compat = use.qualname.startswith("tensorflow.compat.v1.") and replacement == (
+        "tensorflow." + use.qualname[len("tensorflow.compat.v1."):])
+    same = compat or bool(tfapi.same_object_versions(use.qualname))
+    if not same and missing.note not in _RENAME_NOTES:
+        return None
+    if use.call is not None and not _fits(use.call, replacement, module.target_tf):
         return None
     root = use.node
     while isinstance(root, ast.Attribute):
@@ -206,7 +225,27 @@ def _fix(module, use, missing):
     node = use.node
     col = utf8_to_char_col(module.text, node.lineno, node.col_offset)
     end_col = utf8_to_char_col(module.text, node.end_lineno, node.end_col_offset)
-    return (Edit(node.lineno, col + 1, node.end_lineno, end_col + 1, new),)
+    return (Edit(node.lineno, col + 1, node.end_lineno, end_col + 1, new, same),)
+
+
+# Notes of replacements that are the 1.8 name of the same operation (cglint.tfapi).
+_RENAME_NOTES = ("1.8 name", "the same function/class under its 1.8 name")
+
+
+def _fits(call, qualname, target):
+    """Does the call pass only what the 1.8 signature of `qualname` takes?"""
+    signature = tfapi.signature(qualname, target)
+    if signature is None:
+        return False
+    parameters, takes_any_keyword = signature
+    if any(isinstance(arg, ast.Starred) for arg in call.args) or len(call.args) > len(parameters):
+        return False
+    for keyword in call.keywords:
+        if keyword.arg is None:
+            return False  # **kwargs: unknown keywords
+        if keyword.arg not in parameters and not takes_any_keyword:
+            return False
+    return True
 
 
 RULE = MissingApi

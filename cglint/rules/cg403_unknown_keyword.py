@@ -1,5 +1,5 @@
 from cglint import guards, tfapi
-from cglint.rules.base import Rule
+from cglint.rules.base import Edit, Rule
 
 
 class UnknownKeyword(Rule):
@@ -14,7 +14,9 @@ class UnknownKeyword(Rule):
     'unconnected_gradients'` when the call runs.
 
     Fix: drop the argument or use the 1.8 equivalent (for unconnected gradients, replace
-    the None results yourself: `g if g is not None else tf.zeros_like(x)`).
+    the None results yourself: `g if g is not None else tf.zeros_like(x)`). A keyword
+    renamed after 1.8 gets its 1.8 spelling from `--fix` where the function takes it
+    (`tf.nn.moments(..., keepdims=True)` -> `keep_dims=True`).
     """
 
     code = "CG403"
@@ -30,8 +32,36 @@ class UnknownKeyword(Rule):
                                                          module.target_tf) is False \
                         and not guarded.covers(keyword, None, guards.KEYWORD):
                     name = "tf" + use.qualname[len("tensorflow"):]
-                    yield self.at(keyword, "`%s` takes no keyword argument `%s` in TF %s" % (
-                        name, keyword.arg, module.target_tf))
+                    message = "`%s` takes no keyword argument `%s` in TF %s" % (
+                        name, keyword.arg, module.target_tf)
+                    spelling = _old_spelling(use, keyword, module.target_tf)
+                    if spelling:
+                        message += "; it spells it `%s`" % spelling
+                    yield self.at(keyword, message, _rename(module, keyword, spelling))
+
+
+# Keywords TensorFlow renamed after 1.8 without changing what they mean.
+_RENAMED = {"keepdims": "keep_dims", "axis": "dim"}
+
+
+def _old_spelling(use, keyword, target):
+    """The 1.8 spelling of a renamed keyword, when this function takes it and the call
+    does not pass it already."""
+    old = _RENAMED.get(keyword.arg)
+    if old is None or any(other.arg == old for other in use.call.keywords):
+        return None
+    return old if tfapi.accepts_keyword(use.qualname, old, target) else None
+
+
+def _rename(module, keyword, spelling):
+    """Replace the keyword's name (its first characters), keeping the value as written."""
+    if not spelling or not module.text.isascii():
+        return None
+    line = module.text.splitlines()[keyword.lineno - 1] if keyword.lineno else ""
+    if not line.startswith(keyword.arg, keyword.col_offset):
+        return None
+    start = keyword.col_offset + 1
+    return (Edit(keyword.lineno, start, keyword.lineno, start + len(keyword.arg), spelling),)
 
 
 RULE = UnknownKeyword
