@@ -7,11 +7,13 @@ Code written for several TF releases tests before it uses a newer name:
     try: normal = tf.random.normal                  # the handler is the fallback
     except AttributeError: normal = tf.random_normal
     if LooseVersion(tf.__version__) >= LooseVersion("1.13"): ...
+    if not hasattr(tf, "print"): return x          # the statements after it
 
 A name used only where such a test has passed is not a finding: the test, not the name,
 decides what runs on the target. The other branch (the fallback) is checked normally.
-Version tests are evaluated with the target's version, so the branch the target takes is
-checked and the one it skips is not; a test that cannot be evaluated guards both.
+Version tests are evaluated with the target's version, as they run (two strings compare
+as strings: "1.8.0" < "1.13" is False), so the branch the target takes is checked and
+the one it skips is not; a test that cannot be evaluated guards both.
 """
 import ast
 import re
@@ -76,6 +78,9 @@ class _Finder:
         if "__version__" in module.text or "VERSION" in module.text:
             for node in module.nodes[ast.If] + module.nodes[ast.IfExp]:
                 self._version_test(node)
+        if "hasattr" in module.text or "getattr" in module.text or \
+                "__version__" in module.text or "VERSION" in module.text:
+            self._early_exits()
         if "except" in module.text:
             for node in module.nodes[ast.Try] + module.nodes.get(getattr(ast, "TryStar", None),
                                                                   []):
@@ -135,6 +140,28 @@ class _Finder:
             return set()
         return {qualname + "." + name.value}
 
+    # -- if not hasattr(tf, "print"): return ------------------------------------------
+    def _early_exits(self):
+        """An `if` whose body always leaves (return, raise, continue, break) guards the
+        statements after it: they run only where its test was false."""
+        kinds = {_ATTRIBUTE, _IMPORT, _KEYWORD}
+        for owner in ast.walk(self.module.tree):
+            for field in ("body", "orelse", "finalbody"):
+                statements = getattr(owner, field, None)
+                if not isinstance(statements, list):
+                    continue
+                for index, statement in enumerate(statements[:-1]):
+                    if not (isinstance(statement, ast.If) and not statement.orelse
+                            and _leaves(statement.body)):
+                        continue
+                    rest = statements[index + 1:]
+                    _, failed = self._tested_names(statement.test)
+                    if failed:
+                        self._mark(rest, kinds, failed)
+                    if self._mentions_version(statement.test):
+                        if _Evaluator(self, self.version).truth(statement.test) is not False:
+                            self._mark(rest, kinds, _ALL)
+
     # -- tf.__version__ ----------------------------------------------------------------
     def _version_test(self, node):
         if not self._mentions_version(node.test):
@@ -181,6 +208,12 @@ class _Finder:
             return kinds
         name = expr.attr if isinstance(expr, ast.Attribute) else getattr(expr, "id", None)
         return set(_CATCHES.get(name, ()))
+
+
+def _leaves(statements):
+    """Does this block always leave the enclosing one (its last statement jumps away)?"""
+    return bool(statements) and isinstance(statements[-1], (ast.Return, ast.Raise,
+                                                            ast.Continue, ast.Break))
 
 
 class _Unknown(Exception):

@@ -121,3 +121,39 @@ def test_a_version_test_that_cannot_be_evaluated_guards_both_branches():
         x = tf.math.log
     """
     assert lint(code) == []
+
+
+def test_an_early_exit_guards_the_statements_after_it():
+    code = """
+    import tensorflow as tf
+    from distutils.version import LooseVersion
+    def debug(x):
+        if not hasattr(tf, "print"):
+            return x
+        tf.print(x)
+        return x
+    def new_only():
+        if LooseVersion(tf.__version__) < LooseVersion("1.13"):
+            raise ImportError("needs TF 1.13")
+        return tf.compat.v1.Session
+    def wrong_way(x):
+        if hasattr(tf, "print"):
+            return x
+        tf.print(x)
+    def does_not_leave(x):
+        if not hasattr(tf, "print"):
+            x = x + 1
+        tf.print(x)
+    """
+    assert lint(code) == [("CG401", 16, 5), ("CG401", 20, 5)]
+
+
+def test_version_strings_compare_as_strings_as_they_do_at_run_time():
+    # "1.8.0" < "1.13" is False: on 1.8 this raise never happens and the name is reached.
+    code = """
+    import tensorflow as tf
+    if tf.__version__ < "1.13":
+        raise ImportError("needs TF 1.13")
+    s = tf.compat.v1.Session
+    """
+    assert lint(code) == [("CG402", 5, 5)]

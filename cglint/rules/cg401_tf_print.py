@@ -17,6 +17,10 @@ class TfPrint(Rule):
     time, so a forward-only smoke test passes. On Python 2.7 without
     `from __future__ import print_function`, `tf.print(...)` does not even parse.
 
+    Not reported under a guard (`if hasattr(tf, "print"):`, a `try` that catches
+    AttributeError, a `tf.__version__` branch 1.8 does not take): the else branch is
+    checked as usual.
+
     Fix: use `tf.Print(x, [x], message="...")`. It is an identity op: use its result in
     place of `x`, or the print never runs (`dx = tf.Print(dx, [dx], "dx: ")`).
     """
