@@ -52,33 +52,35 @@ class MissingApi(Rule):
     def check(self, module):
         target = module.target_tf
         wheels = tfapi.normalize_version(target) == _WHEELS_TARGET  # the import model's release
-        guarded = guards.of(module)
         for use in module.api_uses:
             if use.qualname in _PRINTS or is_private(use.qualname):
                 continue  # CG401 says more about tf.print
-            if guarded.covers(use.node, use.qualname):
-                continue  # only runs where a test has found the name
-            if _through_failing_import(module, use, target):
-                continue  # one finding per cause: the import is reported where it fails
-            if wheels:
-                verdict = tfimports.follow(use.qualname, module.imported_modules)
-                if isinstance(verdict, tuple):
-                    owner, name = verdict
-                    yield self.at(use.node, "`%s` is not in TF %s: module `%s` has no `%s`"
-                                  % (_text(module, use.node) or _short(use.qualname), target,
-                                     owner, name))
-                if verdict != tfimports.TABLE:
-                    continue
-            missing = tfapi.missing(use.qualname, target)
-            if missing is not None:
-                yield self.at(use.node, _message(missing, target), _fix(module, use, missing))
+            finding = self._judge(module, use, target, wheels)
+            # Guards are looked for only where there is something to report.
+            if finding is not None and not guards.of(module).covers(use.node, use.qualname) \
+                    and not _through_failing_import(module, use, target):
+                yield finding
         for use in module.imports:
-            dotted = use.module + ("." + use.name if use.name else "")
-            if guarded.covers(use.node, dotted, guards.IMPORT):
-                continue
             fails, why = _import_fails(use, target)
-            if fails:
+            dotted = use.module + ("." + use.name if use.name else "")
+            if fails and not guards.of(module).covers(use.node, dotted, guards.IMPORT):
                 yield self.at(use.node, _import_message(use, target, why))
+
+    def _judge(self, module, use, target, wheels):
+        """The Finding for one use, before guards; None when the name is there."""
+        if wheels:
+            verdict = tfimports.follow(use.qualname, module.imported_modules)
+            if isinstance(verdict, tuple):
+                owner, name = verdict
+                return self.at(use.node, "`%s` is not in TF %s: module `%s` has no `%s`"
+                               % (_text(module, use.node) or _short(use.qualname), target,
+                                  owner, name))
+            if verdict != tfimports.TABLE:
+                return None
+        missing = tfapi.missing(use.qualname, target)
+        if missing is None:
+            return None
+        return self.at(use.node, _message(missing, target), _fix(module, use, missing))
 
 
 # The release whose wheels tools/gen_tf18_imports.py reads (cglint.tfimports).

@@ -23,14 +23,13 @@ class UnknownKeyword(Rule):
     name = "unknown-keyword"
 
     def check(self, module):
-        guarded = guards.of(module)
         for use in module.api_uses:
-            if use.call is None or guarded.covers(use.node, use.qualname):
+            if use.call is None:
                 continue
             for keyword in use.call.keywords:
                 if keyword.arg and tfapi.accepts_keyword(use.qualname, keyword.arg,
                                                          module.target_tf) is False \
-                        and not guarded.covers(keyword, None, guards.KEYWORD):
+                        and not _guarded(module, use, keyword):
                     name = "tf" + use.qualname[len("tensorflow"):]
                     message = "`%s` takes no keyword argument `%s` in TF %s" % (
                         name, keyword.arg, module.target_tf)
@@ -38,6 +37,11 @@ class UnknownKeyword(Rule):
                     if spelling:
                         message += "; it spells it `%s`" % spelling
                     yield self.at(keyword, message, _rename(module, keyword, spelling))
+
+
+def _guarded(module, use, keyword):
+    guarded = guards.of(module)
+    return guarded.covers(use.node, use.qualname) or guarded.covers(keyword, None, guards.KEYWORD)
 
 
 # Keywords TensorFlow renamed after 1.8 without changing what they mean.
