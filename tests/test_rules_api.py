@@ -219,3 +219,18 @@ def test_private_names_of_known_modules_are_not_flagged():
     b = tf.contrib.layers.feature_column._SparseColumn
     """
     assert lint(code) == []
+
+
+def test_imports_follow_the_wheels_and_what_the_18_interpreter_did():
+    code = """
+    from tensorflow.contrib.autograph.pyct.anno import Basic
+    from tensorflow.contrib.autograph.pyct.anno import nothing
+    import tensorflow.contrib.recurrent.python.recurrent_api
+    import tensorflow.python.debug.lib.grpc_debug_test_server
+    from tensorflow.python.ops import math_ops
+    """
+    found = _messages(code)
+    assert [(code_, line) for code_, line, _ in found] == [("CG402", 3), ("CG402", 4)]
+    assert "(module `tensorflow.contrib.autograph.pyct.anno` has no `nothing`)" in found[0][2]
+    assert "ImportError: cannot import name 'functional_bidirectional_rnn'" in found[1][2]
+    # grpc_debug_test_server fails in the probe only for want of portpicker: not TF's doing.

@@ -126,13 +126,15 @@ def _import_message(use, target, why):
             else "import %s" % use.module)
     message = "`%s` raises ImportError in TF %s" % (what, target)
     dotted = use.module + ("." + use.name if use.name else "")
-    if why and not why.startswith("no TF"):
+    if why:
         message += " (%s)" % why
     if tfapi.status(dotted, target) == tfapi.EXISTS:
         return message + ": reach it as an attribute instead (`%s`)" % _short(dotted)
-    missing = tfapi.missing(dotted, target)
-    if missing is not None:
-        return message + ": " + _message(missing, target)
+    in_wheel = tfapi.normalize_version(target) == _WHEELS_TARGET and tfimports.build_of(
+        use.module) is not None
+    missing = None if is_private(dotted) or in_wheel else tfapi.missing(dotted, target)
+    if missing is not None and missing.first is not None:
+        return message + ": " + _message(missing, target, hint=False)  # a newer name
     return message
 
 
@@ -145,7 +147,7 @@ def _short(name):
     return "tf" + name[len("tensorflow"):] if name.startswith("tensorflow") else name
 
 
-def _message(missing, target):
+def _message(missing, target, hint=True):
     name, full = _short(missing.name), _short(missing.qualname)
     versions = tfapi.versions()
     if missing.first is None:
@@ -163,7 +165,7 @@ def _message(missing, target):
         message = "`%s` is not in TF %s (`%s` is %s)" % (full, target, name, history)
     if missing.replacement:
         return message + "; use `%s`" % _short(missing.replacement)
-    return message + _hint(missing, target)
+    return message + (_hint(missing, target) if hint else "")
 
 
 def _hint(missing, target):
