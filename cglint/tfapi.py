@@ -24,6 +24,8 @@ Names are dotted paths under the module ``tensorflow`` (``tensorflow.math.log``;
   None when unknown.  1.8 is exact (every module file of the wheel, and what
   the live interpreter imported); later releases come from emulating the
   import system over the wheel (checked against real 1.15, 2.0 and 2.12).
+* ``spellings(last, target="1.8")`` -- every name in ``target`` whose last
+  segment is ``last``, core names first (``moments`` -> ``tf.nn.moments``).
 * ``status`` (EXISTS / MISSING / UNKNOWN), ``history`` (status per release),
   ``children`` (names in a module), ``same_object_versions`` (releases where a
   newer name is the very object of its 1.8 spelling, e.g. tf.print in 1.9),
@@ -33,7 +35,9 @@ Names are dotted paths under the module ``tensorflow`` (``tensorflow.math.log``;
 Limits: 1.8 is the oldest release in the table (1.7 only through
 ``in_1_7``); below ``tf.contrib`` only 1.8 is enumerated; argspecs exist for
 1.8 only; ``tf.app.flags`` and other non-generated modules are opaque (any
-attribute is taken to exist).
+attribute is taken to exist); private names (``_RealValuedColumn``) are not
+enumerated, so they are UNKNOWN, never MISSING.  What ``import`` reaches in
+1.8 beyond attribute access is ``cglint.tfimports``'s business.
 
 Data layout (tf_api.json): ``tree`` is a trie over paths relative to an *API
 root*; each version has three roots (instances): ``tensorflow`` itself (0),
