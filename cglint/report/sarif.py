@@ -9,6 +9,7 @@ import os
 
 from cglint import __version__, engine
 from cglint.report.json import end_of
+from cglint.rules.base import is_safe
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 ROOT = "%SRCROOT%"
@@ -50,7 +51,8 @@ def result(diagnostic, edits, rule_index):
         entry["ruleIndex"] = rule_index[diagnostic.code]
     if edits:
         entry["fixes"] = [{
-            "description": {"text": "cglint --fix"},
+            "description": {"text": "cglint --fix" if is_safe(edits) else
+                            "cglint --fix --unsafe-fixes"},
             "artifactChanges": [{
                 "artifactLocation": artifact(diagnostic.path),
                 "replacements": [{
