@@ -234,3 +234,20 @@ def test_imports_follow_the_wheels_and_what_the_18_interpreter_did():
     assert "(module `tensorflow.contrib.autograph.pyct.anno` has no `nothing`)" in found[0][2]
     assert "ImportError: cannot import name 'functional_bidirectional_rnn'" in found[1][2]
     # grpc_debug_test_server fails in the probe only for want of portpicker: not TF's doing.
+
+
+def test_a_from_import_of_a_missing_module_is_one_finding():
+    code = """
+    from tensorflow.contrib.rnn.python.ops.core_rnn import static_rnn, static_bidirectional_rnn
+    """
+    [(code_, line, message)] = _messages(code)
+    assert message.startswith("`from tensorflow.contrib.rnn.python.ops.core_rnn import ...` "
+                              "raises ImportError in TF 1.8 (no TF 1.8 wheel has module")
+
+
+def test_contrib_only_spellings_are_offered_with_care():
+    [(_, _, message)] = _messages("import tensorflow as tf\nx = tf.merge_summary\n")
+    assert message.endswith("TF 1.8 has a `merge_summary` only in contrib "
+                            "(`tf.contrib.deprecated.merge_summary`): check it is the same function")
+    [(_, _, message)] = _messages("import tensorflow as tf\nx = tf.sub\n")
+    assert ".python." not in message

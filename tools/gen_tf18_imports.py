@@ -14,10 +14,10 @@ by hand.  What it does:
    retried alone in a fresh interpreter, so one broken import cannot poison
    the next), which imports give the very object attribute access reaches
    (`import tensorflow.contrib.layers` is `tf.contrib.layers`), and the public
-   names of every other importable public module and of the modules those
-   names hold (`from tensorflow.contrib.slim.nets import resnet_v1` lets
-   `resnet_v1.X` reach the names of the module `resnet_v1` is).  GPU-only modules cannot be imported without CUDA: they are listed,
-   their contents unknown.
+   names of every other importable module and of the modules those names hold
+   (`from tensorflow.contrib.slim.nets import resnet_v1` lets `resnet_v1.X`
+   reach the names of the module `resnet_v1` is).  GPU-only modules cannot be
+   imported without CUDA: they are listed, their contents unknown.
 3. Write cglint/data/tf18_imports.json; cglint/tfimports.py documents the
    layout.
 """
@@ -38,20 +38,12 @@ WHEELS = (("cpu", "tensorflow==1.8.0"), ("gpu", "tensorflow-gpu==1.8.0"))
 DATA_RE = re.compile(r"^[^/]+\.data/(?:purelib|platlib)/")
 SO_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\..*(so|pyd)$")
 IDENTIFIER = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
-# TensorFlow's own implementation packages: no user code reaches their contents
-# through the public API, so their names are not recorded (cglint leaves them alone).
-PRIVATE = ("tensorflow.python.", "tensorflow.core.", "tensorflow.compiler.", "tensorflow.tools.",
-           "tensorflow.include.", "tensorflow.examples.")
 PROBE_TIMEOUT = 60  # seconds for one module's import
 
 
 def log(*args):
     print(*args, file=sys.stderr)
     sys.stderr.flush()
-
-
-def is_private(path):
-    return (path + ".").startswith(PRIVATE) or ".python." in path + "."
 
 
 def module_paths(wheel):
@@ -145,11 +137,10 @@ def probe(paths_file, out_path, single=False):
     same = sorted(path for path, module in modules.items() if reached.get(path) is module)
     contents = {}
     if not single:
-        # Public modules, and the modules their names hold (`nets.resnet_v1` is
-        # tensorflow.contrib.slim.python.slim.nets.resnet_v1): "name", or
+        # Every importable module, and the modules their names hold (`nets.resnet_v1`
+        # is tensorflow.contrib.slim.python.slim.nets.resnet_v1): "name", or
         # "name=module path" for a module.
-        queue = sorted(path for path in modules
-                       if path != ROOT and not is_private(path) and path not in same)
+        queue = sorted(path for path in modules if path != ROOT and path not in same)
         while queue:
             path = queue.pop()
             if path in contents or path in same:

@@ -60,11 +60,20 @@ class MissingApi(Rule):
             if finding is not None and not guards.of(module).covers(use.node, use.qualname) \
                     and not _through_failing_import(module, use, target):
                 yield finding
+        failed_modules = set()  # (statement, module): one finding when the module fails
         for use in module.imports:
             fails, why = _import_fails(use, target)
             dotted = use.module + ("." + use.name if use.name else "")
-            if fails and not guards.of(module).covers(use.node, dotted, guards.IMPORT):
-                yield self.at(use.node, _import_message(use, target, why))
+            if not fails or guards.of(module).covers(use.node, dotted, guards.IMPORT):
+                continue
+            if use.name is not None and len(use.node.names) > 1 and _import_fails(
+                    _Imported(use.module, None), target)[0]:
+                if (id(use.node), use.module) in failed_modules:
+                    continue
+                failed_modules.add((id(use.node), use.module))
+                use = _Imported(use.module, None, use.node)
+                why = _import_fails(use, target)[1]
+            yield self.at(use.node, _import_message(use, target, why))
 
     def _judge(self, module, use, target, wheels):
         """The Finding for one use, before guards; None when the name is there."""
@@ -117,13 +126,19 @@ def _through_failing_import(module, use, target):
 
 
 class _Imported:
-    def __init__(self, module, name):
-        self.module, self.name = module, name
+    """An import of `module` (`from module import name`), for the checks above."""
+
+    def __init__(self, module, name, node=None):
+        self.module, self.name, self.node = module, name, node
 
 
 def _import_message(use, target, why):
-    what = ("from %s import %s" % (use.module, use.name) if use.name
-            else "import %s" % use.module)
+    if use.name:
+        what = "from %s import %s" % (use.module, use.name)
+    elif isinstance(use.node, ast.ImportFrom):
+        what = "from %s import ..." % use.module  # the module itself fails
+    else:
+        what = "import %s" % use.module
     message = "`%s` raises ImportError in TF %s" % (what, target)
     dotted = use.module + ("." + use.name if use.name else "")
     if why:
@@ -179,13 +194,15 @@ def _hint(missing, target):
     if missing.name != missing.qualname:
         return ""
     last = missing.qualname.rsplit(".", 1)[1]
-    found = tfapi.spellings(last, target)
+    found = [name for name in tfapi.spellings(last, target) if not is_private(name)]
     core = [name for name in found if ".contrib." not in name]
-    shown = (core or found)[:3]
-    if not shown:
-        return ""
-    return "; TF %s has `%s` as %s" % (target, last, ", ".join(
-        "`%s`" % _short(name) for name in shown))
+    if core:
+        return "; TF %s has `%s` as %s" % (target, last, ", ".join(
+            "`%s`" % _short(name) for name in core[:3]))
+    if found:  # contrib holds many unrelated functions of common names
+        return "; TF %s has a `%s` only in contrib (%s): check it is the same function" % (
+            target, last, ", ".join("`%s`" % _short(name) for name in found[:2]))
+    return ""
 
 
 def _version(text):
