@@ -8,6 +8,8 @@ Code written for several TF releases tests before it uses a newer name:
     except AttributeError: normal = tf.random_normal
     if LooseVersion(tf.__version__) >= LooseVersion("1.13"): ...
     if not hasattr(tf, "print"): return x          # the statements after it
+    try: from tensorflow.python.ops.rnn import static_rnn   # 1.8 has it: the handler,
+    except ImportError: from ...core_rnn import static_rnn  # for older TF, never runs
 
 A name used only where such a test has passed is not a finding: the test, not the name,
 decides what runs on the target. The other branch (the fallback) is checked normally.
@@ -18,6 +20,8 @@ the one it skips is not; a test that cannot be evaluated guards both.
 import ast
 import re
 import weakref
+
+from cglint import tfimports
 
 _CACHE = weakref.WeakKeyDictionary()
 # What each caught exception protects: an attribute use, an import, a call's keywords.
@@ -197,6 +201,34 @@ class _Finder:
             kinds |= self._caught(handler.type)
         if kinds:
             self._mark(node.body, kinds, _ALL)
+        if node.handlers and self._cannot_fail(node.body):
+            # A fallback for older releases (`except ImportError:` after imports that
+            # work in the target) never runs there.
+            for handler in node.handlers:
+                self._mark(handler.body, {_ATTRIBUTE, _IMPORT, _KEYWORD}, _ALL)
+
+    def _cannot_fail(self, statements):
+        """Is each statement an import the target's TF surely has (or `pass`, or a
+        constant assignment)? Known for 1.8 only, from its wheels."""
+        if self.version != (1, 8):
+            return False
+        for statement in statements:
+            if isinstance(statement, ast.Pass):
+                continue
+            if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Constant):
+                continue
+            if isinstance(statement, ast.Import):
+                modules = [(alias.name, None) for alias in statement.names]
+            elif isinstance(statement, ast.ImportFrom) and not statement.level and \
+                    statement.module:
+                modules = [(statement.module, alias.name) for alias in statement.names]
+            else:
+                return False
+            for module, name in modules:
+                if name == "*" or not (module + ".").startswith("tensorflow.") or \
+                        tfimports.import_fails(module, name) != (False, None):
+                    return False
+        return bool(statements)
 
     def _caught(self, expr):
         if expr is None:

@@ -157,3 +157,21 @@ def test_version_strings_compare_as_strings_as_they_do_at_run_time():
     s = tf.compat.v1.Session
     """
     assert lint(code) == [("CG402", 5, 5)]
+
+
+def test_the_handler_of_a_try_that_cannot_fail_on_18_never_runs_there():
+    code = """
+    import tensorflow as tf
+    try:
+        from tensorflow.contrib.slim.nets import resnet_v1
+        HAVE = True
+    except ImportError:
+        from tensorflow.contrib.slim.python.slim.nets.no_such import resnet_v1
+        resnet_v1 = tf.nn.gelu
+    try:
+        from tensorflow.contrib.slim.nets import no_such_net
+    except ImportError:
+        no_such_net = tf.nn.gelu
+    """
+    # The first handler is for older releases; the second one runs on 1.8.
+    assert lint(code) == [("CG402", 12, 19)]
