@@ -21,7 +21,7 @@ import ast
 import re
 import weakref
 
-from cglint import tfimports
+from cglint import tfapi, tfimports
 
 _CACHE = weakref.WeakKeyDictionary()
 # What each caught exception protects: an attribute use, an import, a call's keywords.
@@ -208,14 +208,19 @@ class _Finder:
                 self._mark(handler.body, {_ATTRIBUTE, _IMPORT, _KEYWORD}, _ALL)
 
     def _cannot_fail(self, statements):
-        """Is each statement an import the target's TF surely has (or `pass`, or a
-        constant assignment)? Known for 1.8 only, from its wheels."""
+        """Is each statement an import the target's TF surely has, or an assignment of
+        something surely there (or `pass`)? Known for 1.8 only, from its wheels."""
         if self.version != (1, 8):
             return False
+        bound = set()  # names the statements so far have bound
         for statement in statements:
             if isinstance(statement, ast.Pass):
                 continue
-            if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Constant):
+            if isinstance(statement, ast.Assign):
+                if not (all(isinstance(target, ast.Name) for target in statement.targets)
+                        and self._surely_there(statement.value, bound)):
+                    return False
+                bound.update(target.id for target in statement.targets)
                 continue
             if isinstance(statement, ast.Import):
                 modules = [(alias.name, None) for alias in statement.names]
@@ -228,7 +233,22 @@ class _Finder:
                 if name == "*" or not (module + ".").startswith("tensorflow.") or \
                         tfimports.import_fails(module, name) != (False, None):
                     return False
+            bound.update((alias.asname or alias.name).split(".")[0] for alias in statement.names)
         return bool(statements)
+
+    def _surely_there(self, value, bound):
+        """A constant, a name bound just before, or a TF name 1.8 has (`tf.summary.merge`)."""
+        if isinstance(value, ast.Constant) or (isinstance(value, ast.Name) and value.id in bound):
+            return True
+        if not isinstance(value, ast.Attribute):
+            return False
+        qualname = self.module.resolve(value)
+        if not qualname or not qualname.startswith("tensorflow."):
+            return False
+        verdict = tfimports.follow(qualname, self.module.imported_modules)
+        if verdict == tfimports.TABLE:
+            return tfapi.status(qualname, "1.8") == tfapi.EXISTS
+        return verdict == tfimports.FOUND
 
     def _caught(self, expr):
         if expr is None:

@@ -175,3 +175,22 @@ def test_the_handler_of_a_try_that_cannot_fail_on_18_never_runs_there():
     """
     # The first handler is for older releases; the second one runs on 1.8.
     assert lint(code) == [("CG402", 12, 19)]
+
+
+def test_a_try_of_18_names_makes_the_older_fallback_unreachable():
+    code = """
+    import tensorflow as tf
+    try:
+        writer = tf.summary.FileWriter
+        merge = tf.summary.merge
+    except Exception:
+        writer = tf.train.SummaryWriter
+        merge = tf.merge_summary
+    try:
+        writer = tf.summary.FileWriter
+        log = tf.math.log
+    except AttributeError:
+        log = tf.no_such_log
+    """
+    # The second body needs tf.math.log, which 1.8 lacks: its handler runs and is checked.
+    assert lint(code) == [("CG402", 13, 11)]
