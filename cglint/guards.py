@@ -112,15 +112,17 @@ class _Finder:
         if failed:
             self._mark(orelse, kinds, failed)
 
-    def _tested_names(self, test):
+    def _tested_names(self, test, depth=0):
         """(names that exist when the test is true, names that exist when it is false)."""
+        if depth > 20:
+            return set(), set()  # hostile nesting: no guard
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-            passed, failed = self._tested_names(test.operand)
+            passed, failed = self._tested_names(test.operand, depth + 1)
             return failed, passed
         if isinstance(test, ast.BoolOp):
             passed, failed = set(), set()
             for value in test.values:
-                more_passed, more_failed = self._tested_names(value)
+                more_passed, more_failed = self._tested_names(value, depth + 1)
                 passed |= more_passed
                 failed |= more_failed
             return passed, failed
