@@ -209,11 +209,6 @@ def _version(text):
     return tuple(int(part) for part in text.split(".") if part.isdigit())
 
 
-def _attribute_path(use):
-    dotted = use.module + ("." + use.name if use.name else "")
-    return dotted.split(".", 1)[1] if "." in dotted else dotted
-
-
 def _fix(module, use, missing):
     """Rewrite the name to its 1.8 spelling, keeping the user's alias; None if not exact.
 
@@ -229,7 +224,10 @@ def _fix(module, use, missing):
     same = compat or bool(tfapi.same_object_versions(use.qualname))
     if not same and missing.note not in _RENAME_NOTES:
         return None
-    if use.call is not None and not _fits(use.call, replacement, module.target_tf):
+    # tf.compat.v1.X is tf.X in the same release: any call fits. Otherwise the 1.8
+    # signature may differ from the newer release's: the call must fit it.
+    if use.call is not None and not compat and not _fits(use.call, replacement,
+                                                          module.target_tf):
         return None
     root = use.node
     while isinstance(root, ast.Attribute):
