@@ -22,6 +22,7 @@ import re
 import weakref
 
 from cglint import tfapi, tfimports
+from cglint.version_tests import VERSION_NAMES, evaluate
 
 _CACHE = weakref.WeakKeyDictionary()
 # What each caught exception protects: an attribute use, an import, a call's keywords.
@@ -36,8 +37,6 @@ _CATCHES = {
     "StandardError": {_ATTRIBUTE, _IMPORT, _KEYWORD},  # Python 2's base of both
 }
 _ALL = None  # guards every name
-_VERSION_NAMES = ("tensorflow.__version__", "tensorflow.VERSION", "tensorflow.version.VERSION")
-_VERSION_CLASSES = ("LooseVersion", "StrictVersion", "parse", "parse_version", "Version")
 
 
 class Guards:
@@ -86,8 +85,8 @@ class _Finder:
                 "__version__" in module.text or "VERSION" in module.text:
             self._early_exits()
         if "except" in module.text:
-            for node in module.nodes[ast.Try] + module.nodes.get(getattr(ast, "TryStar", None),
-                                                                  []):
+            star = module.nodes.get(getattr(ast, "TryStar", None), [])
+            for node in module.nodes[ast.Try] + star:
                 self._try(node)
         return self.guards
 
@@ -165,7 +164,7 @@ class _Finder:
                     if failed:
                         self._mark(rest, kinds, failed)
                     if self._mentions_version(statement.test):
-                        if _Evaluator(self, self.version).truth(statement.test) is not False:
+                        if self._evaluate(statement.test) is not False:
                             self._mark(rest, kinds, _ALL)
 
     # -- tf.__version__ ----------------------------------------------------------------
@@ -174,7 +173,7 @@ class _Finder:
             return
         body, orelse = self._branches(node)
         kinds = {_ATTRIBUTE, _IMPORT, _KEYWORD}
-        taken = _Evaluator(self, self.version).truth(node.test)
+        taken = self._evaluate(node.test)
         if taken is not True:
             self._mark(body, kinds, _ALL)
         if taken is not False:
@@ -182,13 +181,16 @@ class _Finder:
 
     def _mentions_version(self, expr, depth=0):
         for node in ast.walk(expr):
-            if isinstance(node, ast.Attribute) and self.module.resolve(node) in _VERSION_NAMES:
+            if isinstance(node, ast.Attribute) and self.module.resolve(node) in VERSION_NAMES:
                 return True
             if isinstance(node, ast.Name) and depth < 3:
                 value = self._single_value(node)
                 if value is not None and self._mentions_version(value, depth + 1):
                     return True
         return False
+
+    def _evaluate(self, test):
+        return evaluate(test, self.version, self.module.resolve, self._single_value)
 
     def _single_value(self, name):
         bindings = self.module.names.lookup(name.id, self.module.names.scope_of(name))
@@ -268,156 +270,6 @@ def _leaves(statements):
     """Does this block always leave the enclosing one (its last statement jumps away)?"""
     return bool(statements) and isinstance(statements[-1], (ast.Return, ast.Raise,
                                                             ast.Continue, ast.Break))
-
-
-class _Unknown(Exception):
-    """The test cannot be evaluated statically."""
-
-
-class _Evaluator:
-    """Evaluates a version test with the target's version as `tf.__version__`."""
-
-    def __init__(self, finder, version):
-        self.finder = finder
-        self.version_text = "%d.%d.0" % version
-
-    def truth(self, expr):
-        try:
-            return bool(self.value(expr, 0))
-        except (_Unknown, TypeError, ValueError, IndexError, AttributeError):
-            return None
-
-    def value(self, expr, depth):
-        if depth > 20:
-            raise _Unknown()
-        if isinstance(expr, ast.Constant) and isinstance(expr.value, (str, int, float)):
-            return expr.value
-        if isinstance(expr, (ast.Attribute, ast.Name)):
-            if self.finder.module.resolve(expr) in _VERSION_NAMES:
-                return self.version_text
-            if isinstance(expr, ast.Name):
-                value = self.finder._single_value(expr)
-                if value is not None:
-                    return self.value(value, depth + 1)
-            raise _Unknown()
-        if isinstance(expr, (ast.Tuple, ast.List)):
-            return tuple(self.value(element, depth + 1) for element in expr.elts)
-        if isinstance(expr, ast.Subscript):
-            return self._subscript(expr, depth)
-        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
-            return not self.value(expr.operand, depth + 1)
-        if isinstance(expr, ast.BoolOp):
-            values = [bool(self.value(value, depth + 1)) for value in expr.values]
-            return all(values) if isinstance(expr.op, ast.And) else any(values)
-        if isinstance(expr, ast.Compare):
-            return self._compare(expr, depth)
-        if isinstance(expr, ast.Call):
-            return self._call(expr, depth)
-        raise _Unknown()
-
-    def _subscript(self, expr, depth):
-        value = self.value(expr.value, depth + 1)
-        index = expr.slice
-        if isinstance(index, ast.Slice):
-            bounds = [None if part is None else self.value(part, depth + 1)
-                      for part in (index.lower, index.upper, index.step)]
-            return value[slice(*bounds)]
-        return value[self.value(index, depth + 1)]
-
-    def _compare(self, expr, depth):
-        left = self.value(expr.left, depth + 1)
-        operators = {ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b,
-                     ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b,
-                     ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b}
-        for operator, comparator in zip(expr.ops, expr.comparators):
-            right = self.value(comparator, depth + 1)
-            compare = operators.get(type(operator))
-            if compare is None:
-                raise _Unknown()
-            if isinstance(left, str) != isinstance(right, str) and not (
-                    isinstance(left, _Version) or isinstance(right, _Version)):
-                raise _Unknown()
-            # Two strings compare as strings, as they do when the code runs.
-            if not compare(left, right):
-                return False
-            left = right
-        return True
-
-    def _call(self, expr, depth):
-        function = expr.func
-        if expr.keywords:
-            raise _Unknown()
-        if isinstance(function, ast.Name) and function.id == "map" and len(expr.args) == 2 \
-                and isinstance(expr.args[0], ast.Name) and expr.args[0].id in ("int", "float"):
-            convert = int if expr.args[0].id == "int" else float
-            return tuple(convert(_leading_number(item))
-                         for item in self.value(expr.args[1], depth + 1))
-        arguments = [self.value(argument, depth + 1) for argument in expr.args]
-        if isinstance(function, ast.Attribute) and function.attr in ("startswith", "split",
-                                                                      "strip", "endswith"):
-            owner = self.value(function.value, depth + 1)
-            if not isinstance(owner, str):
-                raise _Unknown()
-            return getattr(owner, function.attr)(*arguments)
-        name = function.attr if isinstance(function, ast.Attribute) else getattr(
-            function, "id", None)
-        if name in _VERSION_CLASSES and len(arguments) == 1 and isinstance(arguments[0], str):
-            return _Version(arguments[0])
-        if name in ("int", "float", "str", "tuple", "list") and len(arguments) == 1:
-            return {"int": int, "float": float, "str": str, "tuple": tuple,
-                    "list": tuple}[name](arguments[0])
-        raise _Unknown()
-
-
-def _leading_number(text):
-    match = re.match(r"\d+", str(text))
-    if not match:
-        raise _Unknown()
-    return match.group(0)
-
-
-class _Version:
-    """A release number compared the way LooseVersion and packaging do for plain releases."""
-
-    def __init__(self, text):
-        self.parts = tuple(int(part) for part in re.findall(r"\d+", text.split("-")[0])[:3])
-        if not self.parts:
-            raise _Unknown()
-
-    def _key(self, other):
-        if isinstance(other, str):
-            other = _Version(other)
-        if not isinstance(other, _Version):
-            raise _Unknown()
-        width = max(len(self.parts), len(other.parts))
-        pad = lambda parts: parts + (0,) * (width - len(parts))  # noqa: E731
-        return pad(self.parts), pad(other.parts)
-
-    def __lt__(self, other):
-        a, b = self._key(other)
-        return a < b
-
-    def __le__(self, other):
-        a, b = self._key(other)
-        return a <= b
-
-    def __gt__(self, other):
-        a, b = self._key(other)
-        return a > b
-
-    def __ge__(self, other):
-        a, b = self._key(other)
-        return a >= b
-
-    def __eq__(self, other):
-        a, b = self._key(other)
-        return a == b
-
-    def __ne__(self, other):
-        a, b = self._key(other)
-        return a != b
-
-    __hash__ = None
 
 
 def _version_tuple(target):

@@ -226,8 +226,8 @@ def _fix(module, use, missing):
         return None
     # tf.compat.v1.X is tf.X in the same release: any call fits. Otherwise the 1.8
     # signature may differ from the newer release's: the call must fit it.
-    if use.call is not None and not compat and not _fits(use.call, replacement,
-                                                          module.target_tf):
+    call = use.call
+    if call is not None and not compat and not _fits(call, replacement, module.target_tf):
         return None
     root = use.node
     while isinstance(root, ast.Attribute):
