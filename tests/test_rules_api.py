@@ -251,3 +251,12 @@ def test_contrib_only_spellings_are_offered_with_care():
                             "(`tf.contrib.deprecated.merge_summary`): check it is the same function")
     [(_, _, message)] = _messages("import tensorflow as tf\nx = tf.sub\n")
     assert ".python." not in message
+
+
+def test_tf_print_through_a_failing_import_is_the_import_finding():
+    code = """
+    from __future__ import print_function
+    import tensorflow.compat.v1 as tf
+    tf.print(1)
+    """
+    assert lint(code) == [("CG402", 3, 1)]

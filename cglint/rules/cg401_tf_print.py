@@ -1,6 +1,6 @@
 import ast
 
-from cglint import guards, tfapi
+from cglint import failing_imports, guards, tfapi
 from cglint.rules.base import Rule
 
 _PRINTS = ("tensorflow.print", "tensorflow.compat.v1.print", "tensorflow.compat.v2.print")
@@ -35,6 +35,8 @@ class TfPrint(Rule):
                 continue
             if guards.of(module).covers(use.node, use.qualname):
                 continue  # only runs where a test has found tf.print
+            if failing_imports.through_failing_import(module, use, module.target_tf):
+                continue  # `import tensorflow.compat.v1 as tf` is reported once, by CG402
             message = ("`tf.print` is not in TF %s: use `tf.Print(x, [x], message)` and use its "
                        "result (it is an identity op)" % module.target_tf)
             if python2_parse_error:

@@ -1,6 +1,6 @@
 import ast
 
-from cglint import guards, tfapi, tfimports
+from cglint import failing_imports, guards, tfapi, tfimports
 from cglint.parse import utf8_to_char_col
 from cglint.rules.base import Edit, Rule
 from cglint.rules.cg401_tf_print import _PRINTS
@@ -51,28 +51,29 @@ class MissingApi(Rule):
 
     def check(self, module):
         target = module.target_tf
-        wheels = tfapi.normalize_version(target) == _WHEELS_TARGET  # the import model's release
+        # Whether the import model of the 1.8 wheels applies.
+        wheels = tfapi.normalize_version(target) == failing_imports.WHEELS_TARGET
         for use in module.api_uses:
             if use.qualname in _PRINTS or is_private(use.qualname):
                 continue  # CG401 says more about tf.print
             finding = self._judge(module, use, target, wheels)
             # Guards are looked for only where there is something to report.
             if finding is not None and not guards.of(module).covers(use.node, use.qualname) \
-                    and not _through_failing_import(module, use, target):
+                    and not failing_imports.through_failing_import(module, use, target):
                 yield finding
         failed_modules = set()  # (statement, module): one finding when the module fails
         for use in module.imports:
-            fails, why = _import_fails(use, target)
+            fails, why = failing_imports.fails(use, target)
             dotted = use.module + ("." + use.name if use.name else "")
             if not fails or guards.of(module).covers(use.node, dotted, guards.IMPORT):
                 continue
-            if use.name is not None and len(use.node.names) > 1 and _import_fails(
-                    _Imported(use.module, None), target)[0]:
+            if use.name is not None and len(use.node.names) > 1 and failing_imports.fails(
+                    failing_imports.Imported(use.module, None), target)[0]:
                 if (id(use.node), use.module) in failed_modules:
                     continue
                 failed_modules.add((id(use.node), use.module))
-                use = _Imported(use.module, None, use.node)
-                why = _import_fails(use, target)[1]
+                use = failing_imports.Imported(use.module, None, use.node)
+                why = failing_imports.fails(use, target)[1]
             yield self.at(use.node, _import_message(use, target, why))
 
     def _judge(self, module, use, target, wheels):
@@ -92,46 +93,6 @@ class MissingApi(Rule):
         return self.at(use.node, _message(missing, target), _fix(module, use, missing))
 
 
-# The release whose wheels tools/gen_tf18_imports.py reads (cglint.tfimports).
-_WHEELS_TARGET = "1.8"
-
-
-def _import_fails(use, target):
-    """(fails, why) for one import statement's name in target."""
-    if tfapi.normalize_version(target) == _WHEELS_TARGET:
-        fails, why = tfimports.import_fails(use.module, use.name)
-        if fails is not None:
-            return fails, why
-    return tfapi.import_fails(use.module, target, use.name), None
-
-
-def _through_failing_import(module, use, target):
-    """Is the chain's first name bound by an import that fails in target?"""
-    root = use.node
-    while isinstance(root, ast.Attribute):
-        root = root.value
-    if not isinstance(root, ast.Name):
-        return False
-    for binding in module.names.lookup(root.id, module.names.scope_of(root)):
-        if binding.kind != "import" or not binding.qualname.startswith("tensorflow"):
-            continue
-        statement = binding.node
-        if isinstance(statement, ast.ImportFrom):
-            module_path, name = binding.qualname.rsplit(".", 1)
-        else:
-            module_path, name = binding.qualname, None
-        if _import_fails(_Imported(module_path, name), target)[0]:
-            return True
-    return False
-
-
-class _Imported:
-    """An import of `module` (`from module import name`), for the checks above."""
-
-    def __init__(self, module, name, node=None):
-        self.module, self.name, self.node = module, name, node
-
-
 def _import_message(use, target, why):
     if use.name:
         what = "from %s import %s" % (use.module, use.name)
@@ -145,8 +106,8 @@ def _import_message(use, target, why):
         message += " (%s)" % why
     if tfapi.status(dotted, target) == tfapi.EXISTS:
         return message + ": reach it as an attribute instead (`%s`)" % _short(dotted)
-    in_wheel = tfapi.normalize_version(target) == _WHEELS_TARGET and tfimports.build_of(
-        use.module) is not None
+    in_wheel = tfapi.normalize_version(target) == failing_imports.WHEELS_TARGET and \
+        tfimports.build_of(use.module) is not None
     missing = None if is_private(dotted) or in_wheel else tfapi.missing(dotted, target)
     if missing is not None and missing.first is not None:
         return message + ": " + _message(missing, target, hint=False)  # a newer name
@@ -186,7 +147,7 @@ def _message(missing, target, hint=True):
 def _hint(missing, target):
     """Where 1.8 has the name after all: a module only `import` loads, or the same last
     name elsewhere (`tf.moments` -> `tf.nn.moments`)."""
-    if tfapi.normalize_version(target) == _WHEELS_TARGET:
+    if tfapi.normalize_version(target) == failing_imports.WHEELS_TARGET:
         build = tfimports.build_of(missing.name)
         if build is not None and tfimports.import_error(missing.name) is None:
             gpu = " (GPU build only)" if build == tfimports.GPU else ""
