@@ -19,6 +19,7 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.uris import to_fs_path
 
 from cglint import __version__, autofix, check, config, engine
+from cglint.rules.base import is_safe
 
 DEBOUNCE = 0.3  # seconds of quiet after a change before the buffer is checked
 FIX_ALL = types.CodeActionKind.SourceFixAll + ".cglint"
@@ -194,11 +195,13 @@ def code_action(ls, params):
             where = to_range(document, diagnostic, lines)
             if not _overlaps(where, params.range):
                 continue
+            safe = is_safe(edits)  # an unsafe fix is offered, never preferred
             actions.append(types.CodeAction(
-                title="cglint: fix %s (%s)" % (diagnostic.code, diagnostic.message),
+                title="cglint: fix %s (%s)%s" % (diagnostic.code, diagnostic.message,
+                                                 "" if safe else " [unsafe]"),
                 kind=types.CodeActionKind.QuickFix,
                 diagnostics=[to_lsp(document, diagnostic, lines)],
-                is_preferred=True,
+                is_preferred=safe,
                 edit=_workspace_edit(uri, [_text_edit(document, edit) for edit in edits]),
             ))
     if result.fixes and (not wanted or any(FIX_ALL.startswith(kind) for kind in wanted)):
