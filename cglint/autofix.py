@@ -1,4 +1,4 @@
-"""Apply a file's safe fixes and check it again, until nothing more is fixable.
+"""Apply a file's fixes (the safe ones unless asked) and check it again, until nothing more is fixable.
 
 A fix can make another one possible (or stale), so, like ruff, fix in passes: each pass
 applies the fixes whose edits do not overlap, then re-checks the new text. A file that does
@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from cglint import check, files
 from cglint.fix import apply_edits, encode_like
 from cglint.parse import parse
+from cglint.rules.base import is_safe
 
 MAX_PASSES = 10
 
@@ -23,14 +24,15 @@ class Fixed:
     applied: int  # how many findings the fixes removed
 
 
-def fix_text(path, text, options, result=None):
-    """Fixed for a decoded text; `result` is its engine.Result when already known."""
+def fix_text(path, text, options, result=None, unsafe=False):
+    """Fixed for a decoded text; `result` is its engine.Result when already known.
+    `unsafe` applies the fixes marked unsafe too (`--unsafe-fixes`)."""
     result = result or check.check_text(path, text, options)
-    if not result.fixes or not _parses(text, options):
+    if not _applicable(result.fixes, unsafe) or not _parses(text, options):
         return Fixed(text, result, 0)
     before = len(result.diagnostics)
     for _ in range(MAX_PASSES):
-        edits = _compatible_edits(text, result.fixes)
+        edits = _compatible_edits(text, _applicable(result.fixes, unsafe))
         if not edits:
             break
         candidate = apply_edits(text, edits)
@@ -38,9 +40,13 @@ def fix_text(path, text, options, result=None):
             break
         text = candidate
         result = check.check_text(path, text, options)
-        if not result.fixes:
+        if not _applicable(result.fixes, unsafe):
             break
     return Fixed(text, result, max(0, before - len(result.diagnostics)))
+
+
+def _applicable(fixes, unsafe):
+    return fixes if unsafe else [fix for fix in fixes if is_safe(fix[1])]
 
 
 def _compatible_edits(text, fixes):

@@ -339,7 +339,8 @@ def _encode(result):
     return {
         "diagnostics": [[d.line, d.col, d.code, d.message, d.end_line, d.end_col,
                          list(d.noqa_lines)] for d in diagnostics],
-        "fixes": [[index[d], [[e.line, e.col, e.end_line, e.end_col, e.text] for e in edits]]
+        "fixes": [[index[d], [[e.line, e.col, e.end_line, e.end_col, e.text, e.safe]
+                              for e in edits]]
                   for d, edits in result.fixes if d in index],
         "summaries": _tag(result.summaries),
         "dependencies": [[d.path, d.digest] for d in result.dependencies],
@@ -437,10 +438,11 @@ def _decode(record, path):
             raise ValueError("damaged cache entry")
         decoded = []
         for edit in _list(edits):
-            _expect_list(edit, 5)
+            _expect_list(edit, 6)
             _expect_position(*edit[:4])
             _expect(str, edit[4])
-            decoded.append(Edit(Span(*edit[:4]), edit[4]))
+            _expect(bool, edit[5])
+            decoded.append(Edit(Span(*edit[:4]), edit[4], edit[5]))
         diagnostics[number] = replace(diagnostics[number], fix=tuple(decoded))
     summaries = _untag(record["summaries"])
     if type(summaries) is not dict:

@@ -89,6 +89,9 @@ def build_parser():
                      help="apply the safe fixes in place, then report what is left")
     fix.add_argument("--diff", action="store_true",
                      help="print the safe fixes as a unified diff; change no file")
+    fix.add_argument("--unsafe-fixes", action="store_true",
+                     help="with --fix or --diff, also apply the fixes that may change "
+                          "behaviour (marked unsafe)")
     speed = parser.add_argument_group("speed")
     speed.add_argument("--jobs", "-j", type=_jobs, default=None, metavar="N",
                        help="processes to check files on (default: available CPUs)")
@@ -224,7 +227,7 @@ def run(args, parser):
     if args.fix and args.diff:
         raise UsageError("--fix and --diff cannot be combined (--diff changes no file)")
     settings = load_settings(args)
-    fixer = Fixer(settings, out) if args.fix else None
+    fixer = Fixer(settings, out, args.unsafe_fixes) if args.fix else None
     checked = lint_paths(args.paths, settings, args.jobs or available_cpus(),
                          cache=not args.no_cache, keep_bytes=args.fix or args.diff,
                          stdin_filename=args.stdin_filename, progress=not args.quiet,
@@ -235,7 +238,8 @@ def run(args, parser):
                          "it)\n" % (printable(item.result.path), item.result.error))
     fixed = 0
     if args.diff:
-        return show_diffs(checked, args.quiet, settings, out) if not errors else EXIT_ERROR
+        return show_diffs(checked, args.quiet, settings, out,
+                          args.unsafe_fixes) if not errors else EXIT_ERROR
     if args.fix:
         fixed = fixer.applied
         if any(item.stdin for item in checked):
@@ -261,14 +265,14 @@ def _text(item):
     return None if source is None or isinstance(source, files.Unreadable) else source.text
 
 
-def _fixed(item, settings):
+def _fixed(item, settings, unsafe=False):
     """autofix.Fixed for a checked file, or None when it has no fix to apply."""
     text = _text(item) if item.result.fixes else None
     if text is None:
         return None
     from cglint import autofix  # only --fix and --diff pay for importing the fixers
 
-    fixed = autofix.fix_text(item.shown, text, item.options, item.result)
+    fixed = autofix.fix_text(item.shown, text, item.options, item.result, unsafe)
     return fixed if fixed.text != text else None
 
 
@@ -276,13 +280,14 @@ class Fixer:
     """Writes each file's fixes in place as soon as it is checked (standard input's to
     standard output, whole), and counts the findings they removed."""
 
-    def __init__(self, settings, out):
+    def __init__(self, settings, out, unsafe=False):
         self.settings = settings
         self.out = out
+        self.unsafe = unsafe  # --unsafe-fixes
         self.applied = 0
 
     def fix(self, item):
-        fixed = _fixed(item, self.settings)
+        fixed = _fixed(item, self.settings, self.unsafe)
         if item.stdin:
             text = fixed.text if fixed else _text(item)
             if text is None:
@@ -315,10 +320,10 @@ class Fixer:
             self.applied += fixed.applied
 
 
-def show_diffs(checked, quiet, settings, out):
+def show_diffs(checked, quiet, settings, out, unsafe=False):
     changed = 0
     for item in checked:
-        fixed = _fixed(item, settings)
+        fixed = _fixed(item, settings, unsafe)
         if fixed is None:
             continue
         changed += 1

@@ -9,10 +9,15 @@ from cglint.source import Span
 
 @dataclass(frozen=True)
 class Edit:
-    """Replace the text of `span` (of the text the rule saw) with `text`."""
+    """Replace the text of `span` (of the text the rule saw) with `text`.
+
+    `safe` False marks an edit that may change what the code does (as ruff's unsafe
+    fixes): `--fix` applies a fix only when all its edits are safe, unless
+    `--unsafe-fixes` is given."""
 
     span: Span
     text: str
+    safe: bool = True
 
     @property
     def line(self):
@@ -31,6 +36,11 @@ class Edit:
         return self.span.end_col
 
 
+def is_safe(edits):
+    """Whether a fix (a tuple of Edit) may be applied without `--unsafe-fixes`."""
+    return all(edit.safe for edit in edits)
+
+
 @dataclass(frozen=True)
 class Finding:
     """What a rule reports: a message, and where: an `ast` node, of which the engine makes
@@ -40,7 +50,7 @@ class Finding:
     message: str
     node: Optional[ast.AST] = None
     span: Optional[Span] = None
-    fix: Optional[tuple] = None  # tuple of Edit, or None when no safe fix exists
+    fix: Optional[tuple] = None  # tuple of Edit, or None when no fix exists
     noqa_lines: tuple = ()  # the def and decorator lines of the function it is about
     path: Optional[str] = None  # whole-run findings only: the file it is in
 
@@ -59,7 +69,7 @@ class Diagnostic:
     end_col: int = field(default=0, compare=False)
     # Other lines where a `# noqa` also silences it: a function's `def` and decorators.
     noqa_lines: tuple = field(default=(), compare=False)
-    fix: Optional[tuple] = field(default=None, compare=False)  # tuple of Edit: a safe fix
+    fix: Optional[tuple] = field(default=None, compare=False)  # tuple of Edit
 
     @classmethod
     def at(cls, path, span, code, message, noqa_lines=(), fix=None):

@@ -468,6 +468,17 @@ class ModuleFacts:
         return sorted(found, key=lambda use: (use.node.lineno, use.node.col_offset))
 
     @cached_property
+    def imported_modules(self):
+        """Dotted paths of the TensorFlow modules this file's imports load (`import a.b.c`
+        loads a, a.b and a.b.c; `from a.b import c` also a.b.c when that is a module)."""
+        found = set()
+        for use in self.imports:
+            dotted = use.module + ("." + use.name if use.name else "")
+            parts = dotted.split(".")
+            found.update(".".join(parts[:length]) for length in range(1, len(parts) + 1))
+        return found
+
+    @cached_property
     def imported_calls(self):
         """[(call, ImportedSite)]: calls of custom-gradient functions that other modules
         of the project define, found on disk from this file's imports (never imported)."""

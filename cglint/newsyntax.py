@@ -10,6 +10,7 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 
 from cglint import fstrings
 from cglint.names import children, same_scope_nodes
@@ -26,6 +27,7 @@ MINIMUM_VERSION = {
     "`...` outside a subscript": (3, 0),
     "class keyword argument": (3, 0),
     "`print()` keyword argument": (3, 0),
+    "`print()` keyword `flush=`": (3, 3),
     "`print()` with `*` unpacking": (3, 0),
     "`print` used as a value": (3, 0),
     "argument-less `super()`": (3, 0),
@@ -75,6 +77,9 @@ NOTES = {
     "`X | Y` union in an evaluated annotation": "it raises "
     "`TypeError: unsupported operand type(s) for |` when evaluated (at `def` time)",
     "`print()` keyword argument": "or add `from __future__ import print_function`",
+    "`print()` keyword `flush=`": "Python 2.7's print function has no `flush` (a "
+    "`TypeError` even with `from __future__ import print_function`); call "
+    "`sys.stdout.flush()` after the print",
     "`print()` with `*` unpacking": "or add `from __future__ import print_function`",
     "`print` used as a value": "or add `from __future__ import print_function`",
 }
@@ -96,6 +101,7 @@ class NewSyntax:
     construct: str
     minimum: tuple
     message: str
+    node: object = dataclass_field(default=None, compare=False, repr=False)  # the ast node
 
 
 def newer_syntax(module, index=None):
@@ -105,10 +111,22 @@ def newer_syntax(module, index=None):
     index = module.nodes if index is None else index
     found = []
     checker = _Checker(module.tree, module.parsed.lines, target, index, module.python2_syntax)
+    # One finding per construct kind per line (three keyword-only parameters of one `def`
+    # are one cause): the first place, naming every detail.
+    first = {}
     for node, construct, detail in checker.run():
         if MINIMUM_VERSION[construct] > target:
-            found.append(NewSyntax(module.span(node), construct, MINIMUM_VERSION[construct],
-                                   _message(construct, detail, target)))
+            key = (node.lineno, construct)
+            if key not in first:
+                first[key] = [node, [detail] if detail else []]
+            else:
+                if detail and detail not in first[key][1]:
+                    first[key][1].append(detail)
+                if (node.lineno, node.col_offset) < (first[key][0].lineno, first[key][0].col_offset):
+                    first[key][0] = node
+    for (_, construct), (node, details) in first.items():
+        found.append(NewSyntax(module.span(node), construct, MINIMUM_VERSION[construct],
+                               _message(construct, "`, `".join(details) or None, target), node))
     # No JoinedStr in the tree means no f-string in the text.
     if target >= (3, 6) and index.get(ast.JoinedStr):
         found.extend(_in_fstrings(module, target))
@@ -375,9 +393,13 @@ class _Checker:
             if double and any(keyword.arg for keyword in node.keywords[double[0] + 1 :]):
                 yield node.keywords[-1], "keyword argument after `**` unpacking", None
         name = node.func.id if type(node.func) is ast.Name else None
-        if name == "print" and self.print_statement:
+        if name == "print":
             for keyword in node.keywords:
-                yield keyword, "`print()` keyword argument", keyword.arg or "**"
+                if keyword.arg == "flush":
+                    yield keyword, "`print()` keyword `flush=`", None
+                elif self.print_statement:
+                    yield keyword, "`print()` keyword argument", keyword.arg or "**"
+        if name == "print" and self.print_statement:
             for arg in node.args:
                 if isinstance(arg, ast.Starred):
                     yield arg, "`print()` with `*` unpacking", None

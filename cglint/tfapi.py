@@ -24,6 +24,8 @@ Names are dotted paths under the module ``tensorflow`` (``tensorflow.math.log``;
   None when unknown.  1.8 is exact (every module file of the wheel, and what
   the live interpreter imported); later releases come from emulating the
   import system over the wheel (checked against real 1.15, 2.0 and 2.12).
+* ``spellings(last, target="1.8")`` -- every name in ``target`` whose last
+  segment is ``last``, core names first (``moments`` -> ``tf.nn.moments``).
 * ``status`` (EXISTS / MISSING / UNKNOWN), ``history`` (status per release),
   ``children`` (names in a module), ``same_object_versions`` (releases where a
   newer name is the very object of its 1.8 spelling, e.g. tf.print in 1.9),
@@ -33,7 +35,9 @@ Names are dotted paths under the module ``tensorflow`` (``tensorflow.math.log``;
 Limits: 1.8 is the oldest release in the table (1.7 only through
 ``in_1_7``); below ``tf.contrib`` only 1.8 is enumerated; argspecs exist for
 1.8 only; ``tf.app.flags`` and other non-generated modules are opaque (any
-attribute is taken to exist).
+attribute is taken to exist); private names (``_RealValuedColumn``) are not
+enumerated, so they are UNKNOWN, never MISSING.  What ``import`` reaches in
+1.8 beyond attribute access is ``cglint.tfimports``'s business.
 
 Data layout (tf_api.json): ``tree`` is a trie over paths relative to an *API
 root*; each version has three roots (instances): ``tensorflow`` itself (0),
@@ -66,7 +70,7 @@ from typing import Optional
 
 __all__ = ["Missing", "exists", "missing", "accepts_keyword", "signature", "import_fails",
            "status", "history", "versions", "normalize_version", "same_object_versions",
-           "in_1_7", "children", "EXISTS", "MISSING", "UNKNOWN"]
+           "in_1_7", "children", "spellings", "EXISTS", "MISSING", "UNKNOWN"]
 
 _DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 EXISTS, MISSING, UNKNOWN = "exists", "missing", "unknown"
@@ -111,6 +115,7 @@ class _Table:
         self.new18 = None
         self.index = {v: i for i, v in enumerate(self.versions)}
         self.specs = None
+        self.by_last = {}
 
     # -- the trie walk -------------------------------------------------------
     def node(self, rel_segs, vi):
@@ -180,7 +185,10 @@ class _Table:
     def missing_or_private(self, i, k, vi, j, node, seg):
         """MISSING, except for tensorflow.X subpackages (python, tools, ...)
         that the import system may leave as attributes in releases read from
-        wheels only (1.8's live walk is exact)."""
+        wheels only (1.8's live walk is exact), and UNKNOWN for a private name
+        (`_RealValuedColumn`): the walks record public names only."""
+        if seg.startswith("_"):
+            return UNKNOWN, None, None, k
         if i == 0 and k == 0 and vi != self.index[self.base] and j == 0:
             mk = self.toplevel.get(seg)
             if mk is not None and self.masks[mk] >> (3 * vi) & 1:
@@ -387,6 +395,41 @@ def in_1_7(qualname):
     if t.new18 is None:
         t.new18 = set(t.new_in_18)
     return ".".join(segs) not in t.new18
+
+
+def spellings(last, target="1.8"):
+    """Every name in ``target`` whose last segment is ``last``, core names first, then
+    by depth (``moments`` -> ["tensorflow.nn.moments", ...]), aliases not repeated."""
+    t = _table()
+    vi = t.index[normalize_version(target)]
+    if t.by_last.get(vi) is None:
+        t.by_last[vi] = _names_by_last(t, vi)
+    found = t.by_last[vi].get(last, [])
+    return sorted(found, key=lambda name: (".contrib." in name, name.count("."), name))
+
+
+def _names_by_last(t, vi):
+    """{last segment: [dotted names]} of instance 0 of version vi (not through aliases)."""
+    bit = 1 << (3 * vi)
+    found = {}
+    stack = [(t.tree, _ROOT)]
+    while stack:
+        kids, prefix = stack.pop()
+        for seg, node in kids.items():
+            if isinstance(node, int):
+                exists, module, children = t.masks[node] & bit, 0, None
+            else:
+                exists, module = t.masks[node[0]] & bit, t.masks[node[1]] & bit
+                children = node[3] if len(node) > 3 and node[3] else None
+                if len(node) > 6 and node[6]:
+                    continue  # an alias of another path, listed there
+            if not exists:
+                continue
+            name = prefix + "." + seg
+            found.setdefault(seg, []).append(name)
+            if module and children:
+                stack.append((children, name))
+    return found
 
 
 def _parse_spec(s):

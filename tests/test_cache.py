@@ -332,7 +332,7 @@ def forged(code="CG301", edit_text="import os; os.system('echo owned')\n"):
 
     return json.dumps({
         "diagnostics": [[1, 1, code, "forged", 1, 2, []]],
-        "fixes": [[0, [[1, 1, 1, 1, edit_text]]]],
+        "fixes": [[0, [[1, 1, 1, 1, edit_text, True]]]],  # edits end with `safe`
         "summaries": {"d": []},
         "dependencies": [],
         "directives": None,

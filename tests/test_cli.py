@@ -152,3 +152,13 @@ def test_whole_run_findings_cross_files_cache_and_noqa(tmp_path, capsys, monkeyp
     (tmp_path / "use.py").write_text(use.replace("'ClipedGrad'}):", "'ClipedGrad'}):  # noqa: CG202"))
     code, out, _ = run(["register.py", "use.py", "--report-unused-noqa"], capsys)
     assert code == 0, out
+
+
+def test_unsafe_fixes_apply_only_when_asked(tmp_path, capsys):
+    path = tmp_path / "seed.py"
+    source = "import tensorflow as tf\ntf.random.set_seed(1)\nx = tf.math.log(2.0)\n"
+    path.write_text(source)
+    assert run(["--no-cache", "--fix", str(path)], capsys)[0] == 1  # set_seed is left
+    assert path.read_text() == source.replace("tf.math.log", "tf.log")
+    assert run(["--no-cache", "--fix", "--unsafe-fixes", str(path)], capsys)[0] == 0
+    assert path.read_text() == "import tensorflow as tf\ntf.set_random_seed(1)\nx = tf.log(2.0)\n"

@@ -25,8 +25,16 @@ def positions(path, text, options):
     result = check.check_alone(path, text, options)
     assert not result.error, result.error
     found = sorted((d.code, d.line, d.col, d.end_line, d.end_col) for d in result.diagnostics)
-    edits = sorted((d.code,) + tuple(edit.span) for d, fix in result.fixes for edit in fix)
+    # An edit that inserts whole lines before a line (an import, a decorator) stays at
+    # column 1 whatever the line holds: it is left out of the columns compared.
+    edits = sorted((d.code,) + tuple(edit.span) for d, fix in result.fixes for edit in fix
+                   if not _inserts_lines(edit))
     return found, edits
+
+
+def _inserts_lines(edit):
+    line, col, end_line, end_col = edit.span
+    return (line, col) == (end_line, end_col) and col == 1 and edit.text.endswith("\n")
 
 
 def parses_alike(text, original, target):

@@ -52,7 +52,13 @@ FLAGGED = [
     ("raise ValueError('x') from None", (2, 7), ["`raise ... from ...`"]),
     ("def f(): ...", (2, 7), ["`...` outside a subscript"]),
     ("n = 1_000_000", (3, 5), ["underscore in a numeric literal"]),
-    ("def f(a: list[int]) -> dict[str, int]: pass", (3, 6), ["subscripted builtin in an evaluated annotation"] * 2),
+    # One finding per construct kind per line.
+    ("def f(a: list[int]) -> dict[str, int]: pass", (3, 6), ["subscripted builtin in an evaluated annotation"]),
+    ("def f(a: list[int]) -> dict[str, int]:\n    pass", (3, 6), ["subscripted builtin in an evaluated annotation"]),
+    ("def f(a: list[int],\n      b=1) -> dict[str, int]: pass", (3, 6), ["subscripted builtin in an evaluated annotation"] * 2),
+    ("print('a', flush=True)", (2, 7), ["`print()` keyword `flush=`"]),
+    ("from __future__ import print_function\nprint('a', end='', flush=True)", (2, 7), ["`print()` keyword `flush=`"]),
+    ("print('a', flush=True)", (3, 2), ["`print()` keyword `flush=`"]),
     ("x: list[int] = []", (3, 6), ["subscripted builtin in an evaluated annotation"]),
     ("def f(a: int | None): pass", (3, 6), ["`X | Y` union in an evaluated annotation"]),
     ("return_ = lambda: 0\ndef g(a, b):\n  return *a, *b", (3, 6), ["unparenthesized unpacking in `return`/`yield`"]),
@@ -83,6 +89,7 @@ def test_flagged(code, target, expected):
 VALID = [
     ("print('a', 'b')", (2, 7)),
     ("print('a')\nprint()", (2, 7)),
+    ("print('a', flush=True)", (3, 3)),
     ("from __future__ import print_function\nprint('a', end='', file=f)\nf = print", (2, 7)),
     ("'{}'.format(x)\ns = 'f\"{x=}\"'", (2, 7)),
     ("class A(object):\n  def m(self):\n    return super(A, self).m()", (2, 7)),
@@ -126,6 +133,20 @@ def test_message_position_and_note():
         (3, 16, (3, 0), "argument-less `super()` needs Python 3.0+ (target is 2.7); " + NOTES["argument-less `super()`"]),
     ]
     assert "TypeError: super() takes at least 1 argument (0 given)" in records[1].message
+
+
+def test_one_finding_per_construct_kind_per_line_names_every_detail():
+    code = "def f(a, *, b=1, c=2, d=3): pass\n"
+    (record,) = newer_syntax(module_of(code))
+    assert record.span[:2] == (1, 13)
+    assert record.message.startswith("keyword-only parameter `b`, `c`, `d` needs Python 3.0+")
+
+
+def test_print_flush_message_says_33_and_that_the_future_import_does_not_help():
+    code = "print('a', flush=True)\n"
+    (record,) = newer_syntax(module_of(code))
+    assert "needs Python 3.3+" in record.message and "even with `from __future__" in record.message
+    assert "or add `from __future__" not in record.message
 
 
 def test_columns_count_characters_not_bytes():

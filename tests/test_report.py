@@ -58,7 +58,8 @@ def test_json(tree, capsys):
         "path": "pkg/a b.py", "code": "CG103",
         "message": "`f` takes 1 tensor input but its gradient function `lambda` returns "
                    "2 gradients",
-        "line": 5, "col": 26, "end_line": 5, "end_col": 34, "fix": None}
+        "line": 5, "col": 26, "end_line": 5, "end_col": 34, "fix": None,
+        "fix_applicability": None}
     assert records[2]["fix"] == [
         {"line": 5, "col": 34, "end_line": 5, "end_col": 49, "text": ""}]
 
@@ -139,6 +140,28 @@ def test_output_is_stable_whatever_the_order_files_were_made_in(tmp_path, monkey
         main(["pkg", "--format", format_, "--report-unused-noqa", "--no-cache"])
         outputs.append(capsys.readouterr().out)
     assert outputs[0] == outputs[1]
+
+
+def test_json_and_sarif_say_whether_a_fix_is_safe():
+    import io
+    import json as json_module
+    from cglint.diagnostics import Diagnostic
+    from cglint.report import json as json_report, sarif
+    from cglint.rules.base import Edit, Span
+    safe = Diagnostic("a.py", 2, 5, "CG402", "m", 2, 16)
+    unsafe = Diagnostic("a.py", 3, 1, "CG402", "m", 3, 20)
+    findings = [(safe, (Edit(Span(2, 5, 2, 16), "tf.log"),)),
+                (unsafe, (Edit(Span(3, 1, 3, 20), "tf.set_random_seed", False),)),
+                (Diagnostic("a.py", 4, 1, "CG401", "m", 4, 9), None)]
+    out = io.StringIO()
+    json_report.write(out, findings)
+    assert [r["fix_applicability"] for r in json_module.loads(out.getvalue())] == [
+        "safe", "unsafe", None]
+    out = io.StringIO()
+    sarif.write(out, findings)
+    results = json_module.loads(out.getvalue())["runs"][0]["results"]
+    assert [r["fixes"][0]["description"]["text"] for r in results[:2]] == [
+        "cglint --fix", "cglint --fix --unsafe-fixes"]
 
 
 def test_control_characters_in_file_names_never_reach_the_terminal(tmp_path, monkeypatch, capsys):

@@ -423,3 +423,16 @@ def test_import_fails(module, name, target, fails):
 def test_import_unknown():
     assert tfapi.import_fails("numpy") is None
     assert tfapi.import_fails("tensorflow.python.ops.array_ops", "2.12", "foo") is None
+
+
+def test_spellings_find_the_18_names_with_that_last_segment():
+    assert tfapi.spellings("moments") == ["tensorflow.nn.moments"]
+    assert tfapi.spellings("RMSPropOptimizer")[0] == "tensorflow.train.RMSPropOptimizer"
+    assert tfapi.spellings("per_image_whitening") == []
+    assert all(".contrib." in name for name in tfapi.spellings("conv2d")[2:])
+
+
+def test_private_names_are_unknown_not_missing():
+    assert tfapi.status("tensorflow.contrib.layers.feature_column._RealValuedColumn") == \
+        tfapi.UNKNOWN
+    assert tfapi.missing("tensorflow._no_such_thing") is None

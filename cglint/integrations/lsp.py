@@ -32,6 +32,7 @@ from pygls.workspace import PositionCodec, TextDocument
 from cglint import __version__, autofix, check, config, engine, suppress
 from cglint.diagnostics import Edit
 from cglint.integrations import lsp_transport, lsp_worker
+from cglint.diagnostics import is_safe
 from cglint.source import Span
 
 DEBOUNCE = 0.3  # seconds of quiet after a change before the buffer is checked
@@ -395,11 +396,13 @@ def actions_job(uri, stamp, path, source, encoding, fallback, wanted, only):
         for diagnostic, edits in sorted(result.fixes):
             if not _overlaps(to_range(document, diagnostic, lines), where):
                 continue
+            safe = is_safe(edits)  # an unsafe fix is offered, never preferred
             actions.append(types.CodeAction(
-                title="cglint: fix %s (%s)" % (diagnostic.code, diagnostic.message),
+                title="cglint: fix %s (%s)%s" % (diagnostic.code, diagnostic.message,
+                                                 "" if safe else " [unsafe]"),
                 kind=types.CodeActionKind.QuickFix,
                 diagnostics=[to_lsp(document, diagnostic, lines)],
-                is_preferred=True,
+                is_preferred=safe,
                 edit=_workspace_edit(uri, [_text_edit(document, edit) for edit in edits]),
             ))
         actions += ignore_actions(uri, checked, where)

@@ -1,5 +1,7 @@
-"""A JSON list of findings with start and end positions and the edits of a safe fix."""
+"""A JSON list of findings with start and end positions and the edits of a fix."""
 import json
+
+from cglint.rules.base import is_safe
 
 
 def end_of(diagnostic):
@@ -27,6 +29,9 @@ def write(out, findings):
             "end_line": end_line,
             "end_col": end_col,
             "fix": [edit_dict(edit) for edit in edits] if edits else None,
+            # As ruff says it: "safe" fixes `--fix` applies, "unsafe" ones need
+            # `--unsafe-fixes`.
+            "fix_applicability": ("safe" if is_safe(edits) else "unsafe") if edits else None,
         })
     # ASCII escapes keep the output valid UTF-8 JSON even for undecodable file names.
     json.dump(records, out, indent=2)

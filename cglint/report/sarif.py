@@ -9,6 +9,7 @@ import os
 
 from cglint import __version__
 from cglint.report.json import end_of
+from cglint.diagnostics import is_safe
 from cglint.rules import all_rules
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -51,7 +52,8 @@ def result(diagnostic, edits, rule_index):
         entry["ruleIndex"] = rule_index[diagnostic.code]
     if edits:
         entry["fixes"] = [{
-            "description": {"text": "cglint --fix"},
+            "description": {"text": "cglint --fix" if is_safe(edits) else
+                            "cglint --fix --unsafe-fixes"},
             "artifactChanges": [{
                 "artifactLocation": artifact(diagnostic.path),
                 "replacements": [{

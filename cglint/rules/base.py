@@ -2,7 +2,7 @@
 import inspect
 
 # Rules build their findings and fixes from these.
-from cglint.diagnostics import Edit, Finding  # noqa: F401
+from cglint.diagnostics import Edit, Finding, is_safe  # noqa: F401
 from cglint.source import Span  # noqa: F401
 
 

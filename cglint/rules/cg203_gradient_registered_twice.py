@@ -1,4 +1,5 @@
 from cglint import overrides
+from cglint.tfpackage import is_tensorflow_file
 from cglint.ops import load as load_ops
 from cglint.rules.base import Finding, Rule, Span
 
@@ -14,7 +15,9 @@ class GradientRegisteredTwice(Rule):
     runs more than once (building a model twice, a helper called per layer), or in two
     modules that end up in one program; or a name TF 1.8 already registers for its own op
     types (`"Relu"`, `"Identity"`, `"Sign"`). A registration under `try: ... except
-    KeyError` is left alone, and so are names built at run time.
+    KeyError` is left alone, and so are names built at run time, and TensorFlow's own
+    files (a module inside the `tensorflow` package), whose registrations are the
+    originals.
 
     Why it breaks on TF 1.8: the gradient registry is global to the process, whatever the
     graph, and refuses a second registration at once (at import, or at the second call):
@@ -33,6 +36,8 @@ class GradientRegisteredTwice(Rule):
     name = "gradient-registered-twice"
 
     def check(self, module):
+        if is_tensorflow_file(module.path):
+            return  # TensorFlow's own registrations are the originals
         facts = module.overrides
         ops = load_ops()
         by_name = {}
@@ -69,6 +74,8 @@ class GradientRegisteredTwice(Rule):
                                   % (name, first.call.lineno, _KEY_ERROR % name))
 
     def summarize(self, module):
+        if is_tensorflow_file(module.path):
+            return None
         facts = module.overrides
         names = {}
         ops = load_ops()

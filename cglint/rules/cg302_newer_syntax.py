@@ -1,4 +1,5 @@
 """CG302: Python constructs newer than the target Python."""
+from cglint import py2fixes
 from cglint.rules.base import Finding, Rule
 
 
@@ -11,8 +12,9 @@ class NewerSyntaxRule(Rule):
     from` (3.3), async/await and `@` (3.5), `*`/`**` unpacking in displays and calls (3.5),
     variable annotations (3.6), `:=` and `/` parameters and `f"{x=}"` (3.8), `match`
     (3.10), `except*` (3.11), and more. Under 2.7 it also reports `print(..., end=...)`
-    without `from __future__ import print_function`, and an argument-less `super()`.
-    f-strings themselves are CG301.
+    without `from __future__ import print_function`, `print(..., flush=...)` (3.3, with
+    or without that import), and an argument-less `super()`. One finding per construct
+    kind per line. f-strings themselves are CG301.
 
     Why it breaks on TF 1.8: TF 1.8 runs on Python 2.7 and 3.5/3.6. Nearly all of these
     are a `SyntaxError` when the file is compiled, before `import tensorflow` runs. Two are
@@ -24,7 +26,10 @@ class NewerSyntaxRule(Rule):
     Fix: write the older form: `def f(x, scale=2.0)` instead of a keyword-only `scale`,
     `super(Class, self)`, a mutable holder instead of `nonlocal`, `tf.matmul(a, b)` instead
     of `a @ b`, `typing.List[int]`, a plain assignment instead of `:=`; or raise the
-    target when the code never runs on the older Python.
+    target when the code never runs on the older Python. For a 2.7 target `--fix` writes
+    `super(Class, self)`, `six.raise_from(X, Y)` for `raise X from Y`,
+    `@six.add_metaclass(M)` for `metaclass=M` (adding `import six`), and adds `from
+    __future__ import print_function` for `print(..., end=...)`.
     """
 
     code = "CG302"
@@ -33,7 +38,8 @@ class NewerSyntaxRule(Rule):
 
     def check(self, module):
         for record in module.new_syntax:
-            yield Finding(record.message, span=record.span)
+            fix = py2fixes.fix_for(module, record) if module.target_python < (3, 0) else None
+            yield Finding(record.message, span=record.span, fix=fix)
 
 
 RULE = NewerSyntaxRule

@@ -1,6 +1,6 @@
 import ast
 
-from cglint import tfapi
+from cglint import failing_imports, guards, tfapi
 from cglint.facts import TF_PRINTS
 from cglint.rules.base import Rule
 
@@ -16,6 +16,10 @@ class TfPrint(Rule):
     time, so a forward-only smoke test passes. On Python 2.7 without
     `from __future__ import print_function`, `tf.print(...)` does not even parse.
 
+    Not reported under a guard (`if hasattr(tf, "print"):`, a `try` that catches
+    AttributeError, a `tf.__version__` branch 1.8 does not take): the else branch is
+    checked as usual.
+
     Fix: use `tf.Print(x, [x], message="...")`. It is an identity op: use its result in
     place of `x`, or the print never runs (`dx = tf.Print(dx, [dx], "dx: ")`).
     """
@@ -28,6 +32,10 @@ class TfPrint(Rule):
         for use in module.api_uses:
             if use.qualname not in TF_PRINTS or not tfapi.missing(use.qualname, module.target_tf):
                 continue
+            if guards.of(module).covers(use.node, use.qualname):
+                continue  # only runs where a test has found tf.print
+            if failing_imports.through_failing_import(module, use, module.target_tf):
+                continue  # `import tensorflow.compat.v1 as tf` is reported once, by CG402
             message = ("`tf.print` is not in TF %s: use `tf.Print(x, [x], message)` and use its "
                        "result (it is an identity op)" % module.target_tf)
             if python2_parse_error:

@@ -1,6 +1,6 @@
 import ast
 
-from cglint import tfapi
+from cglint import failing_imports, guards, tfapi, tfimports
 from cglint.facts import TF_PRINTS
 from cglint.rules.base import Edit, Rule
 from cglint.wording import tf_name
@@ -33,8 +33,17 @@ class MissingApi(Rule):
     an ImportError at import for the module forms.
 
     Fix: use the 1.8 spelling named in the message (`tf.log`, `tf.Session`,
-    `tf.random_normal`); `--fix` rewrites `tf.compat.v1.X` to `tf.X` where that is the
-    same object. Reach Keras and contrib modules through attributes (`tf.keras.layers`).
+    `tf.random_normal`); `--fix` rewrites the name where the 1.8 one is the same object in
+    some release and the call fits its 1.8 signature (`tf.math.log` -> `tf.log`,
+    `tf.compat.v1.X` -> `tf.X`); `--unsafe-fixes` also applies plain 1.8 renames. Reach
+    Keras and contrib modules through attributes (`tf.keras.layers`) or `import` the
+    module the message names.
+
+    Guards are respected: a name used under `if hasattr(tf, ...)`, in a `try` whose
+    handler catches AttributeError/ImportError, or in the branch of a `tf.__version__`
+    test that the target does not take, is not reported. Imports follow the TF 1.8
+    wheels (CPU and GPU): a module file of either wheel imports, and the names such an
+    import binds are checked against that module.
     """
 
     code = "CG402"
@@ -42,25 +51,82 @@ class MissingApi(Rule):
 
     def check(self, module):
         target = module.target_tf
+        # Whether the import model of the 1.8 wheels applies.
+        wheels = tfapi.normalize_version(target) == failing_imports.WHEELS_TARGET
         for use in module.api_uses:
             if use.qualname in TF_PRINTS or is_private(use.qualname):
                 continue  # CG401 says more about tf.print
-            missing = tfapi.missing(use.qualname, target)
-            if missing is not None:
-                yield self.at(use.node, _message(missing, target), _fix(module, use, missing))
+            finding = self._judge(module, use, target, wheels)
+            # Guards are looked for only where there is something to report.
+            if finding is not None and not guards.of(module).covers(use.node, use.qualname) \
+                    and not failing_imports.through_failing_import(module, use, target):
+                yield finding
+        failed_modules = set()  # (statement, module): one finding when the module fails
         for use in module.imports:
-            if tfapi.import_fails(use.module, target, use.name):
-                what = ("from %s import %s" % (use.module, use.name) if use.name
-                        else "import %s" % use.module)
-                yield self.at(use.node, "`%s` raises ImportError in TF %s: reach it as an "
-                              "attribute instead (`tf.%s`)" % (what, target, _attribute_path(
-                                  use)))
+            fails, why = failing_imports.fails(use, target)
+            dotted = use.module + ("." + use.name if use.name else "")
+            if not fails or guards.of(module).covers(use.node, dotted, guards.IMPORT):
+                continue
+            if use.name is not None and len(use.node.names) > 1 and failing_imports.fails(
+                    failing_imports.Imported(use.module, None), target)[0]:
+                if (id(use.node), use.module) in failed_modules:
+                    continue
+                failed_modules.add((id(use.node), use.module))
+                use = failing_imports.Imported(use.module, None, use.node)
+                why = failing_imports.fails(use, target)[1]
+            yield self.at(use.node, _import_message(use, target, why))
+
+    def _judge(self, module, use, target, wheels):
+        """The Finding for one use, before guards; None when the name is there."""
+        if wheels:
+            verdict = tfimports.follow(use.qualname, module.imported_modules)
+            if isinstance(verdict, tuple):
+                owner, name = verdict
+                return self.at(use.node, "`%s` is not in TF %s: module `%s` has no `%s`"
+                               % (_text(module, use.node) or tf_name(use.qualname), target,
+                                  owner, name))
+            if verdict != tfimports.TABLE:
+                return None
+        missing = tfapi.missing(use.qualname, target)
+        if missing is None:
+            return None
+        return self.at(use.node, _message(missing, target), _fix(module, use, missing))
 
 
-def _message(missing, target):
+def _import_message(use, target, why):
+    if use.name:
+        what = "from %s import %s" % (use.module, use.name)
+    elif isinstance(use.node, ast.ImportFrom):
+        what = "from %s import ..." % use.module  # the module itself fails
+    else:
+        what = "import %s" % use.module
+    message = "`%s` raises ImportError in TF %s" % (what, target)
+    dotted = use.module + ("." + use.name if use.name else "")
+    if why:
+        message += " (%s)" % why
+    if tfapi.status(dotted, target) == tfapi.EXISTS:
+        return message + ": reach it as an attribute instead (`%s`)" % tf_name(dotted)
+    in_wheel = tfapi.normalize_version(target) == failing_imports.WHEELS_TARGET and \
+        tfimports.build_of(use.module) is not None
+    missing = None if is_private(dotted) or in_wheel else tfapi.missing(dotted, target)
+    if missing is not None and missing.first is not None:
+        return message + ": " + _message(missing, target, hint=False)  # a newer name
+    return message
+
+
+def _text(module, node):
+    text = ast.get_source_segment(module.text, node)
+    return text if text and "\n" not in text else None
+
+
+def _message(missing, target, hint=True):
     name, full = tf_name(missing.name), tf_name(missing.qualname)
+    versions = tfapi.versions()
     if missing.first is None:
-        history = "in no TensorFlow release"
+        covered = "the table covers %s to %s" % (versions[0], versions[-1])
+        history = covered if full == name else (
+            "in no release from %s to %s, the releases the table covers" % (versions[0],
+                                                                            versions[-1]))
     elif _version(missing.first) > _version(target):
         history = "new in %s" % missing.first
     else:
@@ -70,25 +136,55 @@ def _message(missing, target):
     else:
         message = "`%s` is not in TF %s (`%s` is %s)" % (full, target, name, history)
     if missing.replacement:
-        message += "; use `%s`" % tf_name(missing.replacement)
-    return message
+        return message + "; use `%s`" % tf_name(missing.replacement)
+    return message + (_hint(missing, target) if hint else "")
+
+
+def _hint(missing, target):
+    """Where 1.8 has the name after all: a module only `import` loads, or the same last
+    name elsewhere (`tf.moments` -> `tf.nn.moments`)."""
+    if tfapi.normalize_version(target) == failing_imports.WHEELS_TARGET:
+        build = tfimports.build_of(missing.name)
+        if build is not None and tfimports.import_error(missing.name) is None:
+            gpu = " (GPU build only)" if build == tfimports.GPU else ""
+            return "; `import %s` loads it%s" % (missing.name, gpu)
+    if missing.name != missing.qualname:
+        return ""
+    last = missing.qualname.rsplit(".", 1)[1]
+    found = [name for name in tfapi.spellings(last, target) if not is_private(name)]
+    core = [name for name in found if ".contrib." not in name]
+    if core:
+        return "; TF %s has `%s` as %s" % (target, last, ", ".join(
+            "`%s`" % tf_name(name) for name in core[:3]))
+    if found:  # contrib holds many unrelated functions of common names
+        return "; TF %s has a `%s` only in contrib (%s): check it is the same function" % (
+            target, last, ", ".join("`%s`" % tf_name(name) for name in found[:2]))
+    return ""
 
 
 def _version(text):
     return tuple(int(part) for part in text.split(".") if part.isdigit())
 
 
-def _attribute_path(use):
-    dotted = use.module + ("." + use.name if use.name else "")
-    return dotted.split(".", 1)[1] if "." in dotted else dotted
-
-
 def _fix(module, use, missing):
-    """Rewrite `tf.compat.v1.X` to `tf.X`, keeping the user's alias; None if not safe."""
+    """Rewrite the name to its 1.8 spelling, keeping the user's alias; None if not exact.
+
+    Safe where the 1.8 name is the very object the newer one is in some release
+    (`tf.math.log` is `tf.log` from 1.10, `tf.compat.v1.Session` is `tf.Session`) and the
+    call fits the 1.8 signature; unsafe for a plain 1.8 rename that was never the same
+    object; no fix otherwise (`tf.print` -> `tf.Print` is not a drop-in)."""
     replacement = missing.replacement
-    if not replacement or not use.qualname.startswith("tensorflow.compat.v1."):
+    if not replacement or missing.qualname != use.qualname:
         return None
-    if replacement != "tensorflow." + use.qualname[len("tensorflow.compat.v1."):]:
+    compat = use.qualname.startswith("tensorflow.compat.v1.") and replacement == (
+        "tensorflow." + use.qualname[len("tensorflow.compat.v1."):])
+    same = compat or bool(tfapi.same_object_versions(use.qualname))
+    if not same and missing.note not in _RENAME_NOTES:
+        return None
+    # tf.compat.v1.X is tf.X in the same release: any call fits. Otherwise the 1.8
+    # signature may differ from the newer release's: the call must fit it.
+    call = use.call
+    if call is not None and not compat and not _fits(call, replacement, module.target_tf):
         return None
     root = use.node
     while isinstance(root, ast.Attribute):
@@ -102,7 +198,27 @@ def _fix(module, use, missing):
     if not replacement.startswith(root_qualname + "."):
         return None
     new = root.id + replacement[len(root_qualname):]
-    return (Edit(module.span(use.node), new),)
+    return (Edit(module.span(use.node), new, same),)
+
+
+# Notes of replacements that are the 1.8 name of the same operation (cglint.tfapi).
+_RENAME_NOTES = ("1.8 name", "the same function/class under its 1.8 name")
+
+
+def _fits(call, qualname, target):
+    """Does the call pass only what the 1.8 signature of `qualname` takes?"""
+    signature = tfapi.signature(qualname, target)
+    if signature is None:
+        return False
+    parameters, takes_any_keyword = signature
+    if any(isinstance(arg, ast.Starred) for arg in call.args) or len(call.args) > len(parameters):
+        return False
+    for keyword in call.keywords:
+        if keyword.arg is None:
+            return False  # **kwargs: unknown keywords
+        if keyword.arg not in parameters and not takes_any_keyword:
+            return False
+    return True
 
 
 RULE = MissingApi

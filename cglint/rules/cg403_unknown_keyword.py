@@ -1,5 +1,5 @@
-from cglint import tfapi
-from cglint.rules.base import Rule
+from cglint import guards, tfapi
+from cglint.rules.base import Edit, Rule, Span
 from cglint.wording import tf_name
 
 
@@ -18,7 +18,9 @@ class UnknownKeyword(Rule):
     'unconnected_gradients'` when the call runs.
 
     Fix: drop the argument or use the 1.8 equivalent (for unconnected gradients, replace
-    the None results yourself: `g if g is not None else tf.zeros_like(x)`).
+    the None results yourself: `g if g is not None else tf.zeros_like(x)`). A keyword
+    renamed after 1.8 gets its 1.8 spelling from `--fix` where the function takes it
+    (`tf.nn.moments(..., keepdims=True)` -> `keep_dims=True`).
     """
 
     code = "CG403"
@@ -30,9 +32,44 @@ class UnknownKeyword(Rule):
                 continue
             for keyword in use.call.keywords:
                 if keyword.arg and tfapi.accepts_keyword(use.qualname, keyword.arg,
-                                                         module.target_tf) is False:
-                    yield self.at(keyword, "`%s` takes no keyword argument `%s` in TF %s" % (
-                        tf_name(use.qualname), keyword.arg, module.target_tf))
+                                                         module.target_tf) is False \
+                        and not _guarded(module, use, keyword):
+                    message = "`%s` takes no keyword argument `%s` in TF %s" % (
+                        tf_name(use.qualname), keyword.arg, module.target_tf)
+                    spelling = _old_spelling(use, keyword, module.target_tf)
+                    if spelling:
+                        message += "; it spells it `%s`" % spelling
+                    yield self.at(keyword, message, _rename(module, keyword, spelling))
+
+
+def _guarded(module, use, keyword):
+    guarded = guards.of(module)
+    return guarded.covers(use.node, use.qualname) or guarded.covers(keyword, None, guards.KEYWORD)
+
+
+# Keywords TensorFlow renamed after 1.8 without changing what they mean.
+_RENAMED = {"keepdims": "keep_dims", "axis": "dim"}
+
+
+def _old_spelling(use, keyword, target):
+    """The 1.8 spelling of a renamed keyword, when this function takes it and the call
+    does not pass it already."""
+    old = _RENAMED.get(keyword.arg)
+    if old is None or any(other.arg == old for other in use.call.keywords):
+        return None
+    return old if tfapi.accepts_keyword(use.qualname, old, target) else None
+
+
+def _rename(module, keyword, spelling):
+    """Replace the keyword's name (its first characters), keeping the value as written."""
+    if not spelling or not keyword.lineno:
+        return None
+    line = module.lines.line(keyword.lineno)
+    col = module.lines.char_col(keyword.lineno, keyword.col_offset)
+    if not line.startswith(keyword.arg, col):
+        return None
+    span = Span(keyword.lineno, col + 1, keyword.lineno, col + 1 + len(keyword.arg))
+    return (Edit(span, spelling),)
 
 
 RULE = UnknownKeyword

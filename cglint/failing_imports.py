@@ -1,0 +1,50 @@
+"""Does an import statement fail on the target release, and does a name come from one?
+
+For TF 1.8 the answer comes from its wheels (cglint.tfimports: every module file of the
+CPU and GPU wheels, what the 1.8 interpreter could import and what the modules hold);
+where that model does not know, and for other releases, from the version table
+(cglint.tfapi). A use of a name bound by a failing import (`import tensorflow.compat.v1
+as tf`, then `tf.X`) has the same cause as the import: rules report the import once.
+"""
+import ast
+
+from cglint import tfapi, tfimports
+
+# The release whose wheels tools/gen_tf18_imports.py reads (cglint.tfimports).
+WHEELS_TARGET = "1.8"
+
+
+def fails(use, target):
+    """(fails, why) for one import statement's name in target."""
+    if tfapi.normalize_version(target) == WHEELS_TARGET:
+        verdict, why = tfimports.import_fails(use.module, use.name)
+        if verdict is not None:
+            return verdict, why
+    return tfapi.import_fails(use.module, target, use.name), None
+
+
+def through_failing_import(module, use, target):
+    """Is the chain's first name bound by an import that fails in target?"""
+    root = use.node
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if not isinstance(root, ast.Name):
+        return False
+    for binding in module.names.lookup(root.id, module.names.scope_of(root)):
+        if binding.kind != "import" or not binding.qualname.startswith("tensorflow"):
+            continue
+        statement = binding.node
+        if isinstance(statement, ast.ImportFrom):
+            module_path, name = binding.qualname.rsplit(".", 1)
+        else:
+            module_path, name = binding.qualname, None
+        if fails(Imported(module_path, name), target)[0]:
+            return True
+    return False
+
+
+class Imported:
+    """An import of `module` (`from module import name`), for the checks above."""
+
+    def __init__(self, module, name, node=None):
+        self.module, self.name, self.node = module, name, node

@@ -1,0 +1,277 @@
+"""Code that only runs where a TensorFlow name exists: feature tests and version checks.
+
+Code written for several TF releases tests before it uses a newer name:
+
+    if hasattr(tf, "print"): tf.print(x)            # the body needs tf.print
+    tf1 = tf.compat.v1 if hasattr(tf.compat, "v1") else tf
+    try: normal = tf.random.normal                  # the handler is the fallback
+    except AttributeError: normal = tf.random_normal
+    if LooseVersion(tf.__version__) >= LooseVersion("1.13"): ...
+    if not hasattr(tf, "print"): return x          # the statements after it
+    try: from tensorflow.python.ops.rnn import static_rnn   # 1.8 has it: the handler,
+    except ImportError: from ...core_rnn import static_rnn  # for older TF, never runs
+
+A name used only where such a test has passed is not a finding: the test, not the name,
+decides what runs on the target. The other branch (the fallback) is checked normally.
+Version tests are evaluated with the target's version, as they run (two strings compare
+as strings: "1.8.0" < "1.13" is False), so the branch the target takes is checked and
+the one it skips is not; a test that cannot be evaluated guards both.
+"""
+import ast
+import re
+import weakref
+
+from cglint import tfapi, tfimports
+from cglint.version_tests import VERSION_NAMES, evaluate
+
+_CACHE = weakref.WeakKeyDictionary()
+# What each caught exception protects: an attribute use, an import, a call's keywords.
+ATTRIBUTE, IMPORT, KEYWORD = _ATTRIBUTE, _IMPORT, _KEYWORD = "attribute", "import", "keyword"
+_CATCHES = {
+    "AttributeError": {_ATTRIBUTE},
+    "ImportError": {_IMPORT},
+    "ModuleNotFoundError": {_IMPORT},
+    "TypeError": {_KEYWORD},
+    "Exception": {_ATTRIBUTE, _IMPORT, _KEYWORD},
+    "BaseException": {_ATTRIBUTE, _IMPORT, _KEYWORD},
+    "StandardError": {_ATTRIBUTE, _IMPORT, _KEYWORD},  # Python 2's base of both
+}
+_ALL = None  # guards every name
+
+
+class Guards:
+    """Which nodes of one module run only where a guarded name exists."""
+
+    def __init__(self):
+        # id(node) -> (kinds, names): kinds is a set of _ATTRIBUTE/_IMPORT/_KEYWORD; names
+        # a set of qualified names whose uses are guarded, or _ALL.
+        self.regions = {}
+
+    def covers(self, node, qualname=None, kind=_ATTRIBUTE):
+        """Is `node` (an attribute chain, import or keyword) guarded for `qualname`?"""
+        for kinds, names in self.regions.get(id(node), ()):
+            if kind not in kinds:
+                continue
+            if names is _ALL or qualname is None:
+                return True
+            if any(qualname == name or qualname.startswith(name + ".") for name in names):
+                return True
+        return False
+
+
+def of(module):
+    """The Guards of a ModuleFacts, built once."""
+    guards = _CACHE.get(module)
+    if guards is None:
+        guards = _CACHE[module] = _Finder(module).find()
+    return guards
+
+
+class _Finder:
+    def __init__(self, module):
+        self.module = module
+        self.guards = Guards()
+        self.version = _version_tuple(module.target_tf)
+
+    def find(self):
+        module = self.module
+        if "hasattr" in module.text or "getattr" in module.text:
+            for node in module.nodes[ast.If] + module.nodes[ast.IfExp]:
+                self._feature_test(node)
+        if "__version__" in module.text or "VERSION" in module.text:
+            for node in module.nodes[ast.If] + module.nodes[ast.IfExp]:
+                self._version_test(node)
+        if "hasattr" in module.text or "getattr" in module.text or \
+                "__version__" in module.text or "VERSION" in module.text:
+            self._early_exits()
+        if "except" in module.text:
+            star = module.nodes.get(getattr(ast, "TryStar", None), [])
+            for node in module.nodes[ast.Try] + star:
+                self._try(node)
+        return self.guards
+
+    def _mark(self, nodes, kinds, names):
+        for start in nodes:
+            for node in ast.walk(start):
+                self.guards.regions.setdefault(id(node), []).append((kinds, names))
+
+    @staticmethod
+    def _branches(node):
+        body = node.body if isinstance(node.body, list) else [node.body]
+        orelse = node.orelse if isinstance(node.orelse, list) else [node.orelse]
+        return body, orelse
+
+    # -- hasattr / getattr -------------------------------------------------------------
+    def _feature_test(self, node):
+        passed, failed = self._tested_names(node.test)
+        body, orelse = self._branches(node)
+        kinds = {_ATTRIBUTE, _IMPORT, _KEYWORD}
+        if passed:
+            self._mark(body, kinds, passed)
+        if failed:
+            self._mark(orelse, kinds, failed)
+
+    def _tested_names(self, test, depth=0):
+        """(names that exist when the test is true, names that exist when it is false)."""
+        if depth > 20:
+            return set(), set()  # hostile nesting: no guard
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            passed, failed = self._tested_names(test.operand, depth + 1)
+            return failed, passed
+        if isinstance(test, ast.BoolOp):
+            passed, failed = set(), set()
+            for value in test.values:
+                more_passed, more_failed = self._tested_names(value, depth + 1)
+                passed |= more_passed
+                failed |= more_failed
+            return passed, failed
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(
+                test.comparators[0], ast.Constant) and test.comparators[0].value is None:
+            names = self._feature_name(test.left)  # `getattr(tf, "print", None) is not None`
+            return (names, set()) if isinstance(test.ops[0], ast.IsNot) else (set(), names)
+        return self._feature_name(test), set()
+
+    def _feature_name(self, expr):
+        """{qualified name} that `hasattr(x, "n")` / `getattr(x, "n", d)` tests, or empty."""
+        if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name)
+                and expr.func.id in ("hasattr", "getattr") and len(expr.args) >= 2):
+            return set()
+        owner, name = expr.args[0], expr.args[1]
+        if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+            return set()
+        qualname = self.module.resolve(owner) if isinstance(owner, (ast.Name, ast.Attribute)) \
+            else None
+        if not qualname:
+            return set()
+        return {qualname + "." + name.value}
+
+    # -- if not hasattr(tf, "print"): return ------------------------------------------
+    def _early_exits(self):
+        """An `if` whose body always leaves (return, raise, continue, break) guards the
+        statements after it: they run only where its test was false."""
+        kinds = {_ATTRIBUTE, _IMPORT, _KEYWORD}
+        for owner in ast.walk(self.module.tree):
+            for field in ("body", "orelse", "finalbody"):
+                statements = getattr(owner, field, None)
+                if not isinstance(statements, list):
+                    continue
+                for index, statement in enumerate(statements[:-1]):
+                    if not (isinstance(statement, ast.If) and not statement.orelse
+                            and _leaves(statement.body)):
+                        continue
+                    rest = statements[index + 1:]
+                    _, failed = self._tested_names(statement.test)
+                    if failed:
+                        self._mark(rest, kinds, failed)
+                    if self._mentions_version(statement.test):
+                        if self._evaluate(statement.test) is not False:
+                            self._mark(rest, kinds, _ALL)
+
+    # -- tf.__version__ ----------------------------------------------------------------
+    def _version_test(self, node):
+        if not self._mentions_version(node.test):
+            return
+        body, orelse = self._branches(node)
+        kinds = {_ATTRIBUTE, _IMPORT, _KEYWORD}
+        taken = self._evaluate(node.test)
+        if taken is not True:
+            self._mark(body, kinds, _ALL)
+        if taken is not False:
+            self._mark(orelse, kinds, _ALL)
+
+    def _mentions_version(self, expr, depth=0):
+        for node in ast.walk(expr):
+            if isinstance(node, ast.Attribute) and self.module.resolve(node) in VERSION_NAMES:
+                return True
+            if isinstance(node, ast.Name) and depth < 3:
+                value = self._single_value(node)
+                if value is not None and self._mentions_version(value, depth + 1):
+                    return True
+        return False
+
+    def _evaluate(self, test):
+        return evaluate(test, self.version, self.module.resolve, self._single_value)
+
+    def _single_value(self, name):
+        bindings = self.module.names.lookup(name.id, self.module.names.scope_of(name))
+        if len(bindings) == 1 and bindings[0].kind == "assign":
+            return bindings[0].node
+        return None
+
+    # -- try / except ------------------------------------------------------------------
+    def _try(self, node):
+        kinds = set()
+        for handler in node.handlers:
+            kinds |= self._caught(handler.type)
+        if kinds:
+            self._mark(node.body, kinds, _ALL)
+        if node.handlers and self._cannot_fail(node.body):
+            # A fallback for older releases (`except ImportError:` after imports that
+            # work in the target) never runs there.
+            for handler in node.handlers:
+                self._mark(handler.body, {_ATTRIBUTE, _IMPORT, _KEYWORD}, _ALL)
+
+    def _cannot_fail(self, statements):
+        """Is each statement an import the target's TF surely has, or an assignment of
+        something surely there (or `pass`)? Known for 1.8 only, from its wheels."""
+        if self.version != (1, 8):
+            return False
+        bound = set()  # names the statements so far have bound
+        for statement in statements:
+            if isinstance(statement, ast.Pass):
+                continue
+            if isinstance(statement, ast.Assign):
+                if not (all(isinstance(target, ast.Name) for target in statement.targets)
+                        and self._surely_there(statement.value, bound)):
+                    return False
+                bound.update(target.id for target in statement.targets)
+                continue
+            if isinstance(statement, ast.Import):
+                modules = [(alias.name, None) for alias in statement.names]
+            elif isinstance(statement, ast.ImportFrom) and not statement.level and \
+                    statement.module:
+                modules = [(statement.module, alias.name) for alias in statement.names]
+            else:
+                return False
+            for module, name in modules:
+                if name == "*" or not (module + ".").startswith("tensorflow.") or \
+                        tfimports.import_fails(module, name) != (False, None):
+                    return False
+            bound.update((alias.asname or alias.name).split(".")[0] for alias in statement.names)
+        return bool(statements)
+
+    def _surely_there(self, value, bound):
+        """A constant, a name bound just before, or a TF name 1.8 has (`tf.summary.merge`)."""
+        if isinstance(value, ast.Constant) or (isinstance(value, ast.Name) and value.id in bound):
+            return True
+        if not isinstance(value, ast.Attribute):
+            return False
+        qualname = self.module.resolve(value)
+        if not qualname or not qualname.startswith("tensorflow."):
+            return False
+        verdict = tfimports.follow(qualname, self.module.imported_modules)
+        if verdict == tfimports.TABLE:
+            return tfapi.status(qualname, "1.8") == tfapi.EXISTS
+        return verdict == tfimports.FOUND
+
+    def _caught(self, expr):
+        if expr is None:
+            return {_ATTRIBUTE, _IMPORT, _KEYWORD}  # a bare except
+        if isinstance(expr, ast.Tuple):
+            kinds = set()
+            for element in expr.elts:
+                kinds |= self._caught(element)
+            return kinds
+        name = expr.attr if isinstance(expr, ast.Attribute) else getattr(expr, "id", None)
+        return set(_CATCHES.get(name, ()))
+
+
+def _leaves(statements):
+    """Does this block always leave the enclosing one (its last statement jumps away)?"""
+    return bool(statements) and isinstance(statements[-1], (ast.Return, ast.Raise,
+                                                            ast.Continue, ast.Break))
+
+
+def _version_tuple(target):
+    parts = re.findall(r"\d+", str(target))
+    return (int(parts[0]), int(parts[1])) if len(parts) >= 2 else (1, 8)

@@ -1,0 +1,192 @@
+"""Exact Python 2 rewrites of Python 3 constructs, as fix edits for CG302.
+
+Only where the rewrite means the same on Python 3 and runs on 2.7:
+
+* argument-less `super()` in a method -> `super(Class, self)` (the method's first
+  parameter); unsafe when a class decorator may rebind the class's name;
+* `raise X from Y` -> `six.raise_from(X, Y)`, adding `import six`;
+* `class C(Base, metaclass=M)` -> `@six.add_metaclass(M)` over `class C(Base)`, adding
+  `import six` (six ships with TF 1.8);
+* `print(..., end=...)`, `print(*args)`, `print` as a value -> add
+  `from __future__ import print_function`.
+
+Anything less certain (a comment inside the statement, a rebound first parameter, other
+class keywords) gets no fix.
+"""
+import ast
+import re
+
+from cglint.names import same_scope_nodes
+from cglint.rules.base import Edit, Span
+
+# Lines as Python's tokenizer (and cglint.fix) counts them.
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+_PRINT_CONSTRUCTS = ("`print()` keyword argument", "`print()` with `*` unpacking",
+                     "`print` used as a value")
+
+
+def fix_for(module, record):
+    """A tuple of Edit for one CG302 record (cglint.newsyntax.NewSyntax), or None."""
+    node = record.node
+    if record.construct in _PRINT_CONSTRUCTS:
+        return _future_import(module, "print_function")
+    if node is None:
+        return None
+    if record.construct == "argument-less `super()`":
+        return _super(module, node)
+    if record.construct == "`raise ... from ...`":
+        return _raise_from(module, node)
+    if record.construct == "class keyword argument":
+        return _metaclass(module, node)
+    return None
+
+
+def _span(module, node, text, safe=True):
+    """An Edit replacing `node`'s source with `text`."""
+    col = module.lines.char_col(node.lineno, node.col_offset)
+    end_col = module.lines.char_col(node.end_lineno, node.end_col_offset)
+    return Edit(Span(node.lineno, col + 1, node.end_lineno, end_col + 1), text, safe)
+
+
+def _source(module, node):
+    return ast.get_source_segment(module.text, node)
+
+
+def _plain(module, node):
+    """Source of `node` when it holds no comment (a rewrite would drop it)."""
+    text = _source(module, node)
+    return text if text is not None and "#" not in text else None
+
+
+# -- super() -----------------------------------------------------------------------------
+def _super(module, call):
+    for cls in module.nodes[ast.ClassDef]:
+        for method in cls.body:
+            if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            if any(inner is call for inner in same_scope_nodes(method.body)):
+                return _super_in(module, cls, method, call)
+    return None
+
+
+def _super_in(module, cls, method, call):
+    arguments = list(getattr(method.args, "posonlyargs", [])) + list(method.args.args)
+    if not arguments or any(_decorator_name(d) == "staticmethod" for d in method.decorator_list):
+        return None
+    first = arguments[0].arg
+    scope = module.names.scope_for_def.get(id(method))
+    if scope is None or len(scope.bindings.get(first, ())) != 1:
+        return None  # the first parameter is rebound: super() would still see the original
+    # A class decorator may rebind the class's name to another object.
+    return (_span(module, call, "super(%s, %s)" % (cls.name, first), safe=not cls.decorator_list),)
+
+
+def _decorator_name(decorator):
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return getattr(target, "id", None) or getattr(target, "attr", None)
+
+
+# -- raise X from Y ----------------------------------------------------------------------
+def _raise_from(module, node):
+    exception, cause = _plain(module, node.exc), _plain(module, node.cause)
+    statement = _plain(module, node)
+    if exception is None or cause is None or statement is None:
+        return None
+    six, prefix = _six(module)
+    if prefix is None:
+        return None
+    rewrite = "%s.raise_from(%s, %s)" % (prefix, exception, cause)
+    return (_span(module, node, rewrite),) + six
+
+
+# -- class C(metaclass=M) ----------------------------------------------------------------
+def _metaclass(module, keyword):
+    cls = next((c for c in module.nodes[ast.ClassDef] if keyword in c.keywords), None)
+    if cls is None or len(cls.keywords) != 1 or keyword.arg != "metaclass":
+        return None
+    metaclass = _plain(module, keyword.value)
+    header = _header(module, cls)
+    if metaclass is None or header is None:
+        return None
+    open_col, close_col = header
+    bases = [_plain(module, base) for base in cls.bases]
+    if None in bases:
+        return None
+    six, prefix = _six(module)
+    if prefix is None:
+        return None
+    line = cls.lineno
+    indent = _lines(module)[line - 1][:module.lines.char_col(line, cls.col_offset)]
+    decorator = Edit(Span(line, 1, line, 1), "%s@%s.add_metaclass(%s)\n" % (indent, prefix,
+                                                                      metaclass))
+    parameters = Edit(Span(line, open_col, line, close_col + 1), "(%s)" % (", ".join(bases)
+                                                                     or "object"))
+    # The decorator goes right above `class`: applied first, under any other decorator.
+    return six + (decorator, parameters)
+
+
+def _header(module, cls):
+    """(column of `(`, column of `)`), 1-based, when the class's parenthesized bases and
+    keywords are on its `class` line; else None."""
+    parts = list(cls.bases) + [keyword.value for keyword in cls.keywords]
+    if any(part.lineno != cls.lineno or part.end_lineno != cls.lineno for part in parts):
+        return None
+    line = _lines(module)[cls.lineno - 1]
+    start = module.lines.char_col(cls.lineno, cls.col_offset)
+    open_col = line.find("(", line.find(cls.name, start) + len(cls.name))
+    last = max(module.lines.char_col(cls.lineno, part.end_col_offset) for part in parts)
+    close_col = line.find(")", last)
+    if open_col < 0 or close_col < 0 or "#" in line[open_col:close_col]:
+        return None
+    return open_col + 1, close_col + 1
+
+
+# -- imports at the top ------------------------------------------------------------------
+def _six(module):
+    """(edits that make `six` importable here, the name to call it by); (.., None) when
+    the name `six` is bound to something else."""
+    bindings = module.names.module.bindings.get("six", [])
+    if any(b.kind == "import" and b.qualname == "six" for b in bindings):
+        return (), "six"
+    if bindings:
+        return (), None
+    return (_insert_line(module, "import six"),), "six"
+
+
+def _future_import(module, feature):
+    for node in module.tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module == "__future__" and any(
+                alias.name == feature for alias in node.names):
+            return None
+    return (_insert_line(module, "from __future__ import %s" % feature),)
+
+
+def _lines(module):
+    return _LINE.findall(module.text)
+
+
+def _insert_line(module, statement):
+    """An Edit adding `statement` on a line of its own after the module docstring and the
+    `from __future__` imports (before the first other statement: after the shebang and
+    coding comments)."""
+    body = module.tree.body
+    anchor = None
+    for index, node in enumerate(body):
+        docstring = index == 0 and isinstance(node, ast.Expr) and isinstance(
+            node.value, ast.Constant) and isinstance(node.value.value, str)
+        future = isinstance(node, ast.ImportFrom) and node.module == "__future__"
+        if docstring or future:
+            anchor = node
+        else:
+            break
+    lines = _lines(module)
+    if anchor is None:
+        line = body[0].lineno if body else len(lines) + 1
+    else:
+        line = anchor.end_lineno + 1
+    if not lines:
+        return Edit(Span(1, 1, 1, 1), statement + "\n")
+    if line > len(lines):  # nothing after the anchor: append after the last line's text
+        content = len(lines[-1].rstrip("\r\n")) + 1
+        return Edit(Span(len(lines), content, len(lines), content), "\n" + statement)
+    return Edit(Span(line, 1, line, 1), statement + "\n")

@@ -1,0 +1,170 @@
+"""Evaluate a test on `tf.__version__` as it runs on a given TensorFlow release.
+
+`if LooseVersion(tf.__version__) >= LooseVersion("1.13")`, `tf.__version__.startswith("2")`,
+`tuple(map(int, tf.__version__.split(".")[:2])) < (1, 13)`, `int(tf.__version__[0]) >= 2`:
+each is computed with "1.8.0" (the target) in place of the version. Two strings compare
+as strings, as they do at run time ("1.8.0" < "1.13" is False); LooseVersion,
+StrictVersion and packaging's parse compare release numbers. Anything else is unknown.
+"""
+import ast
+import re
+
+VERSION_NAMES = ("tensorflow.__version__", "tensorflow.VERSION", "tensorflow.version.VERSION")
+_VERSION_CLASSES = ("LooseVersion", "StrictVersion", "parse", "parse_version", "Version")
+
+
+def evaluate(test, version, resolve, single_value):
+    """True / False: what `test` gives on release `version` ((1, 8)); None when unknown.
+
+    `resolve(expr)` gives a Name/Attribute's qualified name; `single_value(name)` the one
+    value a Name was assigned, or None."""
+    return _Evaluator(version, resolve, single_value).truth(test)
+
+
+class _Unknown(Exception):
+    """The test cannot be evaluated statically."""
+
+
+class _Evaluator:
+    def __init__(self, version, resolve, single_value):
+        self.version_text = "%d.%d.0" % version
+        self.resolve = resolve
+        self.single_value = single_value
+
+    def truth(self, expr):
+        try:
+            return bool(self.value(expr, 0))
+        except (_Unknown, TypeError, ValueError, IndexError, AttributeError):
+            return None
+
+    def value(self, expr, depth):
+        if depth > 20:
+            raise _Unknown()
+        if isinstance(expr, ast.Constant) and isinstance(expr.value, (str, int, float)):
+            return expr.value
+        if isinstance(expr, (ast.Attribute, ast.Name)):
+            if self.resolve(expr) in VERSION_NAMES:
+                return self.version_text
+            if isinstance(expr, ast.Name):
+                value = self.single_value(expr)
+                if value is not None:
+                    return self.value(value, depth + 1)
+            raise _Unknown()
+        if isinstance(expr, (ast.Tuple, ast.List)):
+            return tuple(self.value(element, depth + 1) for element in expr.elts)
+        if isinstance(expr, ast.Subscript):
+            return self._subscript(expr, depth)
+        if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
+            return not self.value(expr.operand, depth + 1)
+        if isinstance(expr, ast.BoolOp):
+            values = [bool(self.value(value, depth + 1)) for value in expr.values]
+            return all(values) if isinstance(expr.op, ast.And) else any(values)
+        if isinstance(expr, ast.Compare):
+            return self._compare(expr, depth)
+        if isinstance(expr, ast.Call):
+            return self._call(expr, depth)
+        raise _Unknown()
+
+    def _subscript(self, expr, depth):
+        value = self.value(expr.value, depth + 1)
+        index = expr.slice
+        if isinstance(index, ast.Slice):
+            bounds = [None if part is None else self.value(part, depth + 1)
+                      for part in (index.lower, index.upper, index.step)]
+            return value[slice(*bounds)]
+        return value[self.value(index, depth + 1)]
+
+    def _compare(self, expr, depth):
+        left = self.value(expr.left, depth + 1)
+        operators = {ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b,
+                     ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b,
+                     ast.Eq: lambda a, b: a == b, ast.NotEq: lambda a, b: a != b}
+        for operator, comparator in zip(expr.ops, expr.comparators):
+            right = self.value(comparator, depth + 1)
+            compare = operators.get(type(operator))
+            if compare is None:
+                raise _Unknown()
+            if isinstance(left, str) != isinstance(right, str) and not (
+                    isinstance(left, _Version) or isinstance(right, _Version)):
+                raise _Unknown()
+            # Two strings compare as strings, as they do when the code runs.
+            if not compare(left, right):
+                return False
+            left = right
+        return True
+
+    def _call(self, expr, depth):
+        function = expr.func
+        if expr.keywords:
+            raise _Unknown()
+        if isinstance(function, ast.Name) and function.id == "map" and len(expr.args) == 2 \
+                and isinstance(expr.args[0], ast.Name) and expr.args[0].id in ("int", "float"):
+            convert = int if expr.args[0].id == "int" else float
+            return tuple(convert(_leading_number(item))
+                         for item in self.value(expr.args[1], depth + 1))
+        arguments = [self.value(argument, depth + 1) for argument in expr.args]
+        string_methods = ("startswith", "split", "strip", "endswith")
+        if isinstance(function, ast.Attribute) and function.attr in string_methods:
+            owner = self.value(function.value, depth + 1)
+            if not isinstance(owner, str):
+                raise _Unknown()
+            return getattr(owner, function.attr)(*arguments)
+        name = function.attr if isinstance(function, ast.Attribute) else getattr(
+            function, "id", None)
+        if name in _VERSION_CLASSES and len(arguments) == 1 and isinstance(arguments[0], str):
+            return _Version(arguments[0])
+        if name in ("int", "float", "str", "tuple", "list") and len(arguments) == 1:
+            return {"int": int, "float": float, "str": str, "tuple": tuple,
+                    "list": tuple}[name](arguments[0])
+        raise _Unknown()
+
+
+def _leading_number(text):
+    match = re.match(r"\d+", str(text))
+    if not match:
+        raise _Unknown()
+    return match.group(0)
+
+
+class _Version:
+    """A release number compared the way LooseVersion and packaging do for plain releases."""
+
+    def __init__(self, text):
+        self.parts = tuple(int(part) for part in re.findall(r"\d+", text.split("-")[0])[:3])
+        if not self.parts:
+            raise _Unknown()
+
+    def _key(self, other):
+        if isinstance(other, str):
+            other = _Version(other)
+        if not isinstance(other, _Version):
+            raise _Unknown()
+        width = max(len(self.parts), len(other.parts))
+        pad = lambda parts: parts + (0,) * (width - len(parts))  # noqa: E731
+        return pad(self.parts), pad(other.parts)
+
+    def __lt__(self, other):
+        a, b = self._key(other)
+        return a < b
+
+    def __le__(self, other):
+        a, b = self._key(other)
+        return a <= b
+
+    def __gt__(self, other):
+        a, b = self._key(other)
+        return a > b
+
+    def __ge__(self, other):
+        a, b = self._key(other)
+        return a >= b
+
+    def __eq__(self, other):
+        a, b = self._key(other)
+        return a == b
+
+    def __ne__(self, other):
+        a, b = self._key(other)
+        return a != b
+
+    __hash__ = None

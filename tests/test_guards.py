@@ -1,0 +1,196 @@
+"""Guards: names used only where a feature test or a version test has passed are not
+findings; the fallback branch is checked as usual."""
+from conftest import lint
+
+
+def test_hasattr_guards_the_body_not_the_else():
+    code = """
+    import tensorflow as tf
+    if hasattr(tf, "print"):
+        tf.print(1)
+    else:
+        tf.Print(1, [1])
+    if hasattr(tf, "print"):
+        pass
+    else:
+        tf.print(2)
+    if not hasattr(tf, "function"):
+        f = tf.function
+    else:
+        f = tf.function
+    """
+    assert lint(code) == [("CG401", 10, 5), ("CG402", 12, 9)]
+
+
+def test_hasattr_guards_only_the_tested_name():
+    code = """
+    import tensorflow as tf
+    if hasattr(tf, "print"):
+        tf.print(1)
+        y = tf.math.log(1.0)
+    """
+    assert lint(code) == [("CG402", 5, 9)]
+
+
+def test_getattr_with_a_default_and_conditional_expressions():
+    code = """
+    import tensorflow as tf
+    if getattr(tf, "print", None) is not None:
+        tf.print(3)
+    if getattr(tf, "function", None):
+        f = tf.function
+    tf1 = tf.compat.v1 if hasattr(tf.compat, "v1") else tf
+    tf2 = tf if hasattr(tf.compat, "v1") else tf.compat.v1
+    """
+    assert lint(code) == [("CG402", 8, 43)]
+
+
+def test_try_bodies_whose_handlers_catch_the_error():
+    code = """
+    import tensorflow as tf
+    try:
+        normal = tf.random.normal
+    except AttributeError:
+        normal = tf.random_normal
+    try:
+        from tensorflow.keras.layers import Dense
+    except ImportError:
+        Dense = tf.keras.layers.Dense
+    try:
+        gelu = tf.nn.gelu
+    except Exception:
+        gelu = None
+    try:
+        gelu = tf.nn.gelu
+    except:
+        gelu = None
+    try:
+        s = tf.reduce_sum(1.0, foo=1)
+    except TypeError:
+        pass
+    """
+    assert lint(code) == []
+
+
+def test_try_whose_handler_catches_something_else_still_flags():
+    code = """
+    import tensorflow as tf
+    try:
+        normal = tf.random.normal
+    except ValueError:
+        normal = tf.random_normal
+    try:
+        from tensorflow.keras.layers import Dense
+    except AttributeError:
+        Dense = tf.random.normal
+    """
+    assert lint(code) == [("CG402", 4, 14), ("CG402", 8, 5), ("CG402", 10, 13)]
+
+
+def test_version_tests_check_the_branch_the_target_takes():
+    code = """
+    import tensorflow as tf
+    from distutils.version import LooseVersion, StrictVersion
+    if LooseVersion(tf.__version__) >= LooseVersion("1.13"):
+        x = tf.compat.v1.Session
+    else:
+        x = tf.math.log
+    if tf.__version__.startswith("2"):
+        y = tf.function
+    else:
+        y = tf.math.log
+    if tuple(map(int, tf.__version__.split(".")[:2])) < (1, 13):
+        z = tf.nn.gelu
+    else:
+        z = tf.nn.gelu
+    if int(tf.__version__.split(".")[0]) >= 2:
+        w = tf.nn.gelu
+    TF2 = StrictVersion(tf.__version__) >= StrictVersion("2.0.0")
+    if TF2:
+        v = tf.nn.gelu
+    """
+    assert lint(code) == [("CG402", 7, 9), ("CG402", 11, 9), ("CG402", 13, 9)]
+
+
+def test_a_version_test_that_cannot_be_evaluated_guards_both_branches():
+    code = """
+    import tensorflow as tf
+    if tf.__version__ in SUPPORTED:
+        x = tf.nn.gelu
+    else:
+        x = tf.math.log
+    """
+    assert lint(code) == []
+
+
+def test_an_early_exit_guards_the_statements_after_it():
+    code = """
+    import tensorflow as tf
+    from distutils.version import LooseVersion
+    def debug(x):
+        if not hasattr(tf, "print"):
+            return x
+        tf.print(x)
+        return x
+    def new_only():
+        if LooseVersion(tf.__version__) < LooseVersion("1.13"):
+            raise ImportError("needs TF 1.13")
+        return tf.compat.v1.Session
+    def wrong_way(x):
+        if hasattr(tf, "print"):
+            return x
+        tf.print(x)
+    def does_not_leave(x):
+        if not hasattr(tf, "print"):
+            x = x + 1
+        tf.print(x)
+    """
+    assert lint(code) == [("CG401", 16, 5), ("CG401", 20, 5)]
+
+
+def test_version_strings_compare_as_strings_as_they_do_at_run_time():
+    # "1.8.0" < "1.13" is False: on 1.8 this raise never happens and the name is reached.
+    code = """
+    import tensorflow as tf
+    if tf.__version__ < "1.13":
+        raise ImportError("needs TF 1.13")
+    s = tf.compat.v1.Session
+    """
+    assert lint(code) == [("CG402", 5, 5)]
+
+
+def test_the_handler_of_a_try_that_cannot_fail_on_18_never_runs_there():
+    code = """
+    import tensorflow as tf
+    try:
+        from tensorflow.contrib.slim.nets import resnet_v1
+        HAVE = True
+    except ImportError:
+        from tensorflow.contrib.slim.python.slim.nets.no_such import resnet_v1
+        resnet_v1 = tf.nn.gelu
+    try:
+        from tensorflow.contrib.slim.nets import no_such_net
+    except ImportError:
+        no_such_net = tf.nn.gelu
+    """
+    # The first handler is for older releases; the second one runs on 1.8.
+    assert lint(code) == [("CG402", 12, 19)]
+
+
+def test_a_try_of_18_names_makes_the_older_fallback_unreachable():
+    code = """
+    import tensorflow as tf
+    try:
+        writer = tf.summary.FileWriter
+        merge = tf.summary.merge
+    except Exception:
+        writer = tf.train.SummaryWriter
+        merge = tf.merge_summary
+    try:
+        writer = tf.summary.FileWriter
+        log = tf.math.log
+    except AttributeError:
+        log = tf.no_such_log
+    """
+    # The second body needs tf.math.log, which 1.8 lacks: its handler runs and is checked.
+    assert lint(code) == [("CG402", 13, 11)]

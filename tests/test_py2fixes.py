@@ -1,0 +1,99 @@
+"""The Python 2 rewrites CG302 offers: exact ones only."""
+import textwrap
+
+from cglint import autofix, engine
+
+
+def fix(code, unsafe=False):
+    text = textwrap.dedent(code)
+    return autofix.fix_text("a.py", text, engine.Options(select=("CG302",)), unsafe=unsafe).text
+
+
+def fixes(code):
+    result = engine.lint_text("a.py", textwrap.dedent(code), engine.Options(select=("CG302",)))
+    return {d.line: edits for d, edits in result.fixes}
+
+
+def test_super_gets_the_class_and_the_first_parameter():
+    code = """
+    class A(B):
+        def f(this, x):
+            return super().f(x)
+
+        @classmethod
+        def g(cls):
+            return super().g()
+    """
+    assert "super(A, this).f(x)" in fix(code) and "super(A, cls).g()" in fix(code)
+
+
+def test_super_near_misses():
+    code = """
+    class A(B):
+        def f(self):
+            self = other
+            return super().f()
+
+        @staticmethod
+        def g():
+            return super().g()
+    """
+    assert fixes(code) == {}
+    decorated = """
+    @register
+    class A(B):
+        def f(self):
+            return super().f()
+    """
+    [edits] = fixes(decorated).values()
+    assert not edits[0].safe  # the decorator may rebind `A`
+    assert "super(A, self)" not in fix(decorated) and "super(A, self)" in fix(decorated, True)
+
+
+def test_raise_from_becomes_six_raise_from_with_the_import():
+    code = '''
+    """Doc."""
+    from __future__ import division
+    def f():
+        raise ValueError("x") from None
+    '''
+    fixed = fix(code)
+    assert 'six.raise_from(ValueError("x"), None)' in fixed
+    assert fixed.index("from __future__ import division") < fixed.index("import six") < \
+        fixed.index("def f")
+    assert fix("import six\ndef f(e):\n    raise KeyError(1) from e\n").count("import six") == 1
+
+
+def test_raise_from_with_a_comment_inside_is_left_alone():
+    code = """
+    def f(e):
+        raise KeyError(  # why
+            1) from e
+    """
+    assert fixes(code) == {}
+
+
+def test_metaclass_keyword_becomes_the_six_decorator():
+    code = """
+    import abc
+    class A(metaclass=abc.ABCMeta):
+        pass
+    class B(A, object, metaclass=Meta):
+        pass
+    """
+    fixed = fix(code)
+    assert "@six.add_metaclass(abc.ABCMeta)\nclass A(object):" in fixed
+    assert "@six.add_metaclass(Meta)\nclass B(A, object):" in fixed
+    assert fixes("class C(Base, metaclass=M, flag=True):\n    pass\n") == {}
+
+
+def test_print_keywords_get_the_future_import_once():
+    code = """
+    import sys
+    print("a", end="")
+    print("b", file=sys.stderr)
+    """
+    fixed = fix(code)
+    assert fixed.startswith("\nfrom __future__ import print_function\nimport sys")
+    assert fixed.count("print_function") == 1
+    assert fixes('print("a", flush=True)\n') == {}  # the future import does not help
