@@ -5,7 +5,10 @@ The first run on a fresh machine builds both interpreters (about a minute, in
 """
 import json
 import os
+import signal
 import textwrap
+import threading
+import time
 
 import pytest
 
@@ -183,11 +186,71 @@ def test_hangs_crashes_and_floods_are_reported_and_the_run_goes_on(interpreters,
 
 
 def test_a_fixture_that_kills_its_harness_does_not_stop_the_run(interpreters, tmp_path):
+    """Without the sandbox (--unsafe-no-sandbox) a fixture can reach its harness."""
     paths = write(tmp_path, {
         "killer.py": "import os, signal, time\nos.kill(os.getppid(), signal.SIGKILL)\ntime.sleep(30)\n",
         "fine.py": "print('fine')\n",
     })
     jobs = [Job(paths["killer.py"], "py36"), Job(paths["fine.py"], "py36")]
-    killed, fine = run_fixtures(jobs, interpreters, workers=1, timeout=20)
+    killed, fine = run_fixtures(jobs, interpreters, workers=1, timeout=20, sandbox=False)
     assert killed.failure == "the py36 harness was killed by signal 9 (SIGKILL)"
+    assert fine.describe() == "ok"
+
+
+def test_a_sandboxed_fixture_cannot_reach_its_harness(interpreters, tmp_path):
+    """In the sandbox the fixture is pid 2 under its own init, which signals cannot kill."""
+    paths = write(tmp_path, {
+        "killer.py": """
+            import os, signal
+            assert os.getppid() == 1
+            for pid in (1, os.getppid()):
+                os.kill(pid, signal.SIGKILL)
+            print("still here")
+        """,
+        "fine.py": "print('fine')\n",
+    })
+    jobs = [Job(paths["killer.py"], "py36"), Job(paths["fine.py"], "py36")]
+    killer, fine = run_fixtures(jobs, interpreters, workers=1, timeout=20)
+    assert killer.describe() == "ok" and killer.output == "still here\n", killer.output
+    assert fine.describe() == "ok"
+
+
+def harness_pids(ancestor):
+    """The harness processes that descend from `ancestor` (through bwrap)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as handle:
+                if b"harness.py" not in handle.read() or os.readlink("/proc/%s/exe" % pid).endswith("bwrap"):
+                    continue
+            parent = int(pid)
+            while parent > 1 and parent != ancestor:
+                with open("/proc/%d/stat" % parent) as handle:
+                    parent = int(handle.read().rsplit(")", 1)[1].split()[1])
+            if parent == ancestor:
+                found.append(int(pid))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def test_a_sandboxed_harness_killed_from_outside_is_reported(interpreters, tmp_path):
+    paths = write(tmp_path, {"slow.py": "import time\ntime.sleep(30)\n", "fine.py": "print('fine')\n"})
+    jobs = [Job(paths["slow.py"], "py36"), Job(paths["fine.py"], "py36")]
+
+    def kill_harness():
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            for pid in harness_pids(os.getpid()):
+                with open("/proc/%d/task/%d/children" % (pid, pid)) as handle:
+                    if handle.read().strip():  # slow.py has started
+                        os.kill(pid, signal.SIGKILL)
+                        return
+            time.sleep(0.1)
+
+    killer = threading.Thread(target=kill_harness)
+    killer.start()
+    slow, fine = run_fixtures(jobs, interpreters, workers=1, timeout=20)
+    killer.join()
+    assert slow.failure == "the py36 harness was killed by signal 9 (SIGKILL)", slow.failure
     assert fine.describe() == "ok"

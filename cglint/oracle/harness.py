@@ -10,6 +10,11 @@ session or eager context is made, which happens in the child.
 The server imports nothing more (not even tensorflow.contrib): TF 1.8 refuses
 tf.enable_eager_execution() once a default graph exists, and importing contrib makes one.
 
+With --sandbox CGROUPS the server runs inside bubblewrap (cglint/oracle/sandbox.py) and
+gives each fixture its own namespaces, filesystem, cgroup and no capabilities
+(fixture_jail.py); CGROUPS is its pids cgroup folder, or "-" when there is none.
+Each fixture's result comes back on a pipe of its own, which no other fixture can reach.
+
 Protocol, one JSON object per line:
   host -> stdin:  {"id": 1, "path": "/abs/fixture.py", "mode": "graph", "timeout": 60}
   server -> host: first {"hello": {...}} or {"error": "..."}, then per request
@@ -31,6 +36,7 @@ import resource
 import select
 import shutil
 import signal
+import struct
 import sys
 import tempfile
 import time
@@ -39,10 +45,17 @@ import types
 
 OUTPUT_TAIL = 8192  # bytes of a child's stdout+stderr kept for the report
 MESSAGE_CAP = 65536
-# RLIMIT_DATA rather than RLIMIT_AS: TF and glibc reserve address space per thread and
-# per malloc arena, which grows with the core count, not with what a fixture uses.
+RESULT_CAP = 1 << 20
+# RLIMIT_DATA for private memory; RLIMIT_AS also counts shared and file mappings. TF
+# reserves address space per thread (8 MiB stacks) and glibc per malloc arena: the
+# server caps the arenas (M_ARENA_MAX) so that the margin holds on many cores too.
 DATA_LIMIT = 4 << 30
-FILE_LIMIT = 1 << 30
+ADDRESS_LIMIT = 6 << 30
+ARENA_MAX = 8
+FILE_LIMIT = 512 << 20  # per file; the fixture's tmpfs caps the total
+DISK_LIMIT = 1 << 30
+PIDS_LIMIT = max(256, 8 * (os.cpu_count() if hasattr(os, "cpu_count") else 2))  # threads count too
+CGROUP_MOUNT = "/run/cglint-pids"  # as in sandbox.py
 PR_SET_PDEATHSIG = 1
 
 try:
@@ -109,10 +122,12 @@ def kill_group(pid):
 
 
 class Child(object):
-    def __init__(self, request, jobdir, out):
+    def __init__(self, request, jobdir, out, results):
         self.request = request
         self.jobdir = jobdir
         self.out = out
+        self.results = results  # the read end of this fixture's own result pipe
+        self.result = b""
         self.tail = b""
         self.started = time.time()
         self.deadline = self.started + float(request["timeout"])
@@ -127,6 +142,15 @@ class Child(object):
             self.tail = (self.tail + data)[-OUTPUT_TAIL:]
         return data
 
+    def read_result(self):
+        data = read_some(self.results)
+        if data == b"" or (data and len(self.result) + len(data) > RESULT_CAP):
+            os.close(self.results)
+            self.results = None
+            self.result = self.result if data == b"" else b""
+        elif data:
+            self.result += data
+
     def drain(self):
         for _ in range(64):  # bounded: a grandchild may still hold the pipe and keep writing
             if self.out is None or not self.read():
@@ -134,13 +158,30 @@ class Child(object):
         if self.out is not None:
             os.close(self.out)
             self.out = None
+        for _ in range(64):
+            if self.results is None:
+                break
+            before = len(self.result)
+            self.read_result()
+            if self.results is not None and len(self.result) == before:
+                break
+        if self.results is not None:
+            os.close(self.results)
+            self.results = None
+
+    def outcome(self):
+        try:
+            return json.loads(self.result.decode("utf-8"))
+        except ValueError:
+            return None
 
 
 class Server(object):
-    def __init__(self, tf, proto):
+    def __init__(self, tf, proto, sandbox=None):
         self.tf = tf
         self.proto = proto
-        self.base = tempfile.mkdtemp(prefix="cglint-harness-")
+        self.sandbox = sandbox  # None, or the pids cgroup folder ("" when there is none)
+        self.base = None if sandbox is not None else tempfile.mkdtemp(prefix="cglint-harness-")
         self.children = {}  # pid -> Child
         self.pending = b""
         self.stdin_open = True
@@ -165,6 +206,7 @@ class Server(object):
 
     def step(self):
         outs = [child.out for child in self.children.values() if child.out is not None]
+        outs += [child.results for child in self.children.values() if child.results is not None]
         deadlines = [child.deadline for child in self.children.values() if not child.timed_out]
         timeout = max(0.0, min(deadlines) - time.time()) if deadlines else None
         try:
@@ -174,8 +216,10 @@ class Server(object):
                 raise
             ready = []
         for child in list(self.children.values()):
-            if child.out in ready:
+            if child.out is not None and child.out in ready:
                 child.read()
+            if child.results is not None and child.results in ready:
+                child.read_result()
         if self.wake_r in ready:
             while read_some(self.wake_r):
                 pass
@@ -200,19 +244,26 @@ class Server(object):
                 self.start(json.loads(line.decode("utf-8")))
 
     def start(self, request):
-        jobdir = tempfile.mkdtemp(dir=self.base)
+        jobdir = None if self.base is None else tempfile.mkdtemp(dir=self.base)
         out_r, out_w = os.pipe()
+        result_r, result_w = os.pipe()
         sys.stdout.flush()
         sys.stderr.flush()
         pid = os.fork()
         if pid == 0:
             os.close(out_r)
+            os.close(result_r)
             inherited = [self.proto.fileno(), self.wake_r, self.wake_w]
-            inherited += [child.out for child in self.children.values() if child.out is not None]
-            run_child(self.tf, request, jobdir, out_w, inherited)  # never returns
+            for child in self.children.values():
+                inherited += [fd for fd in (child.out, child.results) if fd is not None]
+            if self.sandbox is not None:
+                run_keeper(self.tf, request, self.sandbox, out_w, result_w, inherited)
+            run_child(self.tf, request, jobdir, out_w, result_w, inherited)  # never returns
         os.close(out_w)
+        os.close(result_w)
         set_nonblocking(out_r)
-        self.children[pid] = Child(request, jobdir, out_r)
+        set_nonblocking(result_r)
+        self.children[pid] = Child(request, jobdir, out_r, result_r)
 
     def reap(self):
         if HAVE_PROC:
@@ -222,7 +273,7 @@ class Server(object):
             for pid in list(self.children):
                 if is_zombie(pid):
                     kill_group(pid)
-                    self.finish(self.children.pop(pid), wait_for(pid))
+                    self.finish(pid, self.children.pop(pid), wait_for(pid))
             return
         while self.children:
             try:
@@ -236,35 +287,37 @@ class Server(object):
             if pid == 0:
                 break
             if pid in self.children:
-                self.finish(self.children.pop(pid), status)
+                self.finish(pid, self.children.pop(pid), status)
 
-    def finish(self, child, status):
+    def finish(self, pid, child, status):
         child.drain()
-        result = None
-        try:
-            with open(os.path.join(child.jobdir, "result.json")) as handle:
-                result = json.load(handle)
-        except (IOError, OSError, ValueError):
-            pass
         self.send({
             "id": child.request["id"],
-            "result": result,
+            "result": child.outcome(),
             "status": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
             "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
             "timed_out": child.timed_out,
             "output": child.tail.decode("utf-8", "replace"),
             "seconds": round(time.time() - child.started, 3),
         })
-        shutil.rmtree(child.jobdir, ignore_errors=True)
+        if child.jobdir:
+            shutil.rmtree(child.jobdir, ignore_errors=True)
+        if self.sandbox:
+            try:  # the fixture's cgroup, empty now that its keeper is reaped
+                os.rmdir(os.path.join(self.sandbox, str(pid)))
+            except OSError:
+                pass
 
     def stop(self):
         for pid, child in self.children.items():
             kill_group(pid)
             os.waitpid(pid, 0)
-            if child.out is not None:
-                os.close(child.out)
+            for fd in (child.out, child.results):
+                if fd is not None:
+                    os.close(fd)
         self.children = {}
-        shutil.rmtree(self.base, ignore_errors=True)
+        if self.base:
+            shutil.rmtree(self.base, ignore_errors=True)
 
 
 def send(proto, message):
@@ -272,45 +325,168 @@ def send(proto, message):
     proto.flush()
 
 
-def run_child(tf, request, jobdir, out_w, inherited):
-    """In the forked child: isolate, run the fixture, leave result.json, exit."""
+def run_child(tf, request, jobdir, out_w, result_w, inherited):
+    """Without the sandbox: the forked child runs the fixture under rlimits only."""
     try:
         parent = os.getppid()
         os.setsid()  # own process group: a timeout kills whatever the fixture started
         die_with_parent(parent)
         isolate_network()
-        signal.set_wakeup_fd(-1)
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        for fd in inherited:
-            os.close(fd)
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
-        os.dup2(out_w, 1)
-        os.dup2(out_w, 2)
-        os.close(null)
-        os.close(out_w)
-        limit_resources(float(request["timeout"]))
+        detach(inherited)
+        redirect_output(out_w)
         work = os.path.join(jobdir, "work")
         os.mkdir(work)
-        os.chdir(work)
-        os.environ["HOME"] = os.environ["TMPDIR"] = work
-        tempfile.tempdir = None  # the server cached its own; use TMPDIR=work
-        reseed()
-        result = run_fixture(tf, request["path"], request["mode"])
+        result = run_limited(tf, request, work)
     except BaseException:
         result = {"harness_error": traceback.format_exc()[-MESSAGE_CAP:]}
+    report(result, result_w)
+
+
+def run_keeper(tf, request, cgroups, out_w, result_w, inherited):
+    """Sandboxed: the keeper of one fixture (fixture_jail.py): namespaces, then init."""
+    try:
+        parent = os.getppid()
+        os.setsid()  # own process group: a timeout kills the keeper, init and the fixture
+        die_with_parent(parent)
+        detach(inherited)
+        # No fd of the server's stays behind (init's would be reachable from the fixture
+        # through /proc/1/fd): its request pipe on 0, its stderr on 1 and 2.
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        os.dup2(out_w, 1)
+        os.dup2(out_w, 2)
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # the mirrored signal dumps no core
+        if cgroups:
+            jail.join_cgroup(cgroups, str(os.getpid()), PIDS_LIMIT)
+        source = read_source(request["path"])  # while the server's view of the files holds
+        jail.enter_namespaces()
+        status_r, status_w = os.pipe()
+        life_r, life_w = os.pipe()  # the keeper holds life_w until it dies
+        init = os.fork()
+        if init == 0:
+            os.close(status_r)
+            os.close(life_w)
+            run_init(tf, request, source, life_r, out_w, result_w, status_w)  # never returns
+        for fd in (status_w, life_r, out_w, result_w):
+            os.close(fd)
+        status = wait_for(init)
+        reported = read_all(status_r)
+    except BaseException:
+        report({"harness_error": traceback.format_exc()[-MESSAGE_CAP:]}, result_w)
+    if len(reported) == 4:  # the fixture's own status, which init could not take on
+        status = struct.unpack("=i", reported)[0]
+    if os.WIFSIGNALED(status):
+        number = os.WTERMSIG(status)
+        try:
+            signal.signal(number, signal.SIG_DFL)
+        except (ValueError, OSError, RuntimeError):
+            pass  # SIGKILL and SIGSTOP have no handler to reset
+        os.kill(os.getpid(), number)
+        os._exit(128 + number)
+    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
+
+
+def run_init(tf, request, source, life_r, out_w, result_w, status_w):
+    """pid 1 of the fixture's namespace: private filesystem, no capabilities, fork, reap."""
+    try:
+        jail.set_death_signal(signal.SIGKILL)  # the keeper killed (a timeout): all goes
+        if select.select([life_r], [], [], 0)[0]:
+            os._exit(1)  # end of file: the keeper died before the death signal was set
+        os.close(life_r)
+        path = request["path"]
+        jail.private_filesystem(DISK_LIMIT, os.path.dirname(path), CGROUP_MOUNT)
+        work = "/tmp/work"
+        os.mkdir(work)
+        jail.drop_capabilities()
+        fixture = os.fork()
+        if fixture == 0:
+            os.close(status_w)
+            try:
+                redirect_output(out_w)
+                jail.refuse_unix_sockets()
+                result = run_limited(tf, request, work, source)
+            except BaseException:
+                result = {"harness_error": traceback.format_exc()[-MESSAGE_CAP:]}
+            report(result, result_w)
+        os.close(out_w)
+        os.close(result_w)
+        status = reap_until(fixture)
+        os.write(status_w, struct.pack("=i", status))
+    except BaseException:
+        report({"harness_error": traceback.format_exc()[-MESSAGE_CAP:]}, result_w)
+    os._exit(0)  # the kernel now kills everything left in the namespace
+
+
+def detach(inherited):
+    """Forget the server's signal set-up and its pipes (other fixtures' included)."""
+    signal.set_wakeup_fd(-1)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    for fd in inherited:
+        os.close(fd)
+
+
+def redirect_output(out_w):
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(out_w, 1)
+    os.dup2(out_w, 2)
+    os.close(null)
+    os.close(out_w)
+
+
+def run_limited(tf, request, work, source=None):
+    limit_resources(float(request["timeout"]))
+    os.chdir(work)
+    os.environ["HOME"] = os.environ["TMPDIR"] = work
+    tempfile.tempdir = None  # the server cached its own; use TMPDIR=work
+    reseed()
+    return run_fixture(tf, request["path"], request["mode"], source)
+
+
+def report(result, result_w):
+    """Write the result on this fixture's own pipe and exit."""
     for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
         try:
             stream.flush()
         except Exception:
             pass
     try:
-        partial = os.path.join(jobdir, "result.tmp")
-        with open(partial, "w") as handle:
-            json.dump(result, handle)
-        os.rename(partial, os.path.join(jobdir, "result.json"))
+        data = json.dumps(result).encode("utf-8")
+        while data:
+            data = data[os.write(result_w, data[:65536]):]
     finally:
         os._exit(0)
+
+
+def read_source(path):
+    try:
+        with open(fs_path(path), "rb") as handle:
+            return handle.read()
+    except (IOError, OSError):
+        return None  # the fixture meets the error itself, as an outcome
+
+
+def read_all(fd):
+    data = b""
+    while True:
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            return data
+        data += chunk
+
+
+def reap_until(pid):
+    """As init: reap every process that ends until `pid` does; its status."""
+    while True:
+        try:
+            done, status = os.waitpid(-1, 0)
+        except OSError as exc:
+            if exc.errno == errno.EINTR:
+                continue
+            raise
+        if done == pid:
+            return status
 
 
 def die_with_parent(parent):
@@ -348,6 +524,7 @@ def limit_resources(timeout):
     cpu = int(2 * timeout) + 10
     for limit, soft, hard in ((resource.RLIMIT_CORE, 0, 0),
                               (resource.RLIMIT_DATA, DATA_LIMIT, DATA_LIMIT),
+                              (resource.RLIMIT_AS, ADDRESS_LIMIT, ADDRESS_LIMIT),
                               (resource.RLIMIT_FSIZE, FILE_LIMIT, FILE_LIMIT),
                               (resource.RLIMIT_CPU, cpu, cpu + 5)):
         current = resource.getrlimit(limit)[1]
@@ -364,10 +541,16 @@ def reseed():
         numpy.random.seed()
 
 
-def run_fixture(tf, path, mode):
-    """Run `path` as __main__: {"outcome": "ok"} or the uncaught exception's name and message."""
+def fs_path(path):
     if not isinstance(path, str):  # Python 2: JSON gives unicode
         path = path.encode(sys.getfilesystemencoding() or "utf-8")
+    return path
+
+
+def run_fixture(tf, path, mode, source=None):
+    """Run `path` (whose text is `source` when given) as __main__: {"outcome": "ok"} or
+    the uncaught exception's name and message."""
+    path = fs_path(path)
     sys.argv = [path]
     sys.path.insert(0, os.path.dirname(path))
     module = types.ModuleType("__main__")
@@ -376,8 +559,9 @@ def run_fixture(tf, path, mode):
     try:
         if mode == "eager":
             tf.enable_eager_execution()
-        with open(path, "rb") as handle:
-            source = handle.read()
+        if source is None:
+            with open(path, "rb") as handle:
+                source = handle.read()
         # dont_inherit: this file's __future__ imports must not change how the fixture compiles
         code = compile(source, path, "exec", 0, True)
         exec(code, module.__dict__)
@@ -396,10 +580,34 @@ def run_fixture(tf, path, mode):
     return {"outcome": "ok"}
 
 
+jail = None  # fixture_jail, imported by main() when sandboxed
+
+
+def cap_malloc_arenas():
+    """glibc reserves 64 MiB of address space per arena, up to 8 per core: bound them so
+    RLIMIT_AS measures what a fixture uses, not the machine's core count."""
+    try:
+        import ctypes
+        ctypes.CDLL(None).mallopt(-8, ARENA_MAX)  # M_ARENA_MAX
+    except (ImportError, OSError, AttributeError):
+        pass
+
+
 def main():
+    global jail
     here = os.path.dirname(os.path.abspath(__file__))
+    args = sys.argv[1:]
+    sandbox = args[args.index("--sandbox") + 1] if "--sandbox" in args else None
+    if sandbox is not None:
+        sandbox = "" if sandbox == "-" else sandbox
+        sys.path.insert(0, here)
+        import fixture_jail as jail
+        sys.path.pop(0)
+        sys.modules.pop("fixture_jail", None)  # a fixture may have a module of that name
+        os.environ.pop("PWD", None)  # bwrap's, for --chdir
     if sys.path and os.path.abspath(sys.path[0] or ".") == here:
         sys.path.pop(0)  # the oracle's own modules must not shadow anything TF imports
+    cap_malloc_arenas()
     proto = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)  # stray prints (TF's or ours) must not corrupt the protocol
     try:
@@ -415,7 +623,7 @@ def main():
             import tensorflow.contrib  # noqa: F401
         except Exception:
             pass  # children import it themselves and meet the error there
-    server = Server(tf, proto)
+    server = Server(tf, proto, sandbox)
     send(proto, {"hello": {"python": platform.python_version(), "tf": tf.__version__}})
     server.serve()
     return 0
