@@ -6,9 +6,12 @@ The first run on a fresh machine builds both interpreters (about a minute, in
 import json
 import os
 import signal
+import subprocess
+import sys
 import textwrap
 import threading
 import time
+import uuid
 
 import pytest
 
@@ -254,3 +257,52 @@ def test_a_sandboxed_harness_killed_from_outside_is_reported(interpreters, tmp_p
     killer.join()
     assert slow.failure == "the py36 harness was killed by signal 9 (SIGKILL)", slow.failure
     assert fine.describe() == "ok"
+
+
+def processes_with(token):
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as handle:
+                if token.encode() in handle.read():
+                    found.append(int(pid))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.parametrize("signum, status, said", [
+    (signal.SIGTERM, 143, "cglint confirm: terminated"),
+    (signal.SIGINT, 130, "cglint confirm: interrupted"),
+    (signal.SIGKILL, -9, None),
+])
+def test_a_stopped_confirm_leaves_no_folder_and_no_process(interpreters, tmp_path, signum, status, said):
+    """Before, SIGTERM or a kill left cglint-py36-* folders and Ctrl-C printed a traceback."""
+    token = "cglint-stopped-%s" % uuid.uuid4().hex
+    write(tmp_path / "fx", {"sleeps.py": """
+        # lint: clean
+        # run[py36]: ok
+        import os
+        os.execv("/bin/sh", ["sh", "-c", "sleep 120", %r])
+    """ % token})
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, TMPDIR=str(temp), PYTHONPATH=root,
+               CGLINT_TF_PYTHON=os.pathsep.join(interpreters.values()))
+    proc = subprocess.Popen([sys.executable, "-m", "cglint", "confirm", str(tmp_path / "fx")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=str(tmp_path))
+    deadline = time.monotonic() + 120
+    while not processes_with(token) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert processes_with(token), "the fixture never started"
+    proc.send_signal(signum)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == status
+    if said:
+        assert err.decode().strip().splitlines() == [said]
+    deadline = time.monotonic() + 10
+    while processes_with(token) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert processes_with(token) == []
+    assert os.listdir(str(temp)) == []
