@@ -122,11 +122,13 @@ def kill_group(pid):
 
 
 class Child(object):
-    def __init__(self, request, jobdir, out, results):
+    def __init__(self, request, jobdir, out, results, status=None, cgroup=None):
         self.request = request
         self.jobdir = jobdir
         self.out = out
         self.results = results  # the read end of this fixture's own result pipe
+        self.status = status  # sandboxed: init writes the fixture's wait status here
+        self.cgroup = cgroup
         self.result = b""
         self.tail = b""
         self.started = time.time()
@@ -181,6 +183,8 @@ class Server(object):
         self.tf = tf
         self.proto = proto
         self.sandbox = sandbox  # None, or the pids cgroup folder ("" when there is none)
+        self.free_cgroups = []  # made once, used again: a cgroup costs ~15 ms to make
+        self.cgroup_count = 0
         self.base = None if sandbox is not None else tempfile.mkdtemp(prefix="cglint-harness-")
         self.children = {}  # pid -> Child
         self.pending = b""
@@ -243,8 +247,16 @@ class Server(object):
             if line.strip():
                 self.start(json.loads(line.decode("utf-8")))
 
+    def inherited(self):
+        fds = [self.proto.fileno(), self.wake_r, self.wake_w]
+        for child in self.children.values():
+            fds += [fd for fd in (child.out, child.results, child.status) if fd is not None]
+        return fds
+
     def start(self, request):
-        jobdir = None if self.base is None else tempfile.mkdtemp(dir=self.base)
+        if self.sandbox is not None:
+            return self.start_jailed(request)
+        jobdir = tempfile.mkdtemp(dir=self.base)
         out_r, out_w = os.pipe()
         result_r, result_w = os.pipe()
         sys.stdout.flush()
@@ -253,17 +265,63 @@ class Server(object):
         if pid == 0:
             os.close(out_r)
             os.close(result_r)
-            inherited = [self.proto.fileno(), self.wake_r, self.wake_w]
-            for child in self.children.values():
-                inherited += [fd for fd in (child.out, child.results) if fd is not None]
-            if self.sandbox is not None:
-                run_keeper(self.tf, request, self.sandbox, out_w, result_w, inherited)
-            run_child(self.tf, request, jobdir, out_w, result_w, inherited)  # never returns
+            run_child(self.tf, request, jobdir, out_w, result_w, self.inherited())  # never returns
         os.close(out_w)
         os.close(result_w)
         set_nonblocking(out_r)
         set_nonblocking(result_r)
         self.children[pid] = Child(request, jobdir, out_r, result_r)
+
+    def start_jailed(self, request):
+        """Clone the fixture's init straight into new namespaces (fixture_jail.py), put it
+        in a cgroup of its own, then let it go on."""
+        out_r, out_w = os.pipe()
+        result_r, result_w = os.pipe()
+        status_r, status_w = os.pipe()
+        go_r, go_w = os.pipe()
+        source = read_source(request["path"])  # init's view of /tmp will be its own
+        cgroup = self.take_cgroup()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        try:
+            pid = jail.clone_into_namespaces()
+        except Exception:
+            for fd in (out_r, out_w, result_r, result_w, status_r, status_w, go_r, go_w):
+                os.close(fd)
+            if cgroup:
+                self.free_cgroups.append(cgroup)
+            self.send({"id": request["id"], "result": {"harness_error": traceback.format_exc()},
+                       "status": None, "signal": None, "timed_out": False, "output": "", "seconds": 0})
+            return
+        if pid == 0:
+            for fd in [out_r, result_r, status_r, go_w] + self.inherited():
+                os.close(fd)
+            run_init(self.tf, request, source, go_r, out_w, result_w, status_w)  # never returns
+        for fd in (out_w, result_w, status_w, go_r):
+            os.close(fd)
+        try:
+            if cgroup:
+                with open(os.path.join(cgroup, "cgroup.procs"), "w") as handle:
+                    handle.write(str(pid))
+            os.write(go_w, b"go")
+        except (IOError, OSError):
+            kill_group(pid)  # init meets end of file on go_r and exits
+        os.close(go_w)
+        for fd in (out_r, result_r, status_r):
+            set_nonblocking(fd)
+        self.children[pid] = Child(request, None, out_r, result_r, status_r, cgroup)
+
+    def take_cgroup(self):
+        if not self.sandbox:
+            return None
+        if self.free_cgroups:
+            return self.free_cgroups.pop()
+        self.cgroup_count += 1
+        path = os.path.join(self.sandbox, "fixture-%d" % self.cgroup_count)
+        os.mkdir(path)
+        with open(os.path.join(path, "pids.max"), "w") as handle:
+            handle.write(str(PIDS_LIMIT))
+        return path
 
     def reap(self):
         if HAVE_PROC:
@@ -291,6 +349,12 @@ class Server(object):
 
     def finish(self, pid, child, status):
         child.drain()
+        if child.status is not None:  # the fixture's own status, which init cannot take on
+            reported = read_some(child.status)
+            os.close(child.status)
+            child.status = None
+            if reported and len(reported) == 4:
+                status = struct.unpack("=i", reported)[0]
         self.send({
             "id": child.request["id"],
             "result": child.outcome(),
@@ -302,20 +366,24 @@ class Server(object):
         })
         if child.jobdir:
             shutil.rmtree(child.jobdir, ignore_errors=True)
-        if self.sandbox:
-            try:  # the fixture's cgroup, empty now that its keeper is reaped
-                os.rmdir(os.path.join(self.sandbox, str(pid)))
-            except OSError:
-                pass
+        if child.cgroup:  # empty again: init's end killed all of the namespace
+            self.free_cgroups.append(child.cgroup)
 
     def stop(self):
         for pid, child in self.children.items():
             kill_group(pid)
             os.waitpid(pid, 0)
-            for fd in (child.out, child.results):
+            for fd in (child.out, child.results, child.status):
                 if fd is not None:
                     os.close(fd)
+            if child.cgroup:
+                self.free_cgroups.append(child.cgroup)
         self.children = {}
+        for cgroup in self.free_cgroups:
+            try:
+                os.rmdir(cgroup)
+            except OSError:
+                pass
         if self.base:
             shutil.rmtree(self.base, ignore_errors=True)
 
@@ -342,58 +410,18 @@ def run_child(tf, request, jobdir, out_w, result_w, inherited):
     report(result, result_w)
 
 
-def run_keeper(tf, request, cgroups, out_w, result_w, inherited):
-    """Sandboxed: the keeper of one fixture (fixture_jail.py): namespaces, then init."""
+def run_init(tf, request, source, go_r, out_w, result_w, status_w):
+    """pid 1 of the fixture's namespaces: private filesystem, no capabilities, fork, reap."""
     try:
-        parent = os.getppid()
-        os.setsid()  # own process group: a timeout kills the keeper, init and the fixture
-        die_with_parent(parent)
-        detach(inherited)
-        # No fd of the server's stays behind (init's would be reachable from the fixture
+        jail.after_clone()
+        jail.set_death_signal(signal.SIGKILL)  # the server gone (bwrap killed): all goes
+        if read_all(go_r) != b"go":
+            os._exit(1)  # the server died, or could not put us in our cgroup
+        os.close(go_r)
+        # No fd of the server's stays behind (init's are reachable from the fixture
         # through /proc/1/fd): its request pipe on 0, its stderr on 1 and 2.
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
-        os.close(null)
-        os.dup2(out_w, 1)
-        os.dup2(out_w, 2)
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # the mirrored signal dumps no core
-        if cgroups:
-            jail.join_cgroup(cgroups, str(os.getpid()), PIDS_LIMIT)
-        source = read_source(request["path"])  # while the server's view of the files holds
-        jail.enter_namespaces()
-        status_r, status_w = os.pipe()
-        life_r, life_w = os.pipe()  # the keeper holds life_w until it dies
-        init = os.fork()
-        if init == 0:
-            os.close(status_r)
-            os.close(life_w)
-            run_init(tf, request, source, life_r, out_w, result_w, status_w)  # never returns
-        for fd in (status_w, life_r, out_w, result_w):
-            os.close(fd)
-        status = wait_for(init)
-        reported = read_all(status_r)
-    except BaseException:
-        report({"harness_error": traceback.format_exc()[-MESSAGE_CAP:]}, result_w)
-    if len(reported) == 4:  # the fixture's own status, which init could not take on
-        status = struct.unpack("=i", reported)[0]
-    if os.WIFSIGNALED(status):
-        number = os.WTERMSIG(status)
-        try:
-            signal.signal(number, signal.SIG_DFL)
-        except (ValueError, OSError, RuntimeError):
-            pass  # SIGKILL and SIGSTOP have no handler to reset
-        os.kill(os.getpid(), number)
-        os._exit(128 + number)
-    os._exit(os.WEXITSTATUS(status) if os.WIFEXITED(status) else 1)
-
-
-def run_init(tf, request, source, life_r, out_w, result_w, status_w):
-    """pid 1 of the fixture's namespace: private filesystem, no capabilities, fork, reap."""
-    try:
-        jail.set_death_signal(signal.SIGKILL)  # the keeper killed (a timeout): all goes
-        if select.select([life_r], [], [], 0)[0]:
-            os._exit(1)  # end of file: the keeper died before the death signal was set
-        os.close(life_r)
+        redirect_output(os.dup(out_w))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         path = request["path"]
         jail.private_filesystem(DISK_LIMIT, os.path.dirname(path), CGROUP_MOUNT)
         work = "/tmp/work"
@@ -605,6 +633,7 @@ def main():
         sys.path.pop(0)
         sys.modules.pop("fixture_jail", None)  # a fixture may have a module of that name
         os.environ.pop("PWD", None)  # bwrap's, for --chdir
+        jail.loopback_down()
     if sys.path and os.path.abspath(sys.path[0] or ".") == here:
         sys.path.pop(0)  # the oracle's own modules must not shadow anything TF imports
     cap_malloc_arenas()
