@@ -414,6 +414,7 @@ def run_init(tf, request, source, go_r, out_w, result_w, status_w):
     """pid 1 of the fixture's namespaces: private filesystem, no capabilities, fork, reap."""
     try:
         jail.after_clone()
+        jail.set_dumpable(False)
         jail.set_death_signal(signal.SIGKILL)  # the server gone (bwrap killed): all goes
         if read_all(go_r) != b"go":
             os._exit(1)  # the server died, or could not put us in our cgroup
@@ -432,6 +433,7 @@ def run_init(tf, request, source, go_r, out_w, result_w, status_w):
             os.close(status_w)
             try:
                 redirect_output(out_w)
+                jail.set_dumpable(True)
                 jail.refuse_unix_sockets()
                 result = run_limited(tf, request, work, source)
             except BaseException:
@@ -633,7 +635,7 @@ def main():
         sys.path.pop(0)
         sys.modules.pop("fixture_jail", None)  # a fixture may have a module of that name
         os.environ.pop("PWD", None)  # bwrap's, for --chdir
-        jail.loopback_down()
+        jail.empty_network()
     if sys.path and os.path.abspath(sys.path[0] or ".") == here:
         sys.path.pop(0)  # the oracle's own modules must not shadow anything TF imports
     cap_malloc_arenas()
