@@ -122,8 +122,12 @@ def test_without_a_sandbox_confirm_refuses_unless_told(tmp_path, capsys, monkeyp
     assert "--unsafe-no-sandbox" in err
     assert not ran.exists()
     runs = []
-    monkeypatch.setattr(confirm, "run_fixtures", lambda jobs, *args: runs.append(args) or
-                        [Result(job, outcome="ok") for job in jobs])
+
+    def run_fixtures(jobs, *args):
+        runs.append(args)
+        return [Result(job, outcome="ok") for job in jobs]
+
+    monkeypatch.setattr(confirm, "run_fixtures", run_fixtures)
     monkeypatch.setattr(confirm.envs, "find_interpreters", lambda *args: ({"py36": "python"}, {}))
     assert confirm.main([str(tmp_path / "fx"), "--unsafe-no-sandbox"]) == 0
     assert runs and runs[0][-1] is False  # sandboxed=False reached the runner

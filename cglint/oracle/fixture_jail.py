@@ -5,7 +5,8 @@ namespace: see sandbox.py), where fixtures forked from it would still share a /t
 process table and a loopback. So each fixture gets two processes:
 
   init     cloned by the server straight into new mount, PID, IPC and UTS namespaces,
-           and put in a pids cgroup of its own before it goes on; pid 1 of its namespace. It mounts a private size-capped tmpfs on /tmp (and /dev/shm on
+           and put in a pids cgroup of its own before it goes on; pid 1 of its
+           namespace. It mounts a private size-capped tmpfs on /tmp (and /dev/shm on
            it: one disk cap for both) and a /proc showing only this namespace, makes
            /dev and /run read-only, drops every capability for good, forks the fixture
            and reaps. When init exits the kernel kills whatever is left in the namespace,

@@ -219,7 +219,7 @@ def run_fixtures(jobs, interpreters, workers=2, timeout=60.0, sandbox=True):
                 rid = next(ids)
                 inflight[rid] = (servers[key], index, time.time() + timeout + GRACE)
                 servers[key].send({"id": rid, "path": os.path.abspath(job.path),
-                                               "mode": job.mode, "timeout": timeout})
+                                   "mode": job.mode, "timeout": timeout})
             if not inflight:
                 continue
             wait = min(deadline for _, _, deadline in inflight.values()) - time.time()
