@@ -12,12 +12,12 @@ import os
 import sys
 
 import cglint
-from cglint import engine
+from cglint import engine, project
 from cglint.diagnostics import Diagnostic
 from cglint.rules.base import Edit
 
 FOLDER = ".cglint_cache"
-_FORMAT = 2
+_FORMAT = 3
 _fingerprint = None
 
 
@@ -62,6 +62,10 @@ class Cache:
             with open(self._entry(key), "rb") as handle:
                 result = _decode(json.loads(handle.read()), path)
         except (OSError, ValueError, TypeError, KeyError, IndexError, AttributeError):
+            self.misses += 1
+            return None
+        # Findings drawn from other project files hold only while those files are unchanged.
+        if any(project.digest_of(d.path) != d.digest for d in result.dependencies):
             self.misses += 1
             return None
         self.hits += 1
@@ -132,6 +136,7 @@ def _encode(result):
         "fixes": [[index[d], [[e.line, e.col, e.end_line, e.end_col, e.text] for e in edits]]
                   for d, edits in result.fixes if d in index],
         "summaries": _tag(result.summaries),
+        "dependencies": [[d.path, d.digest] for d in result.dependencies],
     }
 
 
@@ -175,7 +180,12 @@ def _decode(record, path):
     summaries = _untag(record["summaries"])
     if not isinstance(summaries, dict):
         raise ValueError("damaged cache entry")
-    return engine.Result(path, diagnostics, fixes, summaries=summaries)
+    dependencies = []
+    for dependency_path, digest in record["dependencies"]:
+        _expect(str, dependency_path, digest)
+        dependencies.append(project.Dependency(dependency_path, digest))
+    return engine.Result(path, diagnostics, fixes, summaries=summaries,
+                         dependencies=tuple(dependencies))
 
 
 def _expect(kind, *values):

@@ -91,6 +91,64 @@ def test_a_change_to_a_file_or_the_options_misses(caches, tmp_path, capsys):
     assert caches[3].hits == 0
 
 
+OPS = """import tensorflow as tf
+
+
+@tf.custom_gradient
+def scale_grad(x, factor=1.0):
+    def grad(dy):
+        return dy * factor
+    return tf.identity(x), grad
+"""
+MODEL = """import tensorflow as tf
+from ops import scale_grad
+
+y = scale_grad(tf.constant([1.0]), factor=0.5)
+"""
+
+
+def test_editing_an_imported_module_rechecks_its_users(caches, tmp_path, capsys):
+    # model.py's finding comes from ops.py: checked alone, as pre-commit does
+    (tmp_path / "ops.py").write_text(OPS)
+    (tmp_path / "model.py").write_text(MODEL)
+    first = run(capsys, "model.py")
+    assert first[0] == 1 and "CG105" in first[1]
+    assert run(capsys, "model.py") == first and caches[1].hits == 1
+    # ops.py no longer makes a custom gradient: model.py's cached finding must not stay
+    (tmp_path / "ops.py").write_text(OPS.replace("@tf.custom_gradient\n", ""))
+    code, out = run(capsys, "model.py")
+    assert (caches[2].hits, caches[2].misses) == (0, 1)
+    assert code == 0 and "CG105" not in out
+    # and back: the new text is a miss again, then a hit
+    (tmp_path / "ops.py").write_text(OPS)
+    assert run(capsys, "model.py") == first and caches[3].misses == 1
+
+
+GRADS = """import tensorflow as tf
+
+
+@tf.RegisterGradient("ClipGrad")
+def _clip(op, grad):
+    return tf.clip_by_value(grad, -1.0, 1.0)
+"""
+OVERRIDE = """import tensorflow as tf
+import grads
+
+with tf.get_default_graph().gradient_override_map({"Relu": "ClipGrad"}):
+    y = tf.nn.relu(tf.constant([1.0]))
+"""
+
+
+def test_a_registration_added_to_an_imported_module_rechecks_its_users(caches, tmp_path, capsys):
+    (tmp_path / "grads.py").write_text("import tensorflow as tf\n")
+    (tmp_path / "model.py").write_text(OVERRIDE)
+    code, out = run(capsys, "model.py")
+    assert code == 1 and "CG202" in out
+    (tmp_path / "grads.py").write_text(GRADS)
+    code, out = run(capsys, "model.py")
+    assert caches[1].misses == 1 and code == 0, out
+
+
 def test_damaged_entries_are_misses_and_are_rewritten(caches, tmp_path, capsys):
     for name in "abcd":
         (tmp_path / (name + ".py")).write_text(BAD.replace("def f", "def " + name))

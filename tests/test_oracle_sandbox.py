@@ -150,7 +150,8 @@ def test_the_filesystem_is_read_only_but_for_a_private_tmp(interpreters, tmp_pat
                     assert error.errno in (errno.EROFS, errno.EACCES, errno.EPERM), (path, error)
         assert not written, written
         fixture_top = os.path.abspath(__file__).split("/")[2]  # bound back: /tmp/<top>/...
-        assert sorted(os.listdir("/tmp")) == sorted([".shm", "work", fixture_top]), os.listdir("/tmp")
+        assert sorted(os.listdir("/tmp")) == sorted([".cglint", ".shm", "work", fixture_top]), \
+            os.listdir("/tmp")
         for folder in ("/tmp", "/dev/shm", os.environ["HOME"]):
             with open(os.path.join(folder, name), "w") as handle:
                 handle.write("mine")
@@ -393,7 +394,8 @@ def test_limits_and_environment(interpreters, tmp_path, monkeypatch):
         "environment.py": """
             import os
             allowed = set({allowed!r}) | {{"HOME", "TMPDIR", "PYTHONIOENCODING",
-                                          "PYTHONDONTWRITEBYTECODE"}}
+                                          "PYTHONDONTWRITEBYTECODE",
+                                          "CGLINT_PAYLOAD_FILE"}}  # set by the harness
             extra = sorted(set(os.environ) - allowed)
             assert not extra, "inherited: %s" % extra
             assert os.getcwd() == os.environ["HOME"] == os.environ["TMPDIR"]
@@ -441,3 +443,20 @@ def test_bwrap_command_shows_hidden_fixture_folders_read_only():
     assert "--unshare-all" in command and "--die-with-parent" in command
     assert sandbox.hidden_folders(["/tmp/x/f.py", "/tmp/g.py", "/work/h.py"]) == \
         ["/tmp/g.py", "/tmp/x"]
+
+
+def test_a_payload_file_that_is_a_link_or_a_fifo_is_not_followed(interpreters, tmp_path):
+    """The harness reads the payload the program leaves: a FIFO must not block it, a link
+    must not make it read a file of its own choosing."""
+    paths = write(tmp_path, {
+        "fifo.py": "import os\nos.mkfifo(os.environ['CGLINT_PAYLOAD_FILE'])\n",
+        "link.py": "import os\nos.symlink('/proc/self/environ', os.environ['CGLINT_PAYLOAD_FILE'])\n",
+        "fine.py": FINE,
+    })
+    results, _ = run(interpreters, paths, ["fifo.py", "link.py", "fine.py"], timeout=30)
+    for interpreter in interpreters:
+        assert results["fifo.py", interpreter].payload_error.startswith("payload is not JSON")
+        assert results["link.py", interpreter].payload_error == ""  # no file followed
+        for name in ("fifo.py", "link.py", "fine.py"):
+            assert results[name, interpreter].describe() == "ok"
+            assert results[name, interpreter].payload is None

@@ -73,6 +73,10 @@ def mount(source, target, fstype=None, flags=0, data=None):
     _call("mount", _b(source), _b(target), _b(fstype), ctypes.c_ulong(flags), _b(data))
 
 
+def umount(path):
+    _call("umount2", _b(path), MNT_DETACH)
+
+
 def remount_readonly(path):
     kept = os.statvfs(path).f_flag & ST_KEPT  # the flags of a bind remount are not inherited
     mount(None, path, None, MS_REMOUNT | MS_BIND | MS_RDONLY | kept)
@@ -135,34 +139,58 @@ def set_death_signal(signum):
     _call("prctl", PR_SET_PDEATHSIG, signum, 0, 0, 0)
 
 
-def private_filesystem(disk_limit, fixture_dir, cgroup_mount):
+def private_filesystem(disk_limit, shown, cgroup_mount, writable=None):
     """In init: the fixture's own /tmp (and /dev/shm) and /proc; nothing else writable.
 
-    A fixture folder under /tmp is bound back, read-only, over the new /tmp so that the
-    fixture can still import its neighbours."""
+    `shown` are the folders (or files) under /tmp that the fixture needs (its own folder,
+    a driver's user module): they are bound back, read-only, over the new /tmp.
+    `writable`, (folder, where): a folder of the server's under /tmp bound in at `where`."""
     mount(None, "/", None, MS_REC | MS_PRIVATE)
     mount("tmpfs", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "size=64k,mode=755")
-    staged = None
-    if fixture_dir.startswith("/tmp/") and os.path.isdir(fixture_dir):
-        staged = "/run/fixture"
-        os.mkdir(staged)
-        mount(fixture_dir, staged, None, MS_BIND | MS_REC)
+    staged = []
+    for number, path in enumerate(path for path in shown if path.startswith("/tmp/")):
+        if not os.path.exists(path):
+            continue
+        stage = "/run/shown-%d" % number
+        _make_mountpoint(stage, os.path.isdir(path))
+        mount(path, stage, None, MS_BIND | MS_REC)
+        staged.append((stage, path))
+    if writable:
+        stage = "/run/writable"
+        os.mkdir(stage)
+        mount(writable[0], stage, None, MS_BIND)
     mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=%d,mode=1777" % disk_limit)
     os.mkdir("/tmp/.shm")
     os.chmod("/tmp/.shm", 0o1777)
     mount("/tmp/.shm", "/dev/shm", None, MS_BIND)
-    if staged:
-        os.makedirs(fixture_dir)
-        bind_readonly(staged, fixture_dir)
-        _call("umount2", _b(staged), MNT_DETACH)
+    for stage, path in staged:
+        _make_mountpoint(path, os.path.isdir(stage))
+        bind_readonly(stage, path)
+        umount(stage)
+    if writable:
+        os.mkdir(writable[1])
+        mount("/run/writable", writable[1], None, MS_BIND)
+        umount("/run/writable")
     mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     for path in ("/proc/sys", "/proc/sysrq-trigger", "/proc/irq", "/proc/bus"):
         if os.path.exists(path):  # sysctls check the uid, not capabilities
             bind_readonly(path, path)
     if cgroup_mount and os.path.isdir(cgroup_mount):
-        _call("umount2", _b(cgroup_mount), MNT_DETACH)
+        umount(cgroup_mount)
     for path in ("/run", "/dev"):
         remount_readonly(path)
+
+
+def _make_mountpoint(path, folder):
+    if os.path.exists(path):
+        return
+    parent = os.path.dirname(path)
+    if not os.path.isdir(parent):
+        os.makedirs(parent)
+    if folder:
+        os.mkdir(path)
+    else:
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o644))
 
 
 class _CapHeader(ctypes.Structure):

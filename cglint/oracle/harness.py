@@ -16,12 +16,18 @@ gives each fixture its own namespaces, filesystem, cgroup and no capabilities
 Each fixture's result comes back on a pipe of its own, which no other fixture can reach.
 
 Protocol, one JSON object per line:
-  host -> stdin:  {"id": 1, "path": "/abs/fixture.py", "mode": "graph", "timeout": 60}
+  host -> stdin:  {"id": 1, "path": "/abs/fixture.py", "mode": "graph", "timeout": 60,
+                   "argv": ["optional", "arguments"], "show": ["/tmp/folder", ...]}
+                  (sandboxed: "show" names what under /tmp the program needs to see)
   server -> host: first {"hello": {...}} or {"error": "..."}, then per request
                   {"id": 1, "result": {"outcome": "ok"} | {"outcome": "ValueError",
                    "message": "..."} | {"harness_error": "..."} | null,
                    "status": exit status or null, "signal": number or null,
-                   "timed_out": bool, "output": "last KB of stdout+stderr", "seconds": 0.2}
+                   "timed_out": bool, "output": "last KB of stdout+stderr", "seconds": 0.2,
+                   "payload": JSON value or null, "payload_error": "..." (only when unreadable)}
+The payload is the program's structured answer (a driver such as gradcheck's, run as the
+program): it writes one JSON value to the file named by $CGLINT_PAYLOAD_FILE, in its
+private job folder; the server forwards it if it is valid JSON of at most PAYLOAD_CAP bytes.
 Closing stdin stops the server and kills the children still running.
 """
 from __future__ import absolute_import, division, print_function
@@ -36,6 +42,7 @@ import resource
 import select
 import shutil
 import signal
+import stat
 import struct
 import sys
 import tempfile
@@ -46,6 +53,7 @@ import types
 OUTPUT_TAIL = 8192  # bytes of a child's stdout+stderr kept for the report
 MESSAGE_CAP = 65536
 RESULT_CAP = 1 << 20
+PAYLOAD_CAP = 1 << 20
 # RLIMIT_DATA for private memory; RLIMIT_AS also counts shared and file mappings. TF
 # reserves address space per thread (8 MiB stacks) and glibc per malloc arena: the
 # server caps the arenas (M_ARENA_MAX) so that the margin holds on many cores too.
@@ -56,6 +64,9 @@ FILE_LIMIT = 512 << 20  # per file; the fixture's tmpfs caps the total
 DISK_LIMIT = 1 << 30
 PIDS_LIMIT = max(256, 8 * (os.cpu_count() if hasattr(os, "cpu_count") else 2))  # threads count too
 CGROUP_MOUNT = "/run/cglint-pids"  # as in sandbox.py
+# The payload's folder as the fixture sees it: a small tmpfs of the server's, bound in,
+# so that the payload outlives a fixture killed on timeout.
+SANDBOX_PAYLOAD_DIR = "/tmp/.cglint"
 PR_SET_PDEATHSIG = 1
 
 try:
@@ -127,7 +138,8 @@ class Child(object):
         self.jobdir = jobdir
         self.out = out
         self.results = results  # the read end of this fixture's own result pipe
-        self.status = status  # sandboxed: init writes the fixture's wait status here
+        self.status = status  # sandboxed: init writes the fixture's wait status and payload here
+        self.status_data = b""
         self.cgroup = cgroup
         self.result = b""
         self.tail = b""
@@ -152,6 +164,13 @@ class Child(object):
             self.result = self.result if data == b"" else b""
         elif data:
             self.result += data
+
+    def read_status(self):
+        while len(self.status_data) <= 4:  # bounded: init writes 4 bytes
+            data = read_some(self.status)
+            if not data:
+                return
+            self.status_data += data
 
     def drain(self):
         for _ in range(64):  # bounded: a grandchild may still hold the pipe and keep writing
@@ -185,7 +204,8 @@ class Server(object):
         self.sandbox = sandbox  # None, or the pids cgroup folder ("" when there is none)
         self.free_cgroups = []  # made once, used again: a cgroup costs ~15 ms to make
         self.cgroup_count = 0
-        self.base = None if sandbox is not None else tempfile.mkdtemp(prefix="cglint-harness-")
+        self.base = tempfile.mkdtemp(prefix="cglint-harness-")  # in the sandbox, its own /tmp
+        self.jobs = self.base
         self.children = {}  # pid -> Child
         self.pending = b""
         self.stdin_open = True
@@ -211,6 +231,7 @@ class Server(object):
     def step(self):
         outs = [child.out for child in self.children.values() if child.out is not None]
         outs += [child.results for child in self.children.values() if child.results is not None]
+        outs += [child.status for child in self.children.values() if child.status is not None]
         deadlines = [child.deadline for child in self.children.values() if not child.timed_out]
         timeout = max(0.0, min(deadlines) - time.time()) if deadlines else None
         try:
@@ -224,6 +245,8 @@ class Server(object):
                 child.read()
             if child.results is not None and child.results in ready:
                 child.read_result()
+            if child.status is not None and child.status in ready:
+                child.read_status()
         if self.wake_r in ready:
             while read_some(self.wake_r):
                 pass
@@ -256,7 +279,7 @@ class Server(object):
     def start(self, request):
         if self.sandbox is not None:
             return self.start_jailed(request)
-        jobdir = tempfile.mkdtemp(dir=self.base)
+        jobdir = tempfile.mkdtemp(dir=self.jobs)
         out_r, out_w = os.pipe()
         result_r, result_w = os.pipe()
         sys.stdout.flush()
@@ -280,6 +303,9 @@ class Server(object):
         status_r, status_w = os.pipe()
         go_r, go_w = os.pipe()
         source = read_source(request["path"])  # init's view of /tmp will be its own
+        jobdir = tempfile.mkdtemp(dir=self.jobs)
+        jail.mount("tmpfs", jobdir, "tmpfs", jail.MS_NOSUID | jail.MS_NODEV,
+                   "size=%d,mode=1777" % (2 * PAYLOAD_CAP))
         cgroup = self.take_cgroup()
         sys.stdout.flush()
         sys.stderr.flush()
@@ -290,13 +316,14 @@ class Server(object):
                 os.close(fd)
             if cgroup:
                 self.free_cgroups.append(cgroup)
+            remove_jobdir(jobdir, mounted=True)
             self.send({"id": request["id"], "result": {"harness_error": traceback.format_exc()},
                        "status": None, "signal": None, "timed_out": False, "output": "", "seconds": 0})
             return
         if pid == 0:
             for fd in [out_r, result_r, status_r, go_w] + self.inherited():
                 os.close(fd)
-            run_init(self.tf, request, source, go_r, out_w, result_w, status_w)  # never returns
+            run_init(self.tf, request, source, jobdir, go_r, out_w, result_w, status_w)  # never returns
         for fd in (out_w, result_w, status_w, go_r):
             os.close(fd)
         try:
@@ -309,7 +336,7 @@ class Server(object):
         os.close(go_w)
         for fd in (out_r, result_r, status_r):
             set_nonblocking(fd)
-        self.children[pid] = Child(request, None, out_r, result_r, status_r, cgroup)
+        self.children[pid] = Child(request, jobdir, out_r, result_r, status_r, cgroup)
 
     def take_cgroup(self):
         if not self.sandbox:
@@ -349,13 +376,13 @@ class Server(object):
 
     def finish(self, pid, child, status):
         child.drain()
-        if child.status is not None:  # the fixture's own status, which init cannot take on
-            reported = read_some(child.status)
+        if child.status is not None:  # from init: the fixture's own status
+            child.read_status()
             os.close(child.status)
             child.status = None
-            if reported and len(reported) == 4:
-                status = struct.unpack("=i", reported)[0]
-        self.send({
+            if len(child.status_data) == 4:
+                status = struct.unpack("=i", child.status_data)[0]
+        reply = {
             "id": child.request["id"],
             "result": child.outcome(),
             "status": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
@@ -363,9 +390,10 @@ class Server(object):
             "timed_out": child.timed_out,
             "output": child.tail.decode("utf-8", "replace"),
             "seconds": round(time.time() - child.started, 3),
-        })
-        if child.jobdir:
-            shutil.rmtree(child.jobdir, ignore_errors=True)
+        }
+        reply.update(read_payload(os.path.join(child.jobdir, "payload.json")))
+        self.send(reply)
+        remove_jobdir(child.jobdir, mounted=self.sandbox is not None)
         if child.cgroup:  # empty again: init's end killed all of the namespace
             self.free_cgroups.append(child.cgroup)
 
@@ -384,8 +412,53 @@ class Server(object):
                 os.rmdir(cgroup)
             except OSError:
                 pass
-        if self.base:
-            shutil.rmtree(self.base, ignore_errors=True)
+        shutil.rmtree(self.base, ignore_errors=True)
+
+
+def remove_jobdir(jobdir, mounted):
+    if mounted:
+        try:
+            jail.umount(jobdir)
+        except Exception:
+            pass
+    shutil.rmtree(jobdir, ignore_errors=True)
+
+
+def payload_bytes(path):
+    """At most PAYLOAD_CAP + 1 bytes of the program's payload file; None when it left none.
+    The program made the file: a link or a FIFO in its place is not followed or waited on."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return b"\0not a regular file"
+        data = b""
+        while len(data) <= PAYLOAD_CAP:
+            chunk = os.read(fd, PAYLOAD_CAP + 1 - len(data))
+            if not chunk:
+                break
+            data += chunk
+        return data
+    finally:
+        os.close(fd)
+
+
+def read_payload(path):
+    """{"payload": value} from the program's payload file, {"payload_error": why}, or {}."""
+    return parse_payload(payload_bytes(path))
+
+
+def parse_payload(data):
+    if data is None:
+        return {}
+    if len(data) > PAYLOAD_CAP:
+        return {"payload_error": "payload larger than %d bytes" % PAYLOAD_CAP}
+    try:
+        return {"payload": json.loads(data.decode("utf-8"))}
+    except ValueError as exc:
+        return {"payload_error": "payload is not JSON: %s" % text(exc)}
 
 
 def send(proto, message):
@@ -404,13 +477,13 @@ def run_child(tf, request, jobdir, out_w, result_w, inherited):
         redirect_output(out_w)
         work = os.path.join(jobdir, "work")
         os.mkdir(work)
-        result = run_limited(tf, request, work)
+        result = run_limited(tf, request, work, os.path.join(jobdir, "payload.json"))
     except BaseException:
         result = {"harness_error": traceback.format_exc()[-MESSAGE_CAP:]}
     report(result, result_w)
 
 
-def run_init(tf, request, source, go_r, out_w, result_w, status_w):
+def run_init(tf, request, source, jobdir, go_r, out_w, result_w, status_w):
     """pid 1 of the fixture's namespaces: private filesystem, no capabilities, fork, reap."""
     try:
         jail.after_clone()
@@ -423,8 +496,8 @@ def run_init(tf, request, source, go_r, out_w, result_w, status_w):
         # through /proc/1/fd): its request pipe on 0, its stderr on 1 and 2.
         redirect_output(os.dup(out_w))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        path = request["path"]
-        jail.private_filesystem(DISK_LIMIT, os.path.dirname(path), CGROUP_MOUNT)
+        shown = [native(path) for path in request.get("show") or [os.path.dirname(request["path"])]]
+        jail.private_filesystem(DISK_LIMIT, shown, CGROUP_MOUNT, (jobdir, SANDBOX_PAYLOAD_DIR))
         work = "/tmp/work"
         os.mkdir(work)
         jail.drop_capabilities()
@@ -435,7 +508,8 @@ def run_init(tf, request, source, go_r, out_w, result_w, status_w):
                 redirect_output(out_w)
                 jail.set_dumpable(True)
                 jail.refuse_unix_sockets()
-                result = run_limited(tf, request, work, source)
+                result = run_limited(tf, request, work, os.path.join(SANDBOX_PAYLOAD_DIR, "payload.json"),
+                                     source)
             except BaseException:
                 result = {"harness_error": traceback.format_exc()[-MESSAGE_CAP:]}
             report(result, result_w)
@@ -465,13 +539,14 @@ def redirect_output(out_w):
     os.close(out_w)
 
 
-def run_limited(tf, request, work, source=None):
+def run_limited(tf, request, work, payload_file, source=None):
     limit_resources(float(request["timeout"]))
     os.chdir(work)
     os.environ["HOME"] = os.environ["TMPDIR"] = work
+    os.environ["CGLINT_PAYLOAD_FILE"] = payload_file
     tempfile.tempdir = None  # the server cached its own; use TMPDIR=work
     reseed()
-    return run_fixture(tf, request["path"], request["mode"], source)
+    return run_fixture(tf, request["path"], request["mode"], request.get("argv", []), source)
 
 
 def report(result, result_w):
@@ -491,7 +566,7 @@ def report(result, result_w):
 
 def read_source(path):
     try:
-        with open(fs_path(path), "rb") as handle:
+        with open(native(path), "rb") as handle:
             return handle.read()
     except (IOError, OSError):
         return None  # the fixture meets the error itself, as an outcome
@@ -571,18 +646,20 @@ def reseed():
         numpy.random.seed()
 
 
-def fs_path(path):
-    if not isinstance(path, str):  # Python 2: JSON gives unicode
-        path = path.encode(sys.getfilesystemencoding() or "utf-8")
-    return path
+def native(value):
+    """Python 2: JSON gives unicode where paths and argv want str."""
+    if not isinstance(value, str):
+        value = value.encode(sys.getfilesystemencoding() or "utf-8")
+    return value
 
 
-def run_fixture(tf, path, mode, source=None):
+def run_fixture(tf, path, mode, argv=(), source=None):
     """Run `path` (whose text is `source` when given) as __main__: {"outcome": "ok"} or
     the uncaught exception's name and message."""
-    path = fs_path(path)
-    sys.argv = [path]
+    path = native(path)
+    sys.argv = [path] + [native(arg) for arg in argv]
     sys.path.insert(0, os.path.dirname(path))
+    sys.dont_write_bytecode = True  # a project fixture's modules leave no .pyc behind
     module = types.ModuleType("__main__")
     module.__file__ = path
     sys.modules["__main__"] = module
