@@ -8,6 +8,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import textwrap
 import threading
 import time
@@ -188,8 +189,12 @@ def test_hangs_crashes_and_floods_are_reported_and_the_run_goes_on(interpreters,
         assert results["fine.py", interpreter].describe() == "ok"
 
 
-def test_a_fixture_that_kills_its_harness_does_not_stop_the_run(interpreters, tmp_path):
-    """Without the sandbox (--unsafe-no-sandbox) a fixture can reach its harness."""
+def test_a_fixture_that_kills_its_harness_does_not_stop_the_run(interpreters, tmp_path, monkeypatch):
+    """Without the sandbox (--unsafe-no-sandbox) a fixture can reach its harness; the
+    harness's temp folder goes all the same."""
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
     paths = write(tmp_path, {
         "killer.py": "import os, signal, time\nos.kill(os.getppid(), signal.SIGKILL)\ntime.sleep(30)\n",
         "fine.py": "print('fine')\n",
@@ -198,6 +203,7 @@ def test_a_fixture_that_kills_its_harness_does_not_stop_the_run(interpreters, tm
     killed, fine = run_fixtures(jobs, interpreters, workers=1, timeout=20, sandbox=False)
     assert killed.failure == "the py36 harness was killed by signal 9 (SIGKILL)"
     assert fine.describe() == "ok"
+    assert os.listdir(str(temp)) == []
 
 
 def test_a_sandboxed_fixture_cannot_reach_its_harness(interpreters, tmp_path):

@@ -9,6 +9,7 @@ names what stopped them); the host then checks that nothing reached it.
 """
 import os
 import socket
+import subprocess
 import sys
 import textwrap
 import time
@@ -460,3 +461,18 @@ def test_a_payload_file_that_is_a_link_or_a_fifo_is_not_followed(interpreters, t
         for name in ("fifo.py", "link.py", "fine.py"):
             assert results[name, interpreter].describe() == "ok"
             assert results[name, interpreter].payload is None
+
+
+def test_cgroups_of_killed_runs_are_removed_by_the_next(tmp_path):
+    """A `kill -9` of cglint leaves its empty cgroups; the next run removes those whose
+    process is gone, and only those."""
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    stale = tmp_path / ("cglint-%d-1" % dead.pid)
+    (stale / "fixture-1").mkdir(parents=True)
+    alive = tmp_path / ("cglint-%d-1" % os.getpid())
+    alive.mkdir()
+    other = tmp_path / "someone-else"
+    other.mkdir()
+    sandbox._remove_stale(str(tmp_path))
+    assert sorted(os.listdir(str(tmp_path))) == sorted([alive.name, other.name])

@@ -6,14 +6,17 @@ group cannot hit a recycled pid); the host only guards against a server that die
 or stops answering, and then starts a new one for the fixtures still to run.
 
 Each server runs inside a bubblewrap sandbox (sandbox.py) unless the caller passes
-sandbox=False (`confirm --unsafe-no-sandbox`). The host leaves no file behind even when
-it is killed: a server's stderr goes to an unnamed temp file.
+sandbox=False (`confirm --unsafe-no-sandbox`). A sandboxed run leaves no file behind
+even when the host is killed: a server's stderr goes to an unnamed temp file and all
+else lives in the sandbox's own tmpfs. Unsandboxed, a server's temp folder is the host's
+to remove (a killed harness cannot), so a `kill -9` of the host leaves that one.
 """
 import errno
 import itertools
 import json
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -95,10 +98,12 @@ class Server:
         self.hello = None
         self.sandboxed = jail is not None
         self.cgroup = None
+        self.home = None  # unsandboxed: the harness's temp folder, removed even if it is killed
         self.stderr = sandboxing.stderr_file()
         argv = [python, "-s", "-B", HARNESS] + (["--preload-contrib"] if preload_contrib else [])
-        home = tempfile.gettempdir()
-        if jail is not None:
+        if jail is None:
+            self.home = home = tempfile.mkdtemp(prefix="cglint-%s-" % name)
+        else:
             if not os.access(python, os.X_OK):  # said here: inside, only bwrap's stderr would
                 raise FileNotFoundError(errno.ENOENT, "not an executable file", python)
             bwrap, binds = jail
@@ -115,6 +120,8 @@ class Server:
             self.stderr.close()
             if self.cgroup:
                 self.cgroup.remove()
+            if self.home:
+                shutil.rmtree(self.home, ignore_errors=True)
             raise
         threading.Thread(target=self._read, args=(events,), daemon=True).start()
 
@@ -160,6 +167,8 @@ class Server:
         self.stderr.close()
         if self.cgroup:
             self.cgroup.remove()
+        if self.home:
+            shutil.rmtree(self.home, ignore_errors=True)
 
 
 def wants_contrib(job):
