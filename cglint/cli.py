@@ -1,6 +1,7 @@
 """The `cglint` command: parse options, lint the paths, report, choose the exit code."""
 import argparse
 import os
+import signal
 import sys
 from collections import Counter
 
@@ -9,6 +10,7 @@ from cglint.cache import Cache
 from cglint.config import TARGET_PYTHONS, TARGET_TFS, ConfigError
 from cglint.progress import Progress
 from cglint.report import FORMATS, WRITERS
+from cglint.report.text import printable
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -129,6 +131,7 @@ def main(argv=None):
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # argparse exits 2 on usage errors, 0 on --help/--version
         return exit_.code
+    previous = _stop_cleanly_on_sigterm()
     try:
         return run(args, parser)
     except (UsageError, ConfigError) as error:
@@ -136,8 +139,36 @@ def main(argv=None):
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
+    except Terminated:
+        return 128 + signal.SIGTERM
     except BrokenPipeError:  # `cglint src | head`
         return EXIT_FINDINGS
+    finally:
+        if previous is not _NOT_INSTALLED:
+            signal.signal(signal.SIGTERM, previous)
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived: stop like Ctrl-C does, so the worker processes are shut down with
+    the run (killed outright, the run left them waiting forever for work)."""
+
+
+_NOT_INSTALLED = object()
+
+
+def _stop_cleanly_on_sigterm():
+    """Install the SIGTERM handler; return the previous one (or _NOT_INSTALLED)."""
+    main_process = os.getpid()
+
+    def terminated(signum, frame):
+        if os.getpid() != main_process:  # a forked worker: its parent handles the stop
+            os._exit(128 + signum)
+        raise Terminated()
+
+    try:
+        return signal.signal(signal.SIGTERM, terminated)
+    except ValueError:  # not the main thread (an embedding program): leave it alone
+        return _NOT_INSTALLED
 
 
 def command_line_config(args):
@@ -194,17 +225,18 @@ def run(args, parser):
     if args.fix and args.diff:
         raise UsageError("--fix and --diff cannot be combined (--diff changes no file)")
     settings = load_settings(args)
-    checked = check_paths(args, settings)
+    fixer = Fixer(settings, out) if args.fix else None
+    checked = check_paths(args, settings, fixer)
     add_run_level_findings(checked)
     errors = [item for item in checked if item.result.error]
     for item in errors:
         sys.stderr.write("cglint: internal error while checking %s: %s (please report "
-                         "it)\n" % (item.result.path, item.result.error))
+                         "it)\n" % (printable(item.result.path), item.result.error))
     fixed = 0
     if args.diff:
         return show_diffs(checked, args.quiet, settings, out) if not errors else EXIT_ERROR
     if args.fix:
-        fixed = apply_fixes(checked, settings, out)
+        fixed = fixer.applied
         if any(item.stdin for item in checked):
             out = sys.stderr  # standard output carries the fixed source
     findings = sorted(((diagnostic, fixes.get(diagnostic))
@@ -225,14 +257,18 @@ def run(args, parser):
 
 
 class Checked:
-    """One checked path: how it is shown, its bytes (None when unreadable), its Result."""
+    """One checked path: how it is shown, its bytes (None when unreadable), its Result;
+    `path` is the path it was read through (the one --fix writes), `info` the stat of
+    what was read."""
 
-    def __init__(self, shown, data, options, result=None, stdin=False):
+    def __init__(self, shown, data, options, result=None, stdin=False, path=None, info=None):
         self.shown = shown
         self.data = data
         self.options = options
         self.result = result
         self.stdin = stdin
+        self.path = path
+        self.info = info
 
 
 # Files are read and checked in batches, and their bytes dropped once checked (unless
@@ -240,8 +276,11 @@ class Checked:
 BATCH = 512
 
 
-def check_paths(args, settings):
-    """Checked for every file under the paths that is not excluded, in discovery order."""
+def check_paths(args, settings, fixer=None):
+    """Checked for every file under the paths that is not excluded, in discovery order.
+    With a `fixer`, each file is fixed as soon as it is checked: the shorter the time
+    between reading and writing, the rarer an edit made meanwhile (which the fixer
+    detects, and then leaves the file alone)."""
     cache = None if args.no_cache else Cache()
     keep_bytes = args.fix or args.diff
     checked, pending = [], []
@@ -255,6 +294,8 @@ def check_paths(args, settings):
             item.result = result
             if key is not None:
                 cache.put(key, result)
+            if fixer is not None:
+                fixer.fix(item)
             if not (keep_bytes or item.stdin):
                 item.data = None
         del pending[:]
@@ -270,22 +311,31 @@ def check_paths(args, settings):
             checked.append(Checked(shown, None, options, check.unreadable(shown, problem, options)))
             continue
         try:
-            data = files.read_bytes(path, sys.stdin.buffer if stdin else None)
+            if stdin:
+                data, info = files.read_bytes(path, sys.stdin.buffer), None
+            else:
+                data, info = files.read_file(path)
         except OSError as error:
             message = "cannot read: %s" % (error.strerror or error)
             checked.append(Checked(shown, None, options, check.unreadable(shown, message, options)))
             continue
-        item = Checked(shown, data, options, stdin=stdin)
+        item = Checked(shown, data, options, stdin=stdin, path=path, info=info)
         checked.append(item)
         key = None
         if cache is not None and not stdin:
             key = cache.key(shown, data, options, settings.report_unused_noqa)
             item.result = cache.get(key, shown)
+            if item.result is not None and item.result.fixes and keep_bytes:
+                # Never apply or show a fix read from the cache: anyone who can write
+                # the folder could plant one. Check the file again for its fixes.
+                item.result = None
         if item.result is None:
             pending.append((item, key))
             progress.total += 1
             if len(pending) >= BATCH:
                 flush()
+        elif fixer is not None:
+            fixer.fix(item)
         elif not keep_bytes:
             item.data = None
     flush()
@@ -326,32 +376,47 @@ def _fixed(item, settings):
     return fixed if fixed.text != text else None
 
 
-def apply_fixes(checked, settings, out):
-    """Write each file's fixes in place (standard input's to standard output, whole);
-    return how many findings they removed."""
-    total = 0
-    for item in checked:
-        fixed = _fixed(item, settings)
+class Fixer:
+    """Writes each file's fixes in place as soon as it is checked (standard input's to
+    standard output, whole), and counts the findings they removed."""
+
+    def __init__(self, settings, out):
+        self.settings = settings
+        self.out = out
+        self.applied = 0
+
+    def fix(self, item):
+        fixed = _fixed(item, self.settings)
         if item.stdin:
             text = fixed.text if fixed else _text(item)
             if text is None:
-                out.flush()
+                self.out.flush()
                 sys.stdout.buffer.write(item.data)
             else:
-                out.write(text)
+                self.out.write(text)
         elif fixed:
-            from cglint.fix import encode_like, write_atomic
+            from cglint import autofix
+            from cglint.fix import ChangedOnDisk, write_atomic
 
             try:
-                write_atomic(item.shown, encode_like(fixed.text, item.data))
+                data = autofix.encode_like_original(fixed.text, item.data)
+            except ValueError as error:  # a fix added a character the encoding lacks
+                sys.stderr.write("cglint: cannot fix %s: %s\n" % (printable(item.shown), error))
+                return
+            try:
+                write_atomic(item.path, data, expected=(item.data, item.info))
+            except ChangedOnDisk as error:
+                sys.stderr.write("cglint: not fixing %s: %s; check it again\n" % (
+                    printable(item.shown), error.strerror))
+                return
             except OSError as error:  # read-only or vanished: say so, fix the others
                 sys.stderr.write("cglint: cannot fix %s: %s\n" % (
-                    item.shown, error.strerror or error))
-                continue
+                    printable(item.shown), error.strerror or error))
+                return
+            item.data = data
         if fixed:
             item.result = fixed.result
-            total += fixed.applied
-    return total
+            self.applied += fixed.applied
 
 
 def show_diffs(checked, quiet, settings, out):
@@ -366,7 +431,7 @@ def show_diffs(checked, quiet, settings, out):
 
         out.writelines(difflib.unified_diff(
             before.splitlines(True), fixed.text.splitlines(True),
-            "a/" + item.shown.lstrip("/"), "b/" + item.shown.lstrip("/")))
+            "a/" + printable(item.shown.lstrip("/")), "b/" + printable(item.shown.lstrip("/"))))
     if not quiet:
         sys.stderr.write("%d file%s would be changed.\n" % (changed, "" if changed == 1 else "s"))
     out.flush()
