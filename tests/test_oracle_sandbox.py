@@ -476,3 +476,12 @@ def test_cgroups_of_killed_runs_are_removed_by_the_next(tmp_path):
     other.mkdir()
     sandbox._remove_stale(str(tmp_path))
     assert sorted(os.listdir(str(tmp_path))) == sorted([alive.name, other.name])
+
+
+def test_setup_says_when_there_is_no_process_cap(monkeypatch, capsys):
+    monkeypatch.setattr(sandbox, "PIDS_ROOTS", ("/nonexistent/cgroup",))
+    assert not sandbox.process_cap_available()
+    monkeypatch.setattr(envs, "find_interpreters", lambda *args: ({}, {}))
+    from cglint.oracle import confirm
+    assert confirm.main(["--setup"]) == 0
+    assert "fixtures run without a process-count cap" in capsys.readouterr().err

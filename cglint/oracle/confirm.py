@@ -243,6 +243,9 @@ def setup(selected, tf_pythons, cache_dir):
         sys.stderr.write("cglint confirm: cannot set up the sandbox: %s\n" % why)
     else:
         print("sandbox  %s" % sandbox.bwrap_path())
+        if not sandbox.process_cap_available():
+            sys.stderr.write("cglint confirm: no writable pids cgroup here: fixtures run without "
+                             "a process-count cap\n")
     return 2 if errors else 0
 
 

@@ -136,6 +136,15 @@ class PidsCgroup:
             self.path = None
 
 
+def process_cap_available():
+    """Whether a pids cgroup can be made here (without one, fixtures run with no
+    process-count cap: the rest of the sandbox holds)."""
+    cgroup = PidsCgroup(1)
+    found = cgroup.path is not None
+    cgroup.remove()
+    return found
+
+
 def _remove_tree(path, wait):
     """rmdir a cgroup and its children, waiting up to `wait` s for their last processes."""
     deadline = time.monotonic() + wait
