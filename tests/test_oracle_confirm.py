@@ -5,7 +5,7 @@ import stat
 
 import pytest
 
-from cglint.oracle import confirm
+from cglint.oracle import confirm, sandbox
 from cglint.oracle.headers import Outcome
 from cglint.oracle.runner import Job, Result
 
@@ -109,3 +109,25 @@ def test_no_usable_interpreter_exits_2_and_says_why(tmp_path, capsys, monkeypatc
     assert "tensorflow-gpu 1.8 needs CUDA 9 libraries" in capsys.readouterr().err
     monkeypatch.setenv("CGLINT_TF_PYTHON", str(gpu))
     assert confirm.main(["--setup"]) == 2
+
+
+def test_without_a_sandbox_confirm_refuses_unless_told(tmp_path, capsys, monkeypatch):
+    """Where the kernel forbids namespaces, untrusted fixtures are not run at all."""
+    monkeypatch.setattr(sandbox, "unavailable", lambda: "bwrap: No permissions to create new namespace")
+    ran = tmp_path / "ran"
+    write(str(tmp_path / "fx" / "a.py"), "# lint: clean\n# run[py36]: ok\nopen(%r, 'w')\n" % str(ran))
+    assert confirm.main([str(tmp_path / "fx")]) == 2
+    err = capsys.readouterr().err
+    assert "no sandbox for the fixtures: bwrap: No permissions to create new namespace" in err
+    assert "--unsafe-no-sandbox" in err
+    assert not ran.exists()
+    runs = []
+
+    def run_fixtures(jobs, *args):
+        runs.append(args)
+        return [Result(job, outcome="ok") for job in jobs]
+
+    monkeypatch.setattr(confirm, "run_fixtures", run_fixtures)
+    monkeypatch.setattr(confirm.envs, "find_interpreters", lambda *args: ({"py36": "python"}, {}))
+    assert confirm.main([str(tmp_path / "fx"), "--unsafe-no-sandbox"]) == 0
+    assert runs and runs[0][-1] is False  # sandboxed=False reached the runner

@@ -5,7 +5,14 @@ The first run on a fresh machine builds both interpreters (about a minute, in
 """
 import json
 import os
+import signal
+import subprocess
+import sys
+import tempfile
 import textwrap
+import threading
+import time
+import uuid
 
 import pytest
 
@@ -182,18 +189,133 @@ def test_hangs_crashes_and_floods_are_reported_and_the_run_goes_on(interpreters,
         assert results["fine.py", interpreter].describe() == "ok"
 
 
-def test_a_fixture_that_kills_its_harness_does_not_stop_the_run(interpreters, tmp_path):
+def test_a_fixture_that_kills_its_harness_does_not_stop_the_run(interpreters, tmp_path, monkeypatch):
+    """Without the sandbox (--unsafe-no-sandbox) a fixture can reach its harness; the
+    harness's temp folder goes all the same."""
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
     paths = write(tmp_path, {
         "killer.py": "import os, signal, time\nos.kill(os.getppid(), signal.SIGKILL)\ntime.sleep(30)\n",
         "fine.py": "print('fine')\n",
     })
     jobs = [Job(paths["killer.py"], "py36"), Job(paths["fine.py"], "py36")]
-    killed, fine = run_fixtures(jobs, interpreters, workers=1, timeout=20)
+    killed, fine = run_fixtures(jobs, interpreters, workers=1, timeout=20, sandbox=False)
     assert killed.failure == "the py36 harness was killed by signal 9 (SIGKILL)"
+    assert fine.describe() == "ok"
+    assert os.listdir(str(temp)) == []
+
+
+def test_a_sandboxed_fixture_cannot_reach_its_harness(interpreters, tmp_path):
+    """In the sandbox the fixture is pid 2 under its own init, which signals cannot kill."""
+    paths = write(tmp_path, {
+        "killer.py": """
+            import os, signal
+            assert os.getppid() == 1
+            for pid in (1, os.getppid()):
+                os.kill(pid, signal.SIGKILL)
+            print("still here")
+        """,
+        "fine.py": "print('fine')\n",
+    })
+    jobs = [Job(paths["killer.py"], "py36"), Job(paths["fine.py"], "py36")]
+    killer, fine = run_fixtures(jobs, interpreters, workers=1, timeout=20)
+    assert killer.describe() == "ok" and killer.output == "still here\n", killer.output
     assert fine.describe() == "ok"
 
 
-def test_arguments_go_in_and_a_payload_comes_back(interpreters, tmp_path):
+def harness_pids(ancestor):
+    """The harness processes that descend from `ancestor` (through bwrap)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as handle:
+                if b"harness.py" not in handle.read() or os.readlink("/proc/%s/exe" % pid).endswith("bwrap"):
+                    continue
+            parent = int(pid)
+            while parent > 1 and parent != ancestor:
+                with open("/proc/%d/stat" % parent) as handle:
+                    parent = int(handle.read().rsplit(")", 1)[1].split()[1])
+            if parent == ancestor:
+                found.append(int(pid))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def test_a_sandboxed_harness_killed_from_outside_is_reported(interpreters, tmp_path):
+    paths = write(tmp_path, {"slow.py": "import time\ntime.sleep(30)\n", "fine.py": "print('fine')\n"})
+    jobs = [Job(paths["slow.py"], "py36"), Job(paths["fine.py"], "py36")]
+
+    def kill_harness():
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            for pid in harness_pids(os.getpid()):
+                with open("/proc/%d/task/%d/children" % (pid, pid)) as handle:
+                    if handle.read().strip():  # slow.py has started
+                        os.kill(pid, signal.SIGKILL)
+                        return
+            time.sleep(0.1)
+
+    killer = threading.Thread(target=kill_harness)
+    killer.start()
+    slow, fine = run_fixtures(jobs, interpreters, workers=1, timeout=20)
+    killer.join()
+    assert slow.failure == "the py36 harness was killed by signal 9 (SIGKILL)", slow.failure
+    assert fine.describe() == "ok"
+
+
+def processes_with(token):
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as handle:
+                if token.encode() in handle.read():
+                    found.append(int(pid))
+        except OSError:
+            continue
+    return found
+
+
+@pytest.mark.parametrize("signum, status, said", [
+    (signal.SIGTERM, 143, "cglint confirm: terminated"),
+    (signal.SIGINT, 130, "cglint confirm: interrupted"),
+    (signal.SIGKILL, -9, None),
+])
+def test_a_stopped_confirm_leaves_no_folder_and_no_process(interpreters, tmp_path, signum, status, said):
+    """Before, SIGTERM or a kill left cglint-py36-* folders and Ctrl-C printed a traceback."""
+    token = "cglint-stopped-%s" % uuid.uuid4().hex
+    write(tmp_path / "fx", {"sleeps.py": """
+        # lint: clean
+        # run[py36]: ok
+        import os
+        os.execv("/bin/sh", ["sh", "-c", "sleep 120", %r])
+    """ % token})
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, TMPDIR=str(temp), PYTHONPATH=root,
+               CGLINT_TF_PYTHON=os.pathsep.join(interpreters.values()))
+    proc = subprocess.Popen([sys.executable, "-m", "cglint", "confirm", str(tmp_path / "fx")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, cwd=str(tmp_path))
+    deadline = time.monotonic() + 120
+    while not processes_with(token) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert processes_with(token), "the fixture never started"
+    proc.send_signal(signum)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == status
+    if said:
+        assert err.decode().strip().splitlines() == [said]
+    deadline = time.monotonic() + 10
+    while processes_with(token) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert processes_with(token) == []
+    assert os.listdir(str(temp)) == []
+
+
+@pytest.mark.parametrize("sandbox", [True, False], ids=["sandboxed", "unsafe"])
+def test_arguments_go_in_and_a_payload_comes_back(interpreters, tmp_path, sandbox):
     paths = write(tmp_path, {
         "answer.py": """
             import json, os, sys
@@ -214,7 +336,7 @@ def test_arguments_go_in_and_a_payload_comes_back(interpreters, tmp_path):
     })
     jobs = [Job(paths["answer.py"], name, argv=("--one", "{\"two\": 2}")) for name in sorted(interpreters)]
     jobs += [Job(paths[name], "py36") for name in ("garbage.py", "huge.py", "silent.py")]
-    results = run_fixtures(jobs, interpreters, workers=2, timeout=20)
+    results = run_fixtures(jobs, interpreters, workers=2, timeout=20, sandbox=sandbox)
     for result in results[:len(interpreters)]:
         assert result.describe() == "ok"
         assert result.payload["argv"] == ["--one", "{\"two\": 2}"]

@@ -1,16 +1,18 @@
 """`cglint confirm [PATHS]`: run fixtures under TF 1.8 and check their `# run:` headers.
 
 Exit 0 when every run matches its header, 1 on any mismatch or error, 2 on a usage
-error or when no TF 1.8 interpreter can be had.
+error, when no TF 1.8 interpreter can be had or when no sandbox can be made (unless
+--unsafe-no-sandbox); 130 on Ctrl-C and 143 on SIGTERM, after stopping every fixture.
 """
 import argparse
 import json
 import os
+import signal
 import sys
 import time
 from dataclasses import dataclass
 
-from cglint.oracle import envs
+from cglint.oracle import envs, sandbox
 from cglint.oracle.headers import INTERPRETERS, PROJECT_ENTRY, HeaderError, Outcome, read_header
 from cglint.oracle.runner import Job, Result, run_fixtures
 
@@ -19,6 +21,14 @@ OUTPUT_LINES = 12  # of a mismatching program's output, shown under its line
 
 class UsageError(Exception):
     pass
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread so that the runner stops its servers on the way out."""
+
+
+def _terminate(signum, frame):
+    raise Terminated()
 
 
 @dataclass
@@ -94,14 +104,14 @@ def plan(files, selected=INTERPRETERS):
     return records
 
 
-def check(records, interpreters, workers=2, timeout=60.0):
+def check(records, interpreters, workers=2, timeout=60.0, sandboxed=True):
     """Run planned records on `interpreters` ({name: python}), filling in each result or error."""
     for record in records:
         if not record.error and record.interpreter not in interpreters:
             record.error = "no %s interpreter" % record.interpreter
     runnable = [record for record in records if not record.error]
     jobs = [Job(record.path, record.interpreter, record.mode) for record in runnable]
-    for record, result in zip(runnable, run_fixtures(jobs, interpreters, workers, timeout)):
+    for record, result in zip(runnable, run_fixtures(jobs, interpreters, workers, timeout, sandboxed)):
         record.result = result
     return records
 
@@ -137,6 +147,9 @@ def parser():
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--interpreter", action="append", choices=INTERPRETERS,
                    help="run only on this interpreter (repeatable)")
+    p.add_argument("--unsafe-no-sandbox", action="store_true",
+                   help="run fixtures with resource limits only, where the sandbox cannot be "
+                        "made: only for fixtures you trust")
     return p
 
 
@@ -154,6 +167,26 @@ def main(argv=None):
         args = parser().parse_args(argv)
     except SystemExit as exc:  # argparse: --help is 0, a usage error 2
         return exc.code
+    previous = signal.signal(signal.SIGTERM, _terminate) if _main_thread() else None
+    try:
+        return run(args)
+    except KeyboardInterrupt:
+        sys.stderr.write("cglint confirm: interrupted\n")
+        return 130
+    except Terminated:
+        sys.stderr.write("cglint confirm: terminated\n")
+        return 143
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _main_thread():
+    import threading
+    return threading.current_thread() is threading.main_thread()
+
+
+def run(args):
     selected = tuple(args.interpreter or INTERPRETERS)
     tf_pythons = args.tf_python or envs.tf_pythons_from_env()
     if args.setup:
@@ -168,12 +201,19 @@ def main(argv=None):
         sys.stderr.write("cglint confirm: no fixtures to run in %s\n" % " ".join(args.paths or ["fixtures"]))
         return 2
     needed = sorted({record.interpreter for record in records if not record.error})
+    if needed and not args.unsafe_no_sandbox:
+        why = sandbox.unavailable()
+        if why:
+            sys.stderr.write("cglint confirm: no sandbox for the fixtures: %s\n"
+                             "cglint confirm: refusing to run them; --unsafe-no-sandbox runs "
+                             "them with resource limits only\n" % why)
+            return 2
     interpreters, errors = envs.find_interpreters(needed, tf_pythons, args.cache_dir)
     for what, error in sorted(errors.items()):
         sys.stderr.write("cglint confirm: %s: %s\n" % (what, error))
     if needed and not interpreters:
         return 2
-    check(records, interpreters, args.jobs, args.timeout)
+    check(records, interpreters, args.jobs, args.timeout, sandboxed=not args.unsafe_no_sandbox)
     confirmed = sum(record.status == "confirmed" for record in records)
     seconds = time.time() - started
     if args.format == "json":
@@ -197,6 +237,15 @@ def setup(selected, tf_pythons, cache_dir):
         print("%s  %s" % (name, python))
     for what, error in sorted(errors.items()):
         sys.stderr.write("cglint confirm: cannot set up %s: %s\n" % (what, error))
+    why = sandbox.unavailable()
+    if why:
+        errors["sandbox"] = why
+        sys.stderr.write("cglint confirm: cannot set up the sandbox: %s\n" % why)
+    else:
+        print("sandbox  %s" % sandbox.bwrap_path())
+        if not sandbox.process_cap_available():
+            sys.stderr.write("cglint confirm: no writable pids cgroup here: fixtures run without "
+                             "a process-count cap\n")
     return 2 if errors else 0
 
 

@@ -10,9 +10,15 @@ session or eager context is made, which happens in the child.
 The server imports nothing more (not even tensorflow.contrib): TF 1.8 refuses
 tf.enable_eager_execution() once a default graph exists, and importing contrib makes one.
 
+With --sandbox CGROUPS the server runs inside bubblewrap (cglint/oracle/sandbox.py) and
+gives each fixture its own namespaces, filesystem, cgroup and no capabilities
+(fixture_jail.py); CGROUPS is its pids cgroup folder, or "-" when there is none.
+Each fixture's result comes back on a pipe of its own, which no other fixture can reach.
+
 Protocol, one JSON object per line:
   host -> stdin:  {"id": 1, "path": "/abs/fixture.py", "mode": "graph", "timeout": 60,
-                   "argv": ["optional", "arguments"]}
+                   "argv": ["optional", "arguments"], "show": ["/tmp/folder", ...]}
+                  (sandboxed: "show" names what under /tmp the program needs to see)
   server -> host: first {"hello": {...}} or {"error": "..."}, then per request
                   {"id": 1, "result": {"outcome": "ok"} | {"outcome": "ValueError",
                    "message": "..."} | {"harness_error": "..."} | null,
@@ -36,6 +42,8 @@ import resource
 import select
 import shutil
 import signal
+import stat
+import struct
 import sys
 import tempfile
 import time
@@ -44,11 +52,21 @@ import types
 
 OUTPUT_TAIL = 8192  # bytes of a child's stdout+stderr kept for the report
 MESSAGE_CAP = 65536
+RESULT_CAP = 1 << 20
 PAYLOAD_CAP = 1 << 20
-# RLIMIT_DATA rather than RLIMIT_AS: TF and glibc reserve address space per thread and
-# per malloc arena, which grows with the core count, not with what a fixture uses.
+# RLIMIT_DATA for private memory; RLIMIT_AS also counts shared and file mappings. TF
+# reserves address space per thread (8 MiB stacks) and glibc per malloc arena: the
+# server caps the arenas (M_ARENA_MAX) so that the margin holds on many cores too.
 DATA_LIMIT = 4 << 30
-FILE_LIMIT = 1 << 30
+ADDRESS_LIMIT = 6 << 30
+ARENA_MAX = 8
+FILE_LIMIT = 512 << 20  # per file; the fixture's tmpfs caps the total
+DISK_LIMIT = 1 << 30
+PIDS_LIMIT = max(256, 8 * (os.cpu_count() if hasattr(os, "cpu_count") else 2))  # threads count too
+CGROUP_MOUNT = "/run/cglint-pids"  # as in sandbox.py
+# The payload's folder as the fixture sees it: a small tmpfs of the server's, bound in,
+# so that the payload outlives a fixture killed on timeout.
+SANDBOX_PAYLOAD_DIR = "/tmp/.cglint"
 PR_SET_PDEATHSIG = 1
 
 try:
@@ -115,10 +133,15 @@ def kill_group(pid):
 
 
 class Child(object):
-    def __init__(self, request, jobdir, out):
+    def __init__(self, request, jobdir, out, results, status=None, cgroup=None):
         self.request = request
         self.jobdir = jobdir
         self.out = out
+        self.results = results  # the read end of this fixture's own result pipe
+        self.status = status  # sandboxed: init writes the fixture's wait status and payload here
+        self.status_data = b""
+        self.cgroup = cgroup
+        self.result = b""
         self.tail = b""
         self.started = time.time()
         self.deadline = self.started + float(request["timeout"])
@@ -133,6 +156,22 @@ class Child(object):
             self.tail = (self.tail + data)[-OUTPUT_TAIL:]
         return data
 
+    def read_result(self):
+        data = read_some(self.results)
+        if data == b"" or (data and len(self.result) + len(data) > RESULT_CAP):
+            os.close(self.results)
+            self.results = None
+            self.result = self.result if data == b"" else b""
+        elif data:
+            self.result += data
+
+    def read_status(self):
+        while len(self.status_data) <= 4:  # bounded: init writes 4 bytes
+            data = read_some(self.status)
+            if not data:
+                return
+            self.status_data += data
+
     def drain(self):
         for _ in range(64):  # bounded: a grandchild may still hold the pipe and keep writing
             if self.out is None or not self.read():
@@ -140,13 +179,33 @@ class Child(object):
         if self.out is not None:
             os.close(self.out)
             self.out = None
+        for _ in range(64):
+            if self.results is None:
+                break
+            before = len(self.result)
+            self.read_result()
+            if self.results is not None and len(self.result) == before:
+                break
+        if self.results is not None:
+            os.close(self.results)
+            self.results = None
+
+    def outcome(self):
+        try:
+            return json.loads(self.result.decode("utf-8"))
+        except ValueError:
+            return None
 
 
 class Server(object):
-    def __init__(self, tf, proto):
+    def __init__(self, tf, proto, sandbox=None):
         self.tf = tf
         self.proto = proto
-        self.base = tempfile.mkdtemp(prefix="cglint-harness-")
+        self.sandbox = sandbox  # None, or the pids cgroup folder ("" when there is none)
+        self.free_cgroups = []  # made once, used again: a cgroup costs ~15 ms to make
+        self.cgroup_count = 0
+        self.base = tempfile.mkdtemp(prefix="cglint-harness-")  # in the sandbox, its own /tmp
+        self.jobs = self.base
         self.children = {}  # pid -> Child
         self.pending = b""
         self.stdin_open = True
@@ -171,6 +230,8 @@ class Server(object):
 
     def step(self):
         outs = [child.out for child in self.children.values() if child.out is not None]
+        outs += [child.results for child in self.children.values() if child.results is not None]
+        outs += [child.status for child in self.children.values() if child.status is not None]
         deadlines = [child.deadline for child in self.children.values() if not child.timed_out]
         timeout = max(0.0, min(deadlines) - time.time()) if deadlines else None
         try:
@@ -180,8 +241,12 @@ class Server(object):
                 raise
             ready = []
         for child in list(self.children.values()):
-            if child.out in ready:
+            if child.out is not None and child.out in ready:
                 child.read()
+            if child.results is not None and child.results in ready:
+                child.read_result()
+            if child.status is not None and child.status in ready:
+                child.read_status()
         if self.wake_r in ready:
             while read_some(self.wake_r):
                 pass
@@ -205,20 +270,85 @@ class Server(object):
             if line.strip():
                 self.start(json.loads(line.decode("utf-8")))
 
+    def inherited(self):
+        fds = [self.proto.fileno(), self.wake_r, self.wake_w]
+        for child in self.children.values():
+            fds += [fd for fd in (child.out, child.results, child.status) if fd is not None]
+        return fds
+
     def start(self, request):
-        jobdir = tempfile.mkdtemp(dir=self.base)
+        if self.sandbox is not None:
+            return self.start_jailed(request)
+        jobdir = tempfile.mkdtemp(dir=self.jobs)
         out_r, out_w = os.pipe()
+        result_r, result_w = os.pipe()
         sys.stdout.flush()
         sys.stderr.flush()
         pid = os.fork()
         if pid == 0:
             os.close(out_r)
-            inherited = [self.proto.fileno(), self.wake_r, self.wake_w]
-            inherited += [child.out for child in self.children.values() if child.out is not None]
-            run_child(self.tf, request, jobdir, out_w, inherited)  # never returns
+            os.close(result_r)
+            run_child(self.tf, request, jobdir, out_w, result_w, self.inherited())  # never returns
         os.close(out_w)
+        os.close(result_w)
         set_nonblocking(out_r)
-        self.children[pid] = Child(request, jobdir, out_r)
+        set_nonblocking(result_r)
+        self.children[pid] = Child(request, jobdir, out_r, result_r)
+
+    def start_jailed(self, request):
+        """Clone the fixture's init straight into new namespaces (fixture_jail.py), put it
+        in a cgroup of its own, then let it go on."""
+        out_r, out_w = os.pipe()
+        result_r, result_w = os.pipe()
+        status_r, status_w = os.pipe()
+        go_r, go_w = os.pipe()
+        source = read_source(request["path"])  # init's view of /tmp will be its own
+        jobdir = tempfile.mkdtemp(dir=self.jobs)
+        jail.mount("tmpfs", jobdir, "tmpfs", jail.MS_NOSUID | jail.MS_NODEV,
+                   "size=%d,mode=1777" % (2 * PAYLOAD_CAP))
+        cgroup = self.take_cgroup()
+        sys.stdout.flush()
+        sys.stderr.flush()
+        try:
+            pid = jail.clone_into_namespaces()
+        except Exception:
+            for fd in (out_r, out_w, result_r, result_w, status_r, status_w, go_r, go_w):
+                os.close(fd)
+            if cgroup:
+                self.free_cgroups.append(cgroup)
+            remove_jobdir(jobdir, mounted=True)
+            self.send({"id": request["id"], "result": {"harness_error": traceback.format_exc()},
+                       "status": None, "signal": None, "timed_out": False, "output": "", "seconds": 0})
+            return
+        if pid == 0:
+            for fd in [out_r, result_r, status_r, go_w] + self.inherited():
+                os.close(fd)
+            run_init(self.tf, request, source, jobdir, go_r, out_w, result_w, status_w)  # never returns
+        for fd in (out_w, result_w, status_w, go_r):
+            os.close(fd)
+        try:
+            if cgroup:
+                with open(os.path.join(cgroup, "cgroup.procs"), "w") as handle:
+                    handle.write(str(pid))
+            os.write(go_w, b"go")
+        except (IOError, OSError):
+            kill_group(pid)  # init meets end of file on go_r and exits
+        os.close(go_w)
+        for fd in (out_r, result_r, status_r):
+            set_nonblocking(fd)
+        self.children[pid] = Child(request, jobdir, out_r, result_r, status_r, cgroup)
+
+    def take_cgroup(self):
+        if not self.sandbox:
+            return None
+        if self.free_cgroups:
+            return self.free_cgroups.pop()
+        self.cgroup_count += 1
+        path = os.path.join(self.sandbox, "fixture-%d" % self.cgroup_count)
+        os.mkdir(path)
+        with open(os.path.join(path, "pids.max"), "w") as handle:
+            handle.write(str(PIDS_LIMIT))
+        return path
 
     def reap(self):
         if HAVE_PROC:
@@ -228,7 +358,7 @@ class Server(object):
             for pid in list(self.children):
                 if is_zombie(pid):
                     kill_group(pid)
-                    self.finish(self.children.pop(pid), wait_for(pid))
+                    self.finish(pid, self.children.pop(pid), wait_for(pid))
             return
         while self.children:
             try:
@@ -242,46 +372,86 @@ class Server(object):
             if pid == 0:
                 break
             if pid in self.children:
-                self.finish(self.children.pop(pid), status)
+                self.finish(pid, self.children.pop(pid), status)
 
-    def finish(self, child, status):
+    def finish(self, pid, child, status):
         child.drain()
-        result = None
-        try:
-            with open(os.path.join(child.jobdir, "result.json")) as handle:
-                result = json.load(handle)
-        except (IOError, OSError, ValueError):
-            pass
+        if child.status is not None:  # from init: the fixture's own status
+            child.read_status()
+            os.close(child.status)
+            child.status = None
+            if len(child.status_data) == 4:
+                status = struct.unpack("=i", child.status_data)[0]
         reply = {
             "id": child.request["id"],
-            "result": result,
+            "result": child.outcome(),
             "status": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
             "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
             "timed_out": child.timed_out,
             "output": child.tail.decode("utf-8", "replace"),
             "seconds": round(time.time() - child.started, 3),
         }
-        reply.update(read_payload(child.jobdir))
+        reply.update(read_payload(os.path.join(child.jobdir, "payload.json")))
         self.send(reply)
-        shutil.rmtree(child.jobdir, ignore_errors=True)
+        remove_jobdir(child.jobdir, mounted=self.sandbox is not None)
+        if child.cgroup:  # empty again: init's end killed all of the namespace
+            self.free_cgroups.append(child.cgroup)
 
     def stop(self):
         for pid, child in self.children.items():
             kill_group(pid)
             os.waitpid(pid, 0)
-            if child.out is not None:
-                os.close(child.out)
+            for fd in (child.out, child.results, child.status):
+                if fd is not None:
+                    os.close(fd)
+            if child.cgroup:
+                self.free_cgroups.append(child.cgroup)
         self.children = {}
+        for cgroup in self.free_cgroups:
+            try:
+                os.rmdir(cgroup)
+            except OSError:
+                pass
         shutil.rmtree(self.base, ignore_errors=True)
 
 
-def read_payload(jobdir):
-    """{"payload": value} from the program's payload file, {"payload_error": why}, or {}."""
-    path = os.path.join(jobdir, "payload.json")
+def remove_jobdir(jobdir, mounted):
+    if mounted:
+        try:
+            jail.umount(jobdir)
+        except Exception:
+            pass
+    shutil.rmtree(jobdir, ignore_errors=True)
+
+
+def payload_bytes(path):
+    """At most PAYLOAD_CAP + 1 bytes of the program's payload file; None when it left none.
+    The program made the file: a link or a FIFO in its place is not followed or waited on."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(PAYLOAD_CAP + 1)
-    except (IOError, OSError):
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return b"\0not a regular file"
+        data = b""
+        while len(data) <= PAYLOAD_CAP:
+            chunk = os.read(fd, PAYLOAD_CAP + 1 - len(data))
+            if not chunk:
+                break
+            data += chunk
+        return data
+    finally:
+        os.close(fd)
+
+
+def read_payload(path):
+    """{"payload": value} from the program's payload file, {"payload_error": why}, or {}."""
+    return parse_payload(payload_bytes(path))
+
+
+def parse_payload(data):
+    if data is None:
         return {}
     if len(data) > PAYLOAD_CAP:
         return {"payload_error": "payload larger than %d bytes" % PAYLOAD_CAP}
@@ -296,46 +466,132 @@ def send(proto, message):
     proto.flush()
 
 
-def run_child(tf, request, jobdir, out_w, inherited):
-    """In the forked child: isolate, run the fixture, leave result.json, exit."""
+def run_child(tf, request, jobdir, out_w, result_w, inherited):
+    """Without the sandbox: the forked child runs the fixture under rlimits only."""
     try:
         parent = os.getppid()
         os.setsid()  # own process group: a timeout kills whatever the fixture started
         die_with_parent(parent)
         isolate_network()
-        signal.set_wakeup_fd(-1)
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-        for fd in inherited:
-            os.close(fd)
-        null = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(null, 0)
-        os.dup2(out_w, 1)
-        os.dup2(out_w, 2)
-        os.close(null)
-        os.close(out_w)
-        limit_resources(float(request["timeout"]))
+        detach(inherited)
+        redirect_output(out_w)
         work = os.path.join(jobdir, "work")
         os.mkdir(work)
-        os.chdir(work)
-        os.environ["HOME"] = os.environ["TMPDIR"] = work
-        os.environ["CGLINT_PAYLOAD_FILE"] = os.path.join(jobdir, "payload.json")
-        tempfile.tempdir = None  # the server cached its own; use TMPDIR=work
-        reseed()
-        result = run_fixture(tf, request["path"], request["mode"], request.get("argv", []))
+        result = run_limited(tf, request, work, os.path.join(jobdir, "payload.json"))
     except BaseException:
         result = {"harness_error": traceback.format_exc()[-MESSAGE_CAP:]}
+    report(result, result_w)
+
+
+def run_init(tf, request, source, jobdir, go_r, out_w, result_w, status_w):
+    """pid 1 of the fixture's namespaces: private filesystem, no capabilities, fork, reap."""
+    try:
+        jail.after_clone()
+        jail.set_dumpable(False)
+        jail.set_death_signal(signal.SIGKILL)  # the server gone (bwrap killed): all goes
+        if read_all(go_r) != b"go":
+            os._exit(1)  # the server died, or could not put us in our cgroup
+        os.close(go_r)
+        # No fd of the server's stays behind (init's are reachable from the fixture
+        # through /proc/1/fd): its request pipe on 0, its stderr on 1 and 2.
+        redirect_output(os.dup(out_w))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        shown = [native(path) for path in request.get("show") or [os.path.dirname(request["path"])]]
+        jail.private_filesystem(DISK_LIMIT, shown, CGROUP_MOUNT, (jobdir, SANDBOX_PAYLOAD_DIR))
+        work = "/tmp/work"
+        os.mkdir(work)
+        jail.drop_capabilities()
+        fixture = os.fork()
+        if fixture == 0:
+            os.close(status_w)
+            try:
+                redirect_output(out_w)
+                jail.set_dumpable(True)
+                jail.refuse_unix_sockets()
+                result = run_limited(tf, request, work, os.path.join(SANDBOX_PAYLOAD_DIR, "payload.json"),
+                                     source)
+            except BaseException:
+                result = {"harness_error": traceback.format_exc()[-MESSAGE_CAP:]}
+            report(result, result_w)
+        os.close(out_w)
+        os.close(result_w)
+        status = reap_until(fixture)
+        os.write(status_w, struct.pack("=i", status))
+    except BaseException:
+        report({"harness_error": traceback.format_exc()[-MESSAGE_CAP:]}, result_w)
+    os._exit(0)  # the kernel now kills everything left in the namespace
+
+
+def detach(inherited):
+    """Forget the server's signal set-up and its pipes (other fixtures' included)."""
+    signal.set_wakeup_fd(-1)
+    signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+    for fd in inherited:
+        os.close(fd)
+
+
+def redirect_output(out_w):
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.dup2(out_w, 1)
+    os.dup2(out_w, 2)
+    os.close(null)
+    os.close(out_w)
+
+
+def run_limited(tf, request, work, payload_file, source=None):
+    limit_resources(float(request["timeout"]))
+    os.chdir(work)
+    os.environ["HOME"] = os.environ["TMPDIR"] = work
+    os.environ["CGLINT_PAYLOAD_FILE"] = payload_file
+    tempfile.tempdir = None  # the server cached its own; use TMPDIR=work
+    reseed()
+    return run_fixture(tf, request["path"], request["mode"], request.get("argv", []), source)
+
+
+def report(result, result_w):
+    """Write the result on this fixture's own pipe and exit."""
     for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
         try:
             stream.flush()
         except Exception:
             pass
     try:
-        partial = os.path.join(jobdir, "result.tmp")
-        with open(partial, "w") as handle:
-            json.dump(result, handle)
-        os.rename(partial, os.path.join(jobdir, "result.json"))
+        data = json.dumps(result).encode("utf-8")
+        while data:
+            data = data[os.write(result_w, data[:65536]):]
     finally:
         os._exit(0)
+
+
+def read_source(path):
+    try:
+        with open(native(path), "rb") as handle:
+            return handle.read()
+    except (IOError, OSError):
+        return None  # the fixture meets the error itself, as an outcome
+
+
+def read_all(fd):
+    data = b""
+    while True:
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            return data
+        data += chunk
+
+
+def reap_until(pid):
+    """As init: reap every process that ends until `pid` does; its status."""
+    while True:
+        try:
+            done, status = os.waitpid(-1, 0)
+        except OSError as exc:
+            if exc.errno == errno.EINTR:
+                continue
+            raise
+        if done == pid:
+            return status
 
 
 def die_with_parent(parent):
@@ -373,6 +629,7 @@ def limit_resources(timeout):
     cpu = int(2 * timeout) + 10
     for limit, soft, hard in ((resource.RLIMIT_CORE, 0, 0),
                               (resource.RLIMIT_DATA, DATA_LIMIT, DATA_LIMIT),
+                              (resource.RLIMIT_AS, ADDRESS_LIMIT, ADDRESS_LIMIT),
                               (resource.RLIMIT_FSIZE, FILE_LIMIT, FILE_LIMIT),
                               (resource.RLIMIT_CPU, cpu, cpu + 5)):
         current = resource.getrlimit(limit)[1]
@@ -396,8 +653,9 @@ def native(value):
     return value
 
 
-def run_fixture(tf, path, mode, argv=()):
-    """Run `path` as __main__: {"outcome": "ok"} or the uncaught exception's name and message."""
+def run_fixture(tf, path, mode, argv=(), source=None):
+    """Run `path` (whose text is `source` when given) as __main__: {"outcome": "ok"} or
+    the uncaught exception's name and message."""
     path = native(path)
     sys.argv = [path] + [native(arg) for arg in argv]
     sys.path.insert(0, os.path.dirname(path))
@@ -408,8 +666,9 @@ def run_fixture(tf, path, mode, argv=()):
     try:
         if mode == "eager":
             tf.enable_eager_execution()
-        with open(path, "rb") as handle:
-            source = handle.read()
+        if source is None:
+            with open(path, "rb") as handle:
+                source = handle.read()
         # dont_inherit: this file's __future__ imports must not change how the fixture compiles
         code = compile(source, path, "exec", 0, True)
         exec(code, module.__dict__)
@@ -428,10 +687,35 @@ def run_fixture(tf, path, mode, argv=()):
     return {"outcome": "ok"}
 
 
+jail = None  # fixture_jail, imported by main() when sandboxed
+
+
+def cap_malloc_arenas():
+    """glibc reserves 64 MiB of address space per arena, up to 8 per core: bound them so
+    RLIMIT_AS measures what a fixture uses, not the machine's core count."""
+    try:
+        import ctypes
+        ctypes.CDLL(None).mallopt(-8, ARENA_MAX)  # M_ARENA_MAX
+    except (ImportError, OSError, AttributeError):
+        pass
+
+
 def main():
+    global jail
     here = os.path.dirname(os.path.abspath(__file__))
+    args = sys.argv[1:]
+    sandbox = args[args.index("--sandbox") + 1] if "--sandbox" in args else None
+    if sandbox is not None:
+        sandbox = "" if sandbox == "-" else sandbox
+        sys.path.insert(0, here)
+        import fixture_jail as jail
+        sys.path.pop(0)
+        sys.modules.pop("fixture_jail", None)  # a fixture may have a module of that name
+        os.environ.pop("PWD", None)  # bwrap's, for --chdir
+        jail.empty_network()
     if sys.path and os.path.abspath(sys.path[0] or ".") == here:
         sys.path.pop(0)  # the oracle's own modules must not shadow anything TF imports
+    cap_malloc_arenas()
     proto = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)  # stray prints (TF's or ours) must not corrupt the protocol
     try:
@@ -447,7 +731,7 @@ def main():
             import tensorflow.contrib  # noqa: F401
         except Exception:
             pass  # children import it themselves and meet the error there
-    server = Server(tf, proto)
+    server = Server(tf, proto, sandbox)
     send(proto, {"hello": {"python": platform.python_version(), "tf": tf.__version__}})
     server.serve()
     return 0

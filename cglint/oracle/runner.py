@@ -4,7 +4,14 @@ At most `workers` fixtures run at once across all servers. The server enforces e
 fixture's wall-clock timeout (it holds the unreaped child, so killing its process
 group cannot hit a recycled pid); the host only guards against a server that dies
 or stops answering, and then starts a new one for the fixtures still to run.
+
+Each server runs inside a bubblewrap sandbox (sandbox.py) unless the caller passes
+sandbox=False (`confirm --unsafe-no-sandbox`). A sandboxed run leaves no file behind
+even when the host is killed: a server's stderr goes to an unnamed temp file and all
+else lives in the sandbox's own tmpfs. Unsandboxed, a server's temp folder is the host's
+to remove (a killed harness cannot), so a `kill -9` of the host leaves that one.
 """
+import errno
 import itertools
 import json
 import os
@@ -18,10 +25,12 @@ import time
 from collections import deque
 from dataclasses import dataclass
 
+from cglint.oracle import sandbox as sandboxing
 from cglint.oracle.envs import clean_env, explain_import_error
 
 HARNESS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "harness.py")
 GRACE = 60.0  # beyond a fixture's timeout: the server's own start-up and bookkeeping
+SERVER_PIDS = 8192  # a whole server's cgroup; each fixture has its own, smaller cap
 
 
 @dataclass(frozen=True)
@@ -82,20 +91,37 @@ def _signal_name(number):
 class Server:
     """One harness process: requests go to its stdin, replies come back on `events`."""
 
-    def __init__(self, name, python, events, preload_contrib=False):
+    def __init__(self, name, python, events, preload_contrib=False, jail=None):
+        """`jail`: None to run unsandboxed, else (bwrap path, folders to show read-only)."""
         self.name = name
         self.key = (name, preload_contrib)
         self.hello = None
-        self.home = tempfile.mkdtemp(prefix="cglint-%s-" % name)
-        self.stderr = tempfile.TemporaryFile(dir=self.home)
+        self.sandboxed = jail is not None
+        self.cgroup = None
+        self.home = None  # unsandboxed: the harness's temp folder, removed even if it is killed
+        self.stderr = sandboxing.stderr_file()
+        argv = [python, "-s", "-B", HARNESS] + (["--preload-contrib"] if preload_contrib else [])
+        if jail is None:
+            self.home = home = tempfile.mkdtemp(prefix="cglint-%s-" % name)
+        else:
+            if not os.access(python, os.X_OK):  # said here: inside, only bwrap's stderr would
+                raise FileNotFoundError(errno.ENOENT, "not an executable file", python)
+            bwrap, binds = jail
+            self.cgroup = sandboxing.PidsCgroup(SERVER_PIDS)
+            inside = sandboxing.CGROUP_MOUNT if self.cgroup.path else "-"
+            argv = sandboxing.command(bwrap, argv + ["--sandbox", inside], binds,
+                                      self.cgroup.path)
+            home = "/tmp"  # the sandbox's own
         try:
             self.proc = subprocess.Popen(
-                [python, "-s", "-B", HARNESS] + (["--preload-contrib"] if preload_contrib else []),
-                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=self.stderr, cwd=self.home, env=clean_env(self.home), start_new_session=True)
+                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
+                cwd=tempfile.gettempdir(), env=clean_env(home), start_new_session=True)
         except OSError:
             self.stderr.close()
-            shutil.rmtree(self.home, ignore_errors=True)
+            if self.cgroup:
+                self.cgroup.remove()
+            if self.home:
+                shutil.rmtree(self.home, ignore_errors=True)
             raise
         threading.Thread(target=self._read, args=(events,), daemon=True).start()
 
@@ -120,6 +146,8 @@ class Server:
             code = self.proc.wait(5)
         except subprocess.TimeoutExpired:
             return "the %s harness closed its output" % self.name
+        if self.sandboxed and code > 128:
+            code = 128 - code  # bwrap passes on a signal as 128 + its number
         if code < 0:
             return "the %s harness was killed by signal %d (%s)" % (self.name, -code, _signal_name(-code))
         self.stderr.seek(0, os.SEEK_END)
@@ -137,7 +165,10 @@ class Server:
             os.killpg(self.proc.pid, signal.SIGKILL)
             self.proc.wait()
         self.stderr.close()
-        shutil.rmtree(self.home, ignore_errors=True)
+        if self.cgroup:
+            self.cgroup.remove()
+        if self.home:
+            shutil.rmtree(self.home, ignore_errors=True)
 
 
 def wants_contrib(job):
@@ -153,8 +184,20 @@ def wants_contrib(job):
     return b"contrib" in source and b"enable_eager_execution" not in source
 
 
-def run_fixtures(jobs, interpreters, workers=2, timeout=60.0):
-    """Run each Job under `interpreters[job.interpreter]`; Results in the order of `jobs`."""
+def run_fixtures(jobs, interpreters, workers=2, timeout=60.0, sandbox=True):
+    """Run each Job under `interpreters[job.interpreter]`; Results in the order of `jobs`.
+
+    sandbox=False runs fixtures with rlimits only (`--unsafe-no-sandbox`). Where no
+    sandbox can be made, every Result's failure says why and nothing runs."""
+    jail = None
+    if sandbox:
+        why = sandboxing.unavailable()
+        if why:
+            return [Result(job, failure="no sandbox: %s" % why) for job in jobs]
+        visible = [job.path for job in jobs] + [job.module for job in jobs if job.module] + [HARNESS]
+        # an interpreter's prefix, the folder above its bin/
+        visible += [os.path.dirname(os.path.realpath(python)) for python in interpreters.values()]
+        jail = (sandboxing.bwrap_path(), sandboxing.hidden_folders(visible))
     results = [None] * len(jobs)
     todo = deque(range(len(jobs)))
     events = queue.Queue()
@@ -182,7 +225,7 @@ def run_fixtures(jobs, interpreters, workers=2, timeout=60.0):
                 if job.interpreter in interpreters and key not in servers and key not in broken:
                     try:
                         servers[key] = Server(job.interpreter, interpreters[job.interpreter], events,
-                                              preload_contrib=key[1])
+                                              preload_contrib=key[1], jail=jail)
                     except OSError as exc:
                         broken[key] = "cannot start %s: %s" % (interpreters[job.interpreter], exc)
                 if key not in servers:
@@ -191,8 +234,10 @@ def run_fixtures(jobs, interpreters, workers=2, timeout=60.0):
                     continue
                 rid = next(ids)
                 inflight[rid] = (servers[key], index, time.time() + timeout + GRACE)
-                servers[key].send({"id": rid, "path": os.path.abspath(job.path),
-                                   "mode": job.mode, "timeout": timeout, "argv": list(job.argv)})
+                needed = [job.path] + ([job.module] if job.module else [])
+                servers[key].send({"id": rid, "path": os.path.abspath(job.path), "mode": job.mode,
+                                   "timeout": timeout, "argv": list(job.argv),
+                                   "show": sandboxing.hidden_folders(needed)})
             if not inflight:
                 continue
             wait = min(deadline for _, _, deadline in inflight.values()) - time.time()
