@@ -46,9 +46,15 @@ def build_parser():
                         help="files or folders to check; `-` reads standard input")
     what = parser.add_argument_group("what to report")
     what.add_argument("--select", metavar="CODES",
-                      help="comma-separated code prefixes to report (default: all)")
+                      help="comma-separated code prefixes to report, replacing the "
+                           "config's selection (default: ALL)")
+    what.add_argument("--extend-select", metavar="CODES",
+                      help="code prefixes to report as well")
     what.add_argument("--ignore", metavar="CODES",
-                      help="comma-separated code prefixes not to report")
+                      help="comma-separated code prefixes not to report, added to the "
+                           "config's `ignore`")
+    what.add_argument("--extend-ignore", metavar="CODES",
+                      help="the same as --ignore (flake8's spelling)")
     what.add_argument("--per-file-ignores", metavar="GLOB:CODES",
                       help="codes not to report in matching files, e.g. "
                            "'tests/*:CG101 legacy/*.py:CG3'")
@@ -130,9 +136,11 @@ def main(argv=None):
 
 def command_line_config(args):
     """The options given on the command line, as a Config that overrides the file's."""
-    def codes(name):
+    def codes(name, default=None):
         value = getattr(args, name)
-        return None if value is None else config.parse_codes(value, "--" + name.replace("_", "-"))
+        if value is None:
+            return default
+        return config.parse_codes(value, "--" + name.replace("_", "-"))
 
     def globs(name):
         value = getattr(args, name)
@@ -142,7 +150,9 @@ def command_line_config(args):
     return config.Config(
         root=os.getcwd(),
         select=codes("select"),
+        extend_select=codes("extend_select", ()),
         ignore=codes("ignore"),
+        extend_ignore=codes("extend_ignore", ()),
         per_file_ignores=None if per_file is None else config.parse_per_file_ignores(
             per_file, "--per-file-ignores"),
         target_python=args.target_python,
@@ -154,18 +164,15 @@ def command_line_config(args):
 
 
 def load_settings(args):
-    overrides = command_line_config(args)
+    """A config.Resolver that gives each file its settings."""
+    fixed = None
     if args.isolated:
-        found = config.Config()
+        fixed = config.Config()
     elif args.config:
-        found = config.read(args.config)
-        if found is None:
+        fixed = config.read(args.config)
+        if fixed is None:
             raise UsageError("%s has no [tool.cglint] or [cglint] section" % args.config)
-    else:
-        where = [args.stdin_filename if path == "-" and args.stdin_filename else path
-                 for path in args.paths]
-        found = config.find(where)
-    return config.resolve(found, overrides)
+    return config.Resolver(command_line_config(args), fixed)
 
 
 def run(args, parser):
@@ -181,8 +188,8 @@ def run(args, parser):
         raise UsageError("no paths given (try `cglint .`)")
     if args.fix and args.diff:
         raise UsageError("--fix and --diff cannot be combined (--diff changes no file)")
-    settings = load_settings(args)
-    checked = check_paths(args, settings)
+    resolver = load_settings(args)
+    checked = check_paths(args, resolver)
     add_run_level_findings(checked)
     errors = [item for item in checked if item.result.error]
     for item in errors:
@@ -190,9 +197,9 @@ def run(args, parser):
                          "it)\n" % (item.result.path, item.result.error))
     fixed = 0
     if args.diff:
-        return show_diffs(checked, args.quiet, settings, out) if not errors else EXIT_ERROR
+        return show_diffs(checked, args.quiet, out) if not errors else EXIT_ERROR
     if args.fix:
-        fixed = apply_fixes(checked, settings, out)
+        fixed = apply_fixes(checked, out)
         if any(item.stdin for item in checked):
             out = sys.stderr  # standard output carries the fixed source
     findings = sorted(((diagnostic, fixes.get(diagnostic))
@@ -213,12 +220,14 @@ def run(args, parser):
 
 
 class Checked:
-    """One checked path: how it is shown, its bytes (None when unreadable), its Result."""
+    """One checked path: how it is shown, its bytes (None when unreadable), its settings
+    and options, its Result."""
 
-    def __init__(self, shown, data, options, result=None, stdin=False):
+    def __init__(self, shown, data, settings, result=None, stdin=False):
         self.shown = shown
         self.data = data
-        self.options = options
+        self.settings = settings
+        self.options = settings.options_for(shown)
         self.result = result
         self.stdin = stdin
 
@@ -228,7 +237,7 @@ class Checked:
 BATCH = 512
 
 
-def check_paths(args, settings):
+def check_paths(args, resolver):
     """Checked for every file under the paths that is not excluded, in discovery order."""
     cache = None if args.no_cache else Cache()
     keep_bytes = args.fix or args.diff
@@ -237,7 +246,7 @@ def check_paths(args, settings):
 
     def flush():
         results = pool.check_all(
-            ((item.shown, item.data, item.options, settings.report_unused_noqa)
+            ((item.shown, item.data, item.options, item.settings.report_unused_noqa)
              for item, _ in pending), args.jobs or available_cpus(), progress.step)
         for (item, key), result in zip(pending, results):
             item.result = result
@@ -251,23 +260,27 @@ def check_paths(args, settings):
         stdin = path == "-"
         shown = engine.display_path(args.stdin_filename if stdin and args.stdin_filename
                                     else path)
+        settings = resolver.settings_for(shown)
         if settings.excluded(shown):
             continue
-        options = settings.options_for(shown)
         if problem:
-            checked.append(Checked(shown, None, options, check.unreadable(shown, problem, options)))
+            item = Checked(shown, None, settings)
+            item.result = check.unreadable(shown, problem, item.options)
+            checked.append(item)
             continue
         try:
             data = files.read_bytes(path, sys.stdin.buffer if stdin else None)
         except OSError as error:
+            item = Checked(shown, None, settings)
             message = "cannot read: %s" % (error.strerror or error)
-            checked.append(Checked(shown, None, options, check.unreadable(shown, message, options)))
+            item.result = check.unreadable(shown, message, item.options)
+            checked.append(item)
             continue
-        item = Checked(shown, data, options, stdin=stdin)
+        item = Checked(shown, data, settings, stdin=stdin)
         checked.append(item)
         key = None
         if cache is not None and not stdin:
-            key = cache.key(shown, data, options, settings.report_unused_noqa)
+            key = cache.key(shown, data, item.options, settings.report_unused_noqa)
             item.result = cache.get(key, shown)
         if item.result is None:
             pending.append((item, key))
@@ -302,24 +315,24 @@ def _text(item):
     return None if source is None or isinstance(source, files.Unreadable) else source.text
 
 
-def _fixed(item, settings):
+def _fixed(item):
     """autofix.Fixed for a checked file, or None when it has no fix to apply."""
     text = _text(item) if item.result.fixes else None
     if text is None:
         return None
     from cglint import autofix  # only --fix and --diff pay for importing the fixers
 
-    fixed = autofix.fix_text(item.shown, text, item.options, settings.report_unused_noqa,
+    fixed = autofix.fix_text(item.shown, text, item.options, item.settings.report_unused_noqa,
                              item.result)
     return fixed if fixed.text != text else None
 
 
-def apply_fixes(checked, settings, out):
+def apply_fixes(checked, out):
     """Write each file's fixes in place (standard input's to standard output, whole);
     return how many findings they removed."""
     total = 0
     for item in checked:
-        fixed = _fixed(item, settings)
+        fixed = _fixed(item)
         if item.stdin:
             text = fixed.text if fixed else _text(item)
             if text is None:
@@ -342,10 +355,10 @@ def apply_fixes(checked, settings, out):
     return total
 
 
-def show_diffs(checked, quiet, settings, out):
+def show_diffs(checked, quiet, out):
     changed = 0
     for item in checked:
-        fixed = _fixed(item, settings)
+        fixed = _fixed(item)
         if fixed is None:
             continue
         changed += 1

@@ -75,7 +75,7 @@ server = CglintServer()
 def settings_for(path):
     """Settings for a file, from the settings file of its project (read anew each time, so
     an edited pyproject.toml applies at the next check)."""
-    return config.resolve(config.find([path]), config.Config())
+    return config.settings_for(path)
 
 
 def check_document(ls, uri, fresh=False):
