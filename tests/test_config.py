@@ -274,3 +274,48 @@ def test_nested_config_replaces_its_parents_and_the_command_line_still_applies(n
     code, out, _ = run(["B", "--config", "A/pyproject.toml"], capsys)
     assert found_by_file(out) == ["B/sub/t.py CG402", "B/sub/t.py CG301",
                                   "B/t.py CG402", "B/t.py CG301"]
+
+
+@pytest.mark.parametrize("args, named", [
+    (["--select", "CG130"], "--select: 'CG130' matches no rule"),
+    (["--ignore", "CG9"], "--ignore: 'CG9' matches no rule"),
+    (["--extend-select", "CG1,CG1099"], "'CG1099' is not a code prefix"),
+    (["--per-file-ignores", "t.py:CG5"], "'CG5' matches no rule"),
+])
+def test_codes_that_match_no_rule_are_an_error(project, capsys, args, named):
+    code, out, err = run([str(project)] + args, capsys)
+    assert code == 2 and out == "" and named in err, err
+
+
+@pytest.mark.parametrize("body", ['select = ["CG130"]', 'extend-ignore = "CG13"',
+                                  '[tool.cglint.per-file-ignores]\n"x/*" = ["CG8"]'])
+def test_codes_that_match_no_rule_in_the_config_are_an_error(project, capsys, body):
+    (project / "pyproject.toml").write_text("[tool.cglint]\n%s\n" % body)
+    code, out, err = run([str(project)], capsys)
+    assert code == 2 and out == "" and "matches no rule" in err, err
+    assert str(project / "pyproject.toml") in err
+
+
+def test_all_selects_every_rule(project, capsys):
+    (project / "pyproject.toml").write_text('[tool.cglint]\nselect = ["CG2"]\n')
+    assert run([str(project)], capsys)[0] == 0
+    assert findings(run([str(project), "--select", "ALL"], capsys)[1]) == ["CG103"]
+    assert findings(run([str(project), "--extend-select", "all"], capsys)[1]) == ["CG103"]
+    assert run([str(project), "--select", "ALL", "--ignore", "CG103"], capsys)[0] == 0
+    # The more specific prefix wins within one layer, as in ruff.
+    code, out, _ = run([str(project), "--select", "CG103", "--ignore", "ALL"], capsys)
+    assert findings(out) == ["CG103"]
+    (project / "setup.cfg").write_text("[cglint]\nper-file-ignores = src/*: ALL\n")
+    os.remove(str(project / "pyproject.toml"))
+    code, out, _ = run([str(project)], capsys)
+    assert code == 0 and "1 file checked" in out
+
+
+def test_command_line_ignore_adds_to_the_configs(project, capsys):
+    (project / "src" / "pkg" / "more.py").write_text(HAZARDS)
+    (project / "pyproject.toml").write_text(
+        '[tool.cglint]\nignore = ["CG103"]\nextend-select = ["CG4"]\n')
+    assert findings(run([str(project)], capsys)[1]) == ["CG401", "CG402", "CG301"]
+    assert findings(run([str(project), "--ignore", "CG40"], capsys)[1]) == ["CG301"]
+    # --select starts again: the config's ignore no longer applies.
+    assert findings(run([str(project), "--select", "CG1"], capsys)[1]) == ["CG103"]
