@@ -189,6 +189,13 @@ def run(args, parser):
     if args.fix and args.diff:
         raise UsageError("--fix and --diff cannot be combined (--diff changes no file)")
     resolver = load_settings(args)
+    if args.fix and "-" in args.paths and stdin_excluded(args, resolver):
+        # An editor pipes its buffer through `--fix` and replaces the buffer with what
+        # comes out: an excluded buffer must come back unchanged, and nothing else.
+        sys.stdout.flush()
+        sys.stdout.buffer.write(files.read_bytes("-", sys.stdin.buffer))
+        sys.stdout.flush()
+        out = sys.stderr
     checked = check_paths(args, resolver)
     add_run_level_findings(checked)
     errors = [item for item in checked if item.result.error]
@@ -235,6 +242,11 @@ class Checked:
 # Files are read and checked in batches, and their bytes dropped once checked (unless
 # --fix or --diff needs them), so memory stays flat on trees of any size.
 BATCH = 512
+
+
+def stdin_excluded(args, resolver):
+    shown = engine.display_path(args.stdin_filename or "-")
+    return resolver.settings_for(shown).excluded(shown)
 
 
 def check_paths(args, resolver):

@@ -10,6 +10,15 @@ from cglint.cli import main
 
 from snippets import BAD, GOOD
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def cglint(args, cwd, stdin=b"", **environ):
+    """`python -m cglint ARGS` in a child process: its CompletedProcess (bytes)."""
+    return subprocess.run([sys.executable, "-m", "cglint"] + list(args), input=stdin,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=str(cwd),
+                          env=dict(os.environ, PYTHONPATH=ROOT, **environ), timeout=300)
+
 
 def run(args, capsys):
     code = main(args)
@@ -152,3 +161,16 @@ def test_whole_run_findings_cross_files_cache_and_noqa(tmp_path, capsys, monkeyp
     (tmp_path / "use.py").write_text(use.replace("'ClipedGrad'}):", "'ClipedGrad'}):  # noqa: CG202"))
     code, out, _ = run(["register.py", "use.py", "--report-unused-noqa"], capsys)
     assert code == 0, out
+
+
+def test_excluded_stdin_under_fix_comes_back_unchanged(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.cglint]\nexclude = ["vendor"]\n')
+    source = (b"# -*- coding: latin-1 -*-\r\n" + BAD.replace("\n", "\r\n").encode()
+              + b"# caf\xe9\r\n")
+    done = cglint(["-", "--fix", "--stdin-filename", "vendor/x.py"], tmp_path, source)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == source
+    assert b"0 files checked" in done.stderr
+    # Not excluded, the same buffer is checked (and its summary goes to stderr too).
+    done = cglint(["-", "--fix", "--stdin-filename", "src/x.py"], tmp_path, source)
+    assert done.returncode == 1 and b"CG103" in done.stderr and b"Found" not in done.stdout
