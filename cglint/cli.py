@@ -1,6 +1,7 @@
 """The `cglint` command: parse options, lint the paths, report, choose the exit code."""
 import argparse
 import os
+import re
 import sys
 from collections import Counter
 
@@ -15,6 +16,11 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
 class UsageError(Exception):
     pass
+
+
+# Words that `cglint WORD` dispatches on (main), named when a path that does not exist
+# looks like a mistyped or unknown subcommand.
+SUBCOMMANDS = ("confirm", "lsp")
 
 
 def _jobs(text):
@@ -198,11 +204,7 @@ def run(args, parser):
         return EXIT_CLEAN
     if args.explain:
         return explain(args.explain.upper(), out)
-    if not args.paths:
-        parser.print_usage(sys.stderr)
-        raise UsageError("no paths given (try `cglint .`)")
-    if args.fix and args.diff:
-        raise UsageError("--fix and --diff cannot be combined (--diff changes no file)")
+    check_usage(args, parser)
     resolver = load_settings(args)
     if args.fix and "-" in args.paths and stdin_excluded(args, resolver):
         # An editor pipes its buffer through `--fix` and replaces the buffer with what
@@ -212,6 +214,9 @@ def run(args, parser):
         sys.stdout.flush()
         out = sys.stderr
     checked = check_paths(args, resolver)
+    if not checked and not args.quiet and not (args.fix and "-" in args.paths):
+        sys.stderr.write("cglint: warning: no Python files found under %s\n"
+                         % ", ".join(args.paths))
     add_run_level_findings(checked)
     errors = [item for item in checked if item.result.error]
     for item in errors:
@@ -239,6 +244,28 @@ def run(args, parser):
     if errors:
         return EXIT_ERROR
     return EXIT_FINDINGS if findings else EXIT_CLEAN
+
+
+def check_usage(args, parser):
+    """Raise UsageError for options that cannot work together, with a hint."""
+    if args.stdin_filename and "-" not in args.paths:
+        raise UsageError("--stdin-filename names the code read from standard input: pass "
+                         "`-` as the path (`cglint - --stdin-filename %s`)"
+                         % args.stdin_filename)
+    if not args.paths:
+        parser.print_usage(sys.stderr)
+        raise UsageError("no paths given (try `cglint .`)")
+    first = args.paths[0]
+    if re.match(r"^[a-z][a-z-]*$", first) and not os.path.exists(first):
+        raise UsageError("no file or folder %r; subcommands are %s, and come first "
+                         "(`cglint --help` lists the options)"
+                         % (first, ", ".join(SUBCOMMANDS)))
+    if args.fix and args.diff:
+        raise UsageError("--fix and --diff cannot be combined (--diff changes no file)")
+    if args.diff and args.format != "text":
+        # A diff is no list of findings: SARIF, JSON or annotations cannot carry it.
+        raise UsageError("--diff prints a unified diff; it cannot be combined with "
+                         "--format %s" % args.format)
 
 
 class Checked:

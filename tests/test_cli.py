@@ -174,3 +174,33 @@ def test_excluded_stdin_under_fix_comes_back_unchanged(tmp_path):
     # Not excluded, the same buffer is checked (and its summary goes to stderr too).
     done = cglint(["-", "--fix", "--stdin-filename", "src/x.py"], tmp_path, source)
     assert done.returncode == 1 and b"CG103" in done.stderr and b"Found" not in done.stdout
+
+
+@pytest.mark.parametrize("args, message", [
+    (["check", "."], "no file or folder 'check'; subcommands are confirm, lsp"),
+    (["--stdin-filename", "m.py"], "pass `-` as the path (`cglint - --stdin-filename m.py`)"),
+    (["--stdin-filename", "m.py", "src"], "pass `-` as the path"),
+    (["--format", "sarif", "--diff", "."], "cannot be combined with --format sarif"),
+    (["--fix", "--diff", "."], "--fix and --diff cannot be combined"),
+])
+def test_usage_errors_say_what_to_do(tmp_path, args, message):
+    done = cglint(args, tmp_path)
+    assert done.returncode == 2 and done.stdout == b""
+    assert message in done.stderr.decode(), done.stderr
+
+
+def test_a_folder_named_like_a_subcommand_is_still_checked(tmp_path, capsys, monkeypatch):
+    (tmp_path / "check").mkdir()
+    (tmp_path / "check" / "m.py").write_text(BAD)
+    monkeypatch.chdir(tmp_path)
+    assert run(["check"], capsys)[0] == 1
+
+
+def test_no_python_files_is_a_warning(tmp_path):
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "notes.txt").write_text("x")
+    done = cglint(["empty", "."], tmp_path)
+    assert done.returncode == 0
+    assert done.stderr == b"cglint: warning: no Python files found under empty, .\n"
+    assert done.stdout == b"All clear: 0 files checked.\n"
+    assert cglint(["-q", "empty"], tmp_path).stderr == b""
