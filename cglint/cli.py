@@ -88,6 +88,11 @@ def build_parser():
                       help="comma-separated globs to exclude as well")
     what.add_argument("--report-unused-noqa", action="store_true", default=None,
                       help="report `# noqa` codes that silence nothing (CG003)")
+    what.add_argument("--no-respect-gitignore", dest="respect_gitignore",
+                      action="store_false", default=None,
+                      help="also check files that git ignores (.gitignore, "
+                           ".git/info/exclude, the global excludes file); by default "
+                           "they are skipped when a folder is walked")
     where = parser.add_argument_group("settings files")
     where.add_argument("--config", metavar="FILE",
                        help="read settings from this pyproject.toml, setup.cfg or tox.ini "
@@ -104,6 +109,10 @@ def build_parser():
                      help="print findings only: no summary, no progress line")
     out.add_argument("--stdin-filename", metavar="PATH",
                      help="name to report for code read from standard input")
+    out.add_argument("--output-file", "-o", metavar="FILE",
+                     help="write the report to FILE instead of standard output")
+    out.add_argument("--exit-zero", action="store_true",
+                     help="exit 0 even when there are findings (2 still means an error)")
     fix = parser.add_argument_group("fixes")
     fix.add_argument("--fix", action="store_true",
                      help="apply the safe fixes in place, then report what is left")
@@ -119,6 +128,11 @@ def build_parser():
     info = parser.add_argument_group("information")
     info.add_argument("--list-rules", action="store_true", help="list every rule and exit")
     info.add_argument("--explain", metavar="CODE", help="explain a rule and exit")
+    info.add_argument("--show-settings", action="store_true",
+                      help="print the settings the first PATH gets, and from which file, "
+                           "and exit")
+    info.add_argument("--show-files", action="store_true",
+                      help="print the files that would be checked, and exit")
     info.add_argument("--version", action="version", version="cglint " + __version__)
     return parser
 
@@ -181,6 +195,7 @@ def command_line_config(args):
         exclude=globs("exclude"),
         extend_exclude=globs("extend_exclude") or (),
         report_unused_noqa=args.report_unused_noqa,
+        respect_gitignore=args.respect_gitignore,
     )
 
 
@@ -206,13 +221,33 @@ def run(args, parser):
         return explain(args.explain.upper(), out)
     check_usage(args, parser)
     resolver = load_settings(args)
+    if args.show_settings:
+        return show_settings(args.paths[0], resolver, out)
+    if args.show_files:
+        for shown in sorted(shown for _, shown, _, _ in to_check(args, resolver)):
+            out.write(shown + "\n")
+        return EXIT_CLEAN
+    if args.output_file is None:
+        return lint(args, resolver, out)
+    try:
+        report = open(args.output_file, "w", encoding="utf-8")
+    except OSError as error:
+        raise UsageError("cannot write %s: %s" % (args.output_file, error.strerror or error))
+    with report:
+        return lint(args, resolver, report)
+
+
+def lint(args, resolver, out):
+    """Check the paths, fix or report, and return the exit code; the report goes to `out`
+    (standard output unless --output-file)."""
+    to_file = out is not sys.stdout
     if args.fix and "-" in args.paths and stdin_excluded(args, resolver):
         # An editor pipes its buffer through `--fix` and replaces the buffer with what
         # comes out: an excluded buffer must come back unchanged, and nothing else.
         sys.stdout.flush()
         sys.stdout.buffer.write(files.read_bytes("-", sys.stdin.buffer))
         sys.stdout.flush()
-        out = sys.stderr
+        out = out if to_file else sys.stderr
     checked = check_paths(args, resolver)
     if not checked and not args.quiet and not (args.fix and "-" in args.paths):
         sys.stderr.write("cglint: warning: no Python files found under %s\n"
@@ -224,10 +259,13 @@ def run(args, parser):
                          "it)\n" % (item.result.path, item.result.error))
     fixed = 0
     if args.diff:
-        return show_diffs(checked, args.quiet, out) if not errors else EXIT_ERROR
+        if errors:
+            return EXIT_ERROR
+        changed = show_diffs(checked, args.quiet, out)
+        return EXIT_FINDINGS if changed and not args.exit_zero else EXIT_CLEAN
     if args.fix:
-        fixed = apply_fixes(checked, out)
-        if any(item.stdin for item in checked):
+        fixed = apply_fixes(checked, sys.stdout)
+        if any(item.stdin for item in checked) and not to_file:
             out = sys.stderr  # standard output carries the fixed source
     findings = sorted(((diagnostic, fixes.get(diagnostic))
                        for item in checked for fixes in (dict(item.result.fixes),)
@@ -243,7 +281,29 @@ def run(args, parser):
     out.flush()
     if errors:
         return EXIT_ERROR
-    return EXIT_FINDINGS if findings else EXIT_CLEAN
+    return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
+
+
+def show_settings(path, resolver, out):
+    """Print the settings a file gets (or a folder's files get), and where they are from."""
+    settings = resolver.settings_for(path) if not os.path.isdir(path) else \
+        resolver.settings_in(path)
+    options = settings.options
+    rules = [code for code in engine.rules() if options.selected(code)]
+    out.write("Settings for: %s\n" % path)
+    out.write("Settings file: %s\n" % (settings.source or "none (defaults)"))
+    out.write("Excluded: %s\n" % ("yes" if settings.excluded(path) else "no"))
+    out.write("Rules (%d): %s\n" % (len(rules), " ".join(rules)))
+    out.write("target-python: %s\n" % ".".join(str(part) for part in options.target_python))
+    out.write("target-tf: %s\n" % options.target_tf)
+    out.write("per-file-ignores:%s\n" % "".join(
+        "\n  %s: %s" % (os.path.join(root, glob), ", ".join(codes))
+        for root, glob, codes in settings.per_file_ignores))
+    out.write("exclude:%s\n" % "".join(
+        "\n  %s" % os.path.join(root, glob) for root, glob in settings.exclude))
+    out.write("report-unused-noqa: %s\n" % str(settings.report_unused_noqa).lower())
+    out.write("respect-gitignore: %s\n" % str(settings.respect_gitignore).lower())
+    return EXIT_CLEAN
 
 
 def check_usage(args, parser):
@@ -351,8 +411,15 @@ def check_paths(args, resolver):
 def to_check(args, resolver):
     """(path, shown, problem, settings) for every file to check, in discovery order, all
     found before any is checked: discovery is cheap, and the progress line needs the total."""
+    def ignored_under(folder):
+        if not resolver.settings_in(folder).respect_gitignore:
+            return None
+        from cglint import gitignore  # only runs that walk a folder pay for subprocess
+
+        return gitignore.ignored_under(folder)
+
     found = []
-    for path, problem in files.discover(args.paths):
+    for path, problem in files.discover(args.paths, ignored_under):
         shown = engine.display_path(args.stdin_filename if path == "-" and args.stdin_filename
                                     else path)
         settings = resolver.settings_for(shown)
@@ -423,6 +490,7 @@ def apply_fixes(checked, out):
 
 
 def show_diffs(checked, quiet, out):
+    """Print each fixable file's fixes as a unified diff; return how many would change."""
     changed = 0
     for item in checked:
         fixed = _fixed(item)
@@ -438,7 +506,7 @@ def show_diffs(checked, quiet, out):
     if not quiet:
         sys.stderr.write("%d file%s would be changed.\n" % (changed, "" if changed == 1 else "s"))
     out.flush()
-    return EXIT_FINDINGS if changed else EXIT_CLEAN
+    return changed
 
 
 def write_statistics(out, diagnostics):

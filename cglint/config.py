@@ -260,9 +260,13 @@ class Resolver:
     def settings_for(self, path):
         """Settings for a file; `-` (standard input without a name) is in the current
         folder."""
+        return self.settings_in(os.path.dirname(os.path.abspath(path)))
+
+    def settings_in(self, folder):
+        """Settings for the files of a folder."""
         found = self.fixed
         if found is None:
-            found = self.config_in(os.path.dirname(os.path.abspath(path)))
+            found = self.config_in(os.path.abspath(folder))
         settings = self._settings.get(found)
         if settings is None:
             settings = self._settings[found] = resolve(found, self.command_line)

@@ -204,3 +204,75 @@ def test_no_python_files_is_a_warning(tmp_path):
     assert done.stderr == b"cglint: warning: no Python files found under empty, .\n"
     assert done.stdout == b"All clear: 0 files checked.\n"
     assert cglint(["-q", "empty"], tmp_path).stderr == b""
+
+
+def test_exit_zero_and_output_file(tmp_path):
+    (tmp_path / "m.py").write_text(BAD)
+    done = cglint(["--exit-zero", "."], tmp_path)
+    assert done.returncode == 0 and b"CG103" in done.stdout
+    done = cglint([".", "--output-file", "report.sarif", "--format", "sarif"], tmp_path)
+    assert done.returncode == 1 and done.stdout == b""
+    import json
+
+    results = json.loads((tmp_path / "report.sarif").read_text())["runs"][0]["results"]
+    assert [result["ruleId"] for result in results] == ["CG103"]
+    done = cglint([".", "-o", "report.txt"], tmp_path)
+    assert (tmp_path / "report.txt").read_text().endswith("Found 1 finding in 1 file checked.\n")
+    done = cglint([".", "-o", str(tmp_path / "no" / "such" / "dir")], tmp_path)
+    assert done.returncode == 2 and b"cannot write" in done.stderr and b"Traceback" not in (
+        done.stderr)
+
+
+def test_show_files_and_show_settings(tmp_path):
+    (tmp_path / "sub" / "gen").mkdir(parents=True)
+    (tmp_path / "top.py").write_text(GOOD)
+    (tmp_path / "sub" / "m.py").write_text(GOOD)
+    (tmp_path / "sub" / "gen" / "g.py").write_text(GOOD)
+    (tmp_path / "sub" / "setup.cfg").write_text(
+        "[cglint]\nselect = CG1\nignore = CG103\nexclude = gen\ntarget-python = 3.6\n")
+    done = cglint(["--show-files", "."], tmp_path)
+    assert done.returncode == 0
+    assert done.stdout.decode().splitlines() == ["sub/m.py", "top.py"]
+    done = cglint(["--show-settings", "sub/m.py"], tmp_path)
+    shown = done.stdout.decode()
+    assert done.returncode == 0
+    assert "Settings file: %s\n" % (tmp_path / "sub" / "setup.cfg") in shown
+    assert "Rules (10): CG101 CG102 CG104 CG105" in shown and "CG103" not in shown
+    assert "target-python: 3.6\n" in shown and "Excluded: no\n" in shown
+    shown = cglint(["--show-settings", "sub/gen/g.py"], tmp_path).stdout.decode()
+    assert "Excluded: yes\n" in shown
+    shown = cglint(["--show-settings", "top.py"], tmp_path).stdout.decode()
+    assert "Settings file: none (defaults)\n" in shown and "Rules (23)" in shown
+
+
+def git(cwd, *args):
+    subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "-C", str(cwd)]
+                   + list(args), check=True, stdout=subprocess.DEVNULL)
+
+
+def test_files_git_ignores_are_skipped_when_walking_a_folder(tmp_path):
+    (tmp_path / "gen").mkdir()
+    (tmp_path / "src").mkdir()
+    for name in ("gen/a.py", "src/ops_pb2.py", "src/keep_pb2.py", "src/m.py", "t.py"):
+        (tmp_path / name).write_text(BAD)
+    (tmp_path / ".gitignore").write_text("gen/\n*_pb2.py\n!keep_pb2.py\n")
+    # Outside a repository .gitignore means nothing (as in git and ruff).
+    assert len(cglint(["--show-files", "."], tmp_path).stdout.splitlines()) == 5
+    git(tmp_path, "init", "-q")
+    (tmp_path / "t.py").write_text(BAD)
+    (tmp_path / ".git" / "info" / "exclude").write_text("t.py\n")
+    listed = cglint(["--show-files", "."], tmp_path).stdout.decode().splitlines()
+    assert listed == ["src/keep_pb2.py", "src/m.py"]
+    assert cglint(["--show-files", "."], tmp_path / "src").stdout.splitlines() == [
+        b"keep_pb2.py", b"m.py"]
+    done = cglint(["."], tmp_path)
+    assert done.returncode == 1 and b"2 files checked" in done.stdout
+    # Named explicitly, an ignored file is checked; a tracked file is never ignored.
+    assert b"1 file checked" in cglint(["gen/a.py"], tmp_path).stdout
+    git(tmp_path, "add", "-f", "t.py")
+    assert b"t.py" in cglint(["--show-files", "."], tmp_path).stdout
+    # Turned off on the command line or in the settings file.
+    assert len(cglint(["--show-files", "--no-respect-gitignore", "."],
+                      tmp_path).stdout.splitlines()) == 5
+    (tmp_path / "pyproject.toml").write_text("[tool.cglint]\nrespect-gitignore = false\n")
+    assert len(cglint(["--show-files", "."], tmp_path).stdout.splitlines()) == 5
