@@ -9,7 +9,7 @@ from cglint import __version__, check, config, engine, files, pool
 from cglint.cache import Cache
 from cglint.config import TARGET_PYTHONS, TARGET_TFS, ConfigError
 from cglint.progress import Progress
-from cglint.report import FORMATS, WRITERS
+from cglint.report import FORMATS, WRITERS, Run
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -105,6 +105,15 @@ def build_parser():
                           "annotations)")
     out.add_argument("--statistics", action="store_true",
                      help="count findings per code after the list (text format)")
+    out.add_argument("--show-source", action=argparse.BooleanOptionalAction, default=None,
+                     help="show each finding's line with its span underlined (text "
+                          "format; default: on when the output is a terminal)")
+    out.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                     help="color the text report: auto (default) when the output is a "
+                          "terminal and NO_COLOR is not set")
+    out.add_argument("--show-fixes", action="store_true",
+                     help="list the findings --fix fixed (or, without --fix, would fix), "
+                          "per file and code (text format)")
     out.add_argument("--quiet", "-q", action="store_true",
                      help="print findings only: no summary, no progress line")
     out.add_argument("--stdin-filename", metavar="PATH",
@@ -257,12 +266,12 @@ def lint(args, resolver, out):
     for item in errors:
         sys.stderr.write("cglint: internal error while checking %s: %s (please report "
                          "it)\n" % (item.result.path, item.result.error))
-    fixed = 0
     if args.diff:
         if errors:
             return EXIT_ERROR
         changed = show_diffs(checked, args.quiet, out)
         return EXIT_FINDINGS if changed and not args.exit_zero else EXIT_CLEAN
+    fixed = Counter()  # (path, code) -> findings fixed
     if args.fix:
         fixed = apply_fixes(checked, sys.stdout)
         if any(item.stdin for item in checked) and not to_file:
@@ -270,18 +279,53 @@ def lint(args, resolver, out):
     findings = sorted(((diagnostic, fixes.get(diagnostic))
                        for item in checked for fixes in (dict(item.result.fixes),)
                        for diagnostic in item.result.diagnostics), key=lambda pair: pair[0])
-    WRITERS[args.format](out, findings)
+    WRITERS[args.format](out, findings, report_run(args, checked, out))
     if args.format == "text":
         if args.statistics:
             write_statistics(out, [diagnostic for diagnostic, _ in findings])
+        fixable = sum(1 for _, edits in findings if edits)
+        if args.show_fixes:
+            write_fixes(out, fixed if args.fix else Counter(
+                (diagnostic.path, diagnostic.code) for diagnostic, edits in findings if edits),
+                args.fix)
         if not args.quiet:
-            if fixed:
-                out.write("Fixed %d finding%s.\n" % (fixed, "" if fixed == 1 else "s"))
+            count = sum(fixed.values())
+            if count:
+                out.write("Fixed %d finding%s.\n" % (count, "" if count == 1 else "s"))
             out.write(_summary(len(findings), len(checked)))
+            if fixable:
+                out.write("[*] %d fixable with `--fix`.\n" % fixable)
     out.flush()
     if errors:
         return EXIT_ERROR
     return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
+
+
+def report_run(args, checked, out):
+    """The Run the writers get: files checked, and for text, code frames and color."""
+    terminal = _is_terminal(out)
+    if args.color == "auto":
+        color = terminal and not os.environ.get("NO_COLOR")
+    else:
+        color = args.color == "always"
+    show_source = terminal if args.show_source is None else args.show_source
+    by_path = {item.shown: item for item in checked}
+
+    def lines_of(path):
+        item = by_path.get(path)
+        if item is None or item.stdin and item.data is None:
+            return None
+        loaded = files.decode(path, item.data) if item.data is not None else files.load(path)
+        return loaded.text.split("\n") if isinstance(loaded, files.Source) else None
+
+    return Run(len(checked), show_source, color, lines_of)
+
+
+def _is_terminal(stream):
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 def show_settings(path, resolver, out):
@@ -463,8 +507,8 @@ def _fixed(item):
 
 def apply_fixes(checked, out):
     """Write each file's fixes in place (standard input's to standard output, whole);
-    return how many findings they removed."""
-    total = 0
+    return a Counter of the findings they removed, by (path, code)."""
+    removed = Counter()
     for item in checked:
         fixed = _fixed(item)
         if item.stdin:
@@ -484,9 +528,16 @@ def apply_fixes(checked, out):
                     item.shown, error.strerror or error))
                 continue
         if fixed:
+            gone = (Counter(d.code for d in item.result.diagnostics)
+                    - Counter(d.code for d in fixed.result.diagnostics))
+            for code, count in gone.items():
+                removed[item.shown, code] += count
             item.result = fixed.result
-            total += fixed.applied
-    return total
+            if item.stdin:
+                from cglint.fix import encode_like
+
+                item.data = encode_like(fixed.text, item.data)  # what code frames show
+    return removed
 
 
 def show_diffs(checked, quiet, out):
@@ -514,6 +565,22 @@ def write_statistics(out, diagnostics):
     for code, count in sorted(Counter(d.code for d in diagnostics).items()):
         name = rules[code].name if code in rules else ""
         out.write("%5d  %s  %s\n" % (count, code, name))
+
+
+def write_fixes(out, fixed, done):
+    """ruff's --show-fixes list: per file, how many findings of each code were fixed."""
+    if not fixed:
+        return
+    rules = engine.rules()
+    total = sum(fixed.values())
+    out.write("%s %d finding%s:\n" % ("Fixed" if done else "Would fix", total,
+                                      "" if total == 1 else "s"))
+    for path in sorted({path for path, _ in fixed}):
+        out.write("- %s:\n" % path)
+        for (where, code), count in sorted(fixed.items()):
+            if where == path:
+                name = rules[code].name if code in rules else ""
+                out.write("    %d \u00d7 %s (%s)\n" % (count, code, name))
 
 
 def _summary(count, checked):

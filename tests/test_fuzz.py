@@ -197,7 +197,7 @@ def assert_no_crash(done):
 def test_command_line_on_a_tree_of_mutated_files(mutated_tree, jobs):
     done = cglint("--jobs", jobs, "--report-unused-noqa", "--format", "json", str(mutated_tree))
     assert_no_crash(done)
-    records = json.loads(done.stdout)
+    records = json.loads(done.stdout)["findings"]
     assert {os.path.basename(r["path"]) for r in records} <= {
         "m%03d.py" % n for n in range(CLI_INPUTS)}
     # Each input's verdict through the command line is the one check_bytes gives.

@@ -3,6 +3,7 @@
 Escaping follows the Actions toolkit (`@actions/core` `command.ts`): `%`, CR and LF in
 the message, and also `:` and `,` in property values.
 """
+from cglint.report.json import end_of
 
 
 def _data(text):
@@ -13,8 +14,9 @@ def _property(text):
     return _data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def write(out, findings):
+def write(out, findings, run=None):
     for diagnostic, _ in findings:
-        out.write("::error file=%s,line=%d,col=%d,title=%s::%s\n" % (
-            _property(diagnostic.path), diagnostic.line, diagnostic.col,
+        end_line, end_col = end_of(diagnostic)
+        out.write("::error file=%s,line=%d,endLine=%d,col=%d,endColumn=%d,title=%s::%s\n" % (
+            _property(diagnostic.path), diagnostic.line, end_line, diagnostic.col, end_col,
             _property(diagnostic.code), _data(diagnostic.message)))

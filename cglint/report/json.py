@@ -1,5 +1,8 @@
-"""A JSON list of findings with start and end positions and the edits of a safe fix."""
+"""A JSON object: how many files were checked, and the findings, each with its rule's
+name, start and end positions, whether `--fix` can fix it and the edits it would make."""
 import json
+
+from cglint import engine
 
 
 def end_of(diagnostic):
@@ -14,20 +17,25 @@ def edit_dict(edit):
             "end_col": edit.end_col, "text": edit.text}
 
 
-def write(out, findings):
+def write(out, findings, run=None):
+    rules = engine.rules()
     records = []
     for diagnostic, edits in findings:
         end_line, end_col = end_of(diagnostic)
+        rule = rules.get(diagnostic.code)
         records.append({
             "path": diagnostic.path,
             "code": diagnostic.code,
+            "name": rule.name if rule else "",
             "message": diagnostic.message,
             "line": diagnostic.line,
             "col": diagnostic.col,
             "end_line": end_line,
             "end_col": end_col,
+            "fixable": bool(edits),
             "fix": [edit_dict(edit) for edit in edits] if edits else None,
         })
+    document = {"files_checked": run.files_checked if run else None, "findings": records}
     # ASCII escapes keep the output valid UTF-8 JSON even for undecodable file names.
-    json.dump(records, out, indent=2)
+    json.dump(document, out, indent=2)
     out.write("\n")

@@ -80,6 +80,6 @@ def log(findings):
     }
 
 
-def write(out, findings):
+def write(out, findings, run=None):
     json.dump(log(findings), out, indent=2, ensure_ascii=False)
     out.write("\n")

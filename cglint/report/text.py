@@ -1,6 +1,75 @@
-"""`path:line:col: CODE message`, the line format of flake8 and ruff that editors parse."""
+"""`path:line:col: CODE message`, the line format of flake8 and ruff that editors parse.
+
+As in ruff, `[*]` before the message marks a finding `--fix` can fix, and with
+--show-source each finding is followed by its line (and the one before), the span
+underlined. Source lines are shown with control characters escaped, so a file cannot
+send escape sequences to the terminal.
+"""
+import re
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+FIX_MARK = "[*]"
 
 
-def write(out, findings):
-    for diagnostic, _ in findings:
-        out.write(diagnostic.format_text() + "\n")
+class Paint:
+    """ANSI styles, or nothing when color is off."""
+
+    def __init__(self, enabled):
+        self.enabled = enabled
+
+    def __call__(self, text, style):
+        if not self.enabled or not text:
+            return text
+        return "\033[%sm%s\033[0m" % (style, text)
+
+
+BOLD, RED, CYAN, BLUE = "1", "1;31", "36", "34"
+
+
+def write(out, findings, run=None):
+    paint = Paint(run.color if run else False)
+    show_source = run is not None and run.show_source and run.lines_of is not None
+    for diagnostic, edits in findings:
+        out.write(finding_line(diagnostic, edits, paint) + "\n")
+        if show_source:
+            out.writelines(code_frame(diagnostic, run.lines_of(diagnostic.path), paint))
+
+
+def finding_line(diagnostic, edits, paint):
+    mark = paint(FIX_MARK, CYAN) + " " if edits else ""
+    return "%s:%d:%d: %s %s%s" % (paint(diagnostic.path, BOLD), diagnostic.line,
+                                  diagnostic.col, paint(diagnostic.code, RED), mark,
+                                  diagnostic.message)
+
+
+def visible(text):
+    """`text` with control and bidirectional-override characters as \\x.. escapes."""
+    return _CONTROL.sub(lambda match: "\\x%02x" % ord(match.group()) if ord(match.group()) < 256
+                        else "\\u%04x" % ord(match.group()), text.expandtabs(4))
+
+
+def code_frame(diagnostic, lines, paint):
+    """The lines of a frame: the line before the finding, its line with the span
+    underlined (to the end of the line when the span goes on), then a blank line."""
+    if not lines or not 1 <= diagnostic.line <= len(lines):
+        return []
+    number = diagnostic.line
+    width = len(str(number))
+
+    def row(label, text):
+        return ("%s %s" % (paint(label.rjust(width) + " |", BLUE), text)).rstrip() + "\n"
+
+    frame = [row("", "")]
+    if number > 1:
+        frame.append(row(str(number - 1), visible(lines[number - 2])))
+    text = lines[number - 1]
+    frame.append(row(str(number), visible(text)))
+    start = diagnostic.col - 1
+    same_line = diagnostic.end_line == number and diagnostic.end_col > diagnostic.col
+    end = diagnostic.end_col - 1 if same_line else len(text)
+    # Escapes and tabs widen the text: measure what is actually printed.
+    before = len(visible(text[:start]))
+    carets = "^" * max(1, len(visible(text[:end])) - before)
+    frame.append(row("", " " * before + paint(carets, RED) + " " + paint(diagnostic.code, RED)))
+    frame.append(row("", "") + "\n")
+    return frame
