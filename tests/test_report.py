@@ -232,3 +232,37 @@ def test_fixable_count_and_show_fixes(tmp_path, capsys, monkeypatch):
         "    1 \u00d7 CG301 (f-string)\n"
         "Fixed 2 findings.\n"
         "Found 1 finding in 1 file checked.\n")
+
+
+def test_the_readmes_github_workflow_uploads_valid_sarif_and_passes(tmp_path):
+    """The cglint step of the README's workflow, run as written: exit 0 despite findings,
+    and the file the upload step names is SARIF valid against the 2.1.0 schema."""
+    import subprocess
+    import sys
+
+    jsonschema = pytest.importorskip("jsonschema")
+    yaml = pytest.importorskip("yaml")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(root, "README.md"), encoding="utf-8") as handle:
+        readme = handle.read()
+    workflow = yaml.safe_load(
+        readme.split("### GitHub Actions", 1)[1].split("```yaml\n", 1)[1].split("```")[0])
+    [steps] = [job["steps"] for job in workflow["jobs"].values()]
+    [command] = [step["run"] for step in steps if step.get("run", "").startswith("cglint ")]
+    [upload] = [step["with"] for step in steps if "upload-sarif" in step.get("uses", "")]
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "cglint").write_text(
+        "#!/bin/sh\nPYTHONPATH=%s exec %s -m cglint \"$@\"\n" % (root, sys.executable))
+    (tmp_path / "bin" / "cglint").chmod(0o755)
+    checkout = tmp_path / "checkout"
+    (checkout / "pkg").mkdir(parents=True)
+    (checkout / "pkg" / "b.py").write_text(BAD)
+    done = subprocess.run(command, shell=True, cwd=str(checkout), capture_output=True,
+                          env=dict(os.environ, PATH="%s%s%s" % (
+                              tmp_path / "bin", os.pathsep, os.environ["PATH"])))
+    assert done.returncode == 0 and done.stdout == b"", done.stderr
+    with open(SCHEMA) as handle:
+        schema = json.load(handle)
+    log = json.loads((checkout / upload["sarif_file"]).read_text())
+    jsonschema.validators.validator_for(schema)(schema).validate(log)
+    assert [r["ruleId"] for r in log["runs"][0]["results"]] == ["CG103"]
