@@ -127,6 +127,9 @@ def build_parser():
                      help="apply the safe fixes in place, then report what is left")
     fix.add_argument("--diff", action="store_true",
                      help="print the safe fixes as a unified diff; change no file")
+    fix.add_argument("--add-noqa", action="store_true",
+                     help="add `# noqa: CODE` comments that silence every current finding, "
+                          "to adopt cglint on existing code; then exit")
     speed = parser.add_argument_group("speed")
     speed.add_argument("--jobs", "-j", type=_jobs, default=None, metavar="N",
                        help="processes to check files on; 0 = every available CPU "
@@ -266,6 +269,8 @@ def lint(args, resolver, out):
     for item in errors:
         sys.stderr.write("cglint: internal error while checking %s: %s (please report "
                          "it)\n" % (item.result.path, item.result.error))
+    if args.add_noqa:
+        return add_noqa(checked) if not errors else EXIT_ERROR
     if args.diff:
         if errors:
             return EXIT_ERROR
@@ -366,6 +371,9 @@ def check_usage(args, parser):
                          % (first, ", ".join(SUBCOMMANDS)))
     if args.fix and args.diff:
         raise UsageError("--fix and --diff cannot be combined (--diff changes no file)")
+    if args.add_noqa and (args.fix or args.diff or "-" in args.paths):
+        raise UsageError("--add-noqa changes files in place: it goes with neither --fix, "
+                         "--diff nor `-`")
     if args.diff and args.format != "text":
         # A diff is no list of findings: SARIF, JSON or annotations cannot carry it.
         raise UsageError("--diff prints a unified diff; it cannot be combined with "
@@ -398,7 +406,7 @@ def stdin_excluded(args, resolver):
 def check_paths(args, resolver):
     """Checked for every file under the paths that is not excluded, in discovery order."""
     cache = None if args.no_cache else Cache()
-    keep_bytes = args.fix or args.diff
+    keep_bytes = args.fix or args.diff or args.add_noqa
     checked, pending = [], []
     found = to_check(args, resolver)
     progress = Progress(sys.stderr, len(found), not args.quiet)
@@ -538,6 +546,38 @@ def apply_fixes(checked, out):
 
                 item.data = encode_like(fixed.text, item.data)  # what code frames show
     return removed
+
+
+def add_noqa(checked):
+    """--add-noqa: write each file with its findings' directives added, atomically, in
+    its own encoding and line endings; say how many were added."""
+    from cglint.add_noqa import add_noqa as with_noqa
+    from cglint.fix import encode_like, write_atomic
+
+    added = changed = left = 0
+    for item in checked:
+        text = _text(item) if item.result.diagnostics else None
+        if text is None:
+            continue
+        new_text, count, not_added = with_noqa(text, item.result.diagnostics)
+        left += not_added
+        if new_text == text:
+            continue
+        try:
+            write_atomic(item.shown, encode_like(new_text, item.data))
+        except OSError as error:
+            sys.stderr.write("cglint: cannot write %s: %s\n" % (
+                item.shown, error.strerror or error))
+            continue
+        added += count
+        changed += 1
+    sys.stderr.write("Added noqa directives for %d finding%s in %d file%s.\n" % (
+        added, "" if added == 1 else "s", changed, "" if changed == 1 else "s"))
+    if left:
+        sys.stderr.write("cglint: %d finding%s could not take a noqa comment (a line that "
+                         "ends inside a string or after a backslash)\n"
+                         % (left, "" if left == 1 else "s"))
+    return EXIT_CLEAN
 
 
 def show_diffs(checked, quiet, out):

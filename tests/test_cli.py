@@ -276,3 +276,67 @@ def test_files_git_ignores_are_skipped_when_walking_a_folder(tmp_path):
                       tmp_path).stdout.splitlines()) == 5
     (tmp_path / "pyproject.toml").write_text("[tool.cglint]\nrespect-gitignore = false\n")
     assert len(cglint(["--show-files", "."], tmp_path).stdout.splitlines()) == 5
+
+
+LEGACY = (
+    "# -*- coding: latin-1 -*-\n"
+    "import tensorflow as tf\n"
+    "\n"
+    "@tf.custom_gradient\n"
+    "def f(x):\n"
+    "    return x, lambda dy: (dy, dy)\n"
+    "\n"
+    "s = '''caf\xe9\n"
+    "%s''' % tf.no_such(\n"
+    "    1)\n"
+    "tf.print('x')  # noqa: CG402 kept\n"
+    "x = '%d' % 1 + tf.nope \\\n"
+    "    + 'y'\n"
+)
+
+
+def test_add_noqa_silences_every_finding_once_keeping_encoding_and_line_endings(tmp_path):
+    path = tmp_path / "legacy.py"
+    path.write_bytes(LEGACY.replace("\n", "\r\n").encode("latin-1"))
+    done = cglint(["--add-noqa", "."], tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.decode().splitlines() == [
+        "Added noqa directives for 3 findings in 1 file.",
+        "cglint: 1 finding could not take a noqa comment (a line that ends inside a string "
+        "or after a backslash)"]
+    assert path.read_bytes().decode("latin-1").split("\r\n") == (
+        "# -*- coding: latin-1 -*-\n"
+        "import tensorflow as tf\n"
+        "\n"
+        "@tf.custom_gradient\n"
+        "def f(x):\n"
+        "    return x, lambda dy: (dy, dy)  # noqa: CG103\n"
+        "\n"
+        "s = '''caf\xe9\n"
+        "%s''' % tf.no_such(  # noqa: CG402\n"
+        "    1)\n"
+        "tf.print('x')  # noqa: CG402, CG401 kept\n"
+        "x = '%d' % 1 + tf.nope \\\n"
+        "    + 'y'\n").split("\n")
+    before = path.read_bytes()
+    done = cglint(["--add-noqa", "."], tmp_path)
+    assert done.returncode == 0 and path.read_bytes() == before  # idempotent
+    assert b"for 0 findings in 0 files" in done.stderr
+    done = cglint(["."], tmp_path)
+    assert done.stdout.decode().splitlines()[0].startswith("legacy.py:12:16: CG402")
+    assert b"Found 1 finding" in done.stdout  # the one after a backslash
+
+
+def test_add_noqa_is_a_usage_error_with_fix_diff_or_stdin(tmp_path):
+    for extra in (["--fix"], ["--diff"], ["-"]):
+        done = cglint(["--add-noqa", "."] + extra, tmp_path)
+        assert done.returncode == 2 and b"--add-noqa changes files in place" in done.stderr
+
+
+def test_add_noqa_on_python_2_syntax(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "old.py").write_text('import tensorflow as tf\nprint "x", `tf.nope`\n')
+    assert run(["--add-noqa", "--no-cache", "old.py"], capsys)[0] == 0
+    assert (tmp_path / "old.py").read_text().splitlines()[1] == (
+        'print "x", `tf.nope`  # noqa: CG402')
+    assert run(["--no-cache", "old.py"], capsys)[0] == 0
