@@ -139,7 +139,8 @@ def build_parser():
                        help="neither read nor write the .cglint_cache folder")
     info = parser.add_argument_group("information")
     info.add_argument("--list-rules", action="store_true", help="list every rule and exit")
-    info.add_argument("--explain", metavar="CODE", help="explain a rule and exit")
+    info.add_argument("--explain", metavar="CODE", help="explain a rule (by code or name) "
+                                                        "and exit")
     info.add_argument("--show-settings", action="store_true",
                       help="print the settings the first PATH gets, and from which file, "
                            "and exit")
@@ -230,7 +231,7 @@ def run(args, parser):
             out.write("%s  %-28s %s\n" % (code, rule.name, rule.summary()))
         return EXIT_CLEAN
     if args.explain:
-        return explain(args.explain.upper(), out)
+        return explain(args.explain, out)
     check_usage(args, parser)
     resolver = load_settings(args)
     if args.show_settings:
@@ -631,11 +632,17 @@ def _summary(count, checked):
         count, "" if count == 1 else "s", checked, files_word)
 
 
-def explain(code, out):
-    rule = engine.rules().get(code)
+def explain(wanted, out):
+    """Print a rule's documentation and URL; `wanted` is its code or its name."""
+    from cglint import ruledocs
+
+    rules = engine.rules()
+    rule = rules.get(wanted.upper()) or next(
+        (rule for rule in rules.values() if rule.name == wanted.lower()), None)
     if rule is None:
-        raise UsageError("unknown rule %r (see `cglint --list-rules`)" % code)
-    out.write("%s (%s)\n\n%s\n" % (rule.code, rule.name, rule.documentation()))
+        raise UsageError("unknown rule %r (see `cglint --list-rules`)" % wanted)
+    out.write("%s (%s)\n\n%s\n\n%s\n" % (rule.code, rule.name, rule.documentation(),
+                                           ruledocs.url(rule.code)))
     return EXIT_CLEAN
 
 

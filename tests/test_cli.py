@@ -340,3 +340,34 @@ def test_add_noqa_on_python_2_syntax(tmp_path, capsys, monkeypatch):
     assert (tmp_path / "old.py").read_text().splitlines()[1] == (
         'print "x", `tf.nope`  # noqa: CG402')
     assert run(["--no-cache", "old.py"], capsys)[0] == 0
+
+
+def test_explain_by_name_with_the_docs_url(capsys):
+    from cglint import ruledocs
+
+    code, out, _ = run(["--explain", "gradient-count-mismatch"], capsys)
+    assert code == 0 and out.startswith("CG103 (gradient-count-mismatch)\n")
+    assert out.endswith("\n\n%s\n" % ruledocs.url("CG103"))
+    assert run(["--explain", "no-such-rule"], capsys)[0] == 2
+
+
+def test_rule_doc_pages_are_up_to_date():
+    """docs/rules/ is generated (tools/gen_rule_docs.py): rerun it after changing a rule's
+    docstring or its fixtures."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "gen_rule_docs", os.path.join(ROOT, "tools", "gen_rule_docs.py"))
+    generator = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generator)
+    folder = os.path.join(ROOT, "docs", "rules")
+    on_disk = {}
+    for name in os.listdir(folder):
+        with open(os.path.join(folder, name), encoding="utf-8") as handle:
+            on_disk[name] = handle.read()
+    wanted = generator.pages()
+    assert sorted(on_disk) == sorted(wanted), "run tools/gen_rule_docs.py"
+    stale = [name for name in wanted if on_disk[name] != wanted[name]]
+    assert not stale, "stale (run tools/gen_rule_docs.py): %s" % stale
+    assert "## Example that breaks" in wanted["CG103.md"]
+    assert "## Example that works" in wanted["CG103.md"]

@@ -5,6 +5,7 @@ import os
 
 import pytest
 
+from cglint import ruledocs
 from cglint.cli import main
 from cglint.diagnostics import Diagnostic
 from cglint.report import github, sarif
@@ -59,10 +60,12 @@ def test_json(tree, capsys):
         ("pkg/a b.py", "CG103"), ("pkg/b.py", "CG103"), ("pkg/b.py", "CG003")]
     assert records[0] == {
         "path": "pkg/a b.py", "code": "CG103", "name": "gradient-count-mismatch",
+        "url": ruledocs.url("CG103"),
         "message": "`f` takes 1 tensor input but its gradient function `lambda` returns "
                    "2 gradients",
         "line": 5, "col": 26, "end_line": 5, "end_col": 34, "fixable": False, "fix": None}
     assert records[2]["fixable"] is True and records[2]["name"] == "unused-noqa"
+    assert records[2]["url"].endswith("/docs/rules/CG003.md")
     assert records[2]["fix"] == [
         {"line": 5, "col": 34, "end_line": 5, "end_col": 49, "text": ""}]
 
@@ -86,6 +89,7 @@ def test_sarif_is_valid_against_the_schema(tree, capsys):
     results = run["results"]
     assert [r["ruleId"] for r in results] == ["CG103", "CG103", "CG003"]
     assert all(rules[r["ruleIndex"]]["id"] == r["ruleId"] for r in results if "ruleIndex" in r)
+    assert all(rule["helpUri"] == ruledocs.url(rule["id"]) for rule in rules)
     location = results[0]["locations"][0]["physicalLocation"]
     assert location == {"artifactLocation": {"uri": "pkg/a%20b.py", "uriBaseId": "%SRCROOT%"},
                         "region": {"startLine": 5, "startColumn": 26, "endLine": 5,

@@ -1,8 +1,8 @@
 """A JSON object: how many files were checked, and the findings, each with its rule's
-name, start and end positions, whether `--fix` can fix it and the edits it would make."""
+name and documentation URL, start and end positions, whether `--fix` can fix it and the edits it would make."""
 import json
 
-from cglint import engine
+from cglint import engine, ruledocs
 
 
 def end_of(diagnostic):
@@ -27,6 +27,7 @@ def write(out, findings, run=None):
             "path": diagnostic.path,
             "code": diagnostic.code,
             "name": rule.name if rule else "",
+            "url": ruledocs.url(diagnostic.code) if rule else None,
             "message": diagnostic.message,
             "line": diagnostic.line,
             "col": diagnostic.col,

@@ -7,7 +7,7 @@ depends on the time or the machine, so equal findings give equal bytes.
 import json
 import os
 
-from cglint import __version__, engine
+from cglint import __version__, engine, ruledocs
 from cglint.report.json import end_of
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -35,6 +35,7 @@ def rule_descriptor(rule):
         "shortDescription": {"text": rule.summary()},
         "fullDescription": {"text": rule.documentation()},
         "help": {"text": rule.documentation()},
+        "helpUri": ruledocs.url(rule.code),
         "defaultConfiguration": {"level": "error"},
     }
 
