@@ -371,3 +371,14 @@ def test_rule_doc_pages_are_up_to_date():
     assert not stale, "stale (run tools/gen_rule_docs.py): %s" % stale
     assert "## Example that breaks" in wanted["CG103.md"]
     assert "## Example that works" in wanted["CG103.md"]
+
+
+def test_the_readme_documents_every_option():
+    from cglint.cli import build_parser
+
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as handle:
+        readme = handle.read()
+    options = [option for action in build_parser()._actions for option in action.option_strings
+               if option.startswith("--") and option not in ("--help", "--version")]
+    missing = [option for option in options if option not in readme]
+    assert not missing, missing
