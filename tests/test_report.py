@@ -270,3 +270,17 @@ def test_the_readmes_github_workflow_uploads_valid_sarif_and_passes(tmp_path):
     log = json.loads((checkout / upload["sarif_file"]).read_text())
     jsonschema.validators.validator_for(schema)(schema).validate(log)
     assert [r["ruleId"] for r in log["runs"][0]["results"]] == ["CG103"]
+
+
+def test_text_escapes_control_characters_in_names_messages_and_frames():
+    from cglint.report import Run, text
+
+    stream = io.StringIO()
+    finding = Diagnostic("evil\x1b[2J.py", 1, 5, "CG001", "bad \x1b]0;title\x07 here", 1, 10)
+    text.write(stream, [(finding, None)], Run(1, True, False, lambda path: ["x = \x1b[31m\tq"]))
+    assert "\x1b" not in stream.getvalue() and "\x07" not in stream.getvalue()
+    assert stream.getvalue().startswith(
+        "evil\\x1b[2J.py:1:5: CG001 bad \\x1b]0;title\\x07 here\n"
+        "  |\n"
+        "1 | x = \\x1b[31m   q\n"
+        "  |     ^^^^^^^^ CG001\n")

@@ -7,7 +7,7 @@ send escape sequences to the terminal.
 """
 import re
 
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
 FIX_MARK = "[*]"
 
 
@@ -36,16 +36,28 @@ def write(out, findings, run=None):
 
 
 def finding_line(diagnostic, edits, paint):
+    """The finding's line; a control character in a file name or in source text quoted
+    by the message is escaped like the code frame's."""
     mark = paint(FIX_MARK, CYAN) + " " if edits else ""
-    return "%s:%d:%d: %s %s%s" % (paint(diagnostic.path, BOLD), diagnostic.line,
+    return "%s:%d:%d: %s %s%s" % (paint(escaped(diagnostic.path), BOLD), diagnostic.line,
                                   diagnostic.col, paint(diagnostic.code, RED), mark,
-                                  diagnostic.message)
+                                  escaped(diagnostic.message))
+
+
+def escaped(text):
+    """`text` with control (tab and newline included) and bidirectional-override
+    characters as \\x.. or \\u.... escapes."""
+    return _CONTROL.sub(_escape, text)
 
 
 def visible(text):
-    """`text` with control and bidirectional-override characters as \\x.. escapes."""
-    return _CONTROL.sub(lambda match: "\\x%02x" % ord(match.group()) if ord(match.group()) < 256
-                        else "\\u%04x" % ord(match.group()), text.expandtabs(4))
+    """A source line as a code frame shows it: tabs expanded, the rest escaped."""
+    return escaped(text.expandtabs(4))
+
+
+def _escape(match):
+    code = ord(match.group())
+    return "\\x%02x" % code if code < 256 else "\\u%04x" % code
 
 
 def code_frame(diagnostic, lines, paint):
