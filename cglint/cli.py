@@ -20,7 +20,7 @@ class UsageError(Exception):
 
 # Words that `cglint WORD` dispatches on (main), named when a path that does not exist
 # looks like a mistyped or unknown subcommand.
-SUBCOMMANDS = ("confirm", "lsp")
+SUBCOMMANDS = ("confirm", "doctor", "lsp")
 
 
 def _jobs(text):
@@ -58,8 +58,9 @@ def build_parser():
         prog="cglint",
         description="Find TensorFlow 1.8 custom-gradient hazards before they run.",
         epilog="Subcommands: `cglint confirm [PATHS]` runs fixtures under real TensorFlow "
-               "1.8 (see `cglint confirm --help`); `cglint lsp` serves diagnostics to an "
-               "editor over stdio. Settings are read from [tool.cglint] in pyproject.toml, "
+               "1.8 (see `cglint confirm --help`); `cglint doctor` checks whether this "
+               "machine can run TensorFlow 1.8 and its GPU build; `cglint lsp` serves "
+               "diagnostics to an editor over stdio. Settings are read from [tool.cglint] in pyproject.toml, "
                "else [cglint] in setup.cfg or tox.ini; options given here win.")
     parser.add_argument("paths", nargs="*", metavar="PATH",
                         help="files or folders to check; `-` reads standard input")
@@ -162,6 +163,10 @@ def main(argv=None):
         from cglint.oracle.confirm import main as confirm_main
 
         return confirm_main(argv[1:])
+    if argv[:1] == ["doctor"]:
+        from cglint.doctor import main as doctor_main
+
+        return doctor_main(argv[1:])
     if argv[:1] == ["lsp"]:
         from cglint.integrations.lsp import main as lsp_main
 
