@@ -293,7 +293,7 @@ def lint(args, resolver, out):
     WRITERS[args.format](out, findings, report_run(args, checked, out))
     if args.format == "text":
         if args.statistics:
-            write_statistics(out, [diagnostic for diagnostic, _ in findings])
+            write_statistics(out, findings)
         fixable = sum(1 for _, edits in findings if edits)
         if args.show_fixes:
             write_fixes(out, fixed if args.fix else Counter(
@@ -606,11 +606,13 @@ def show_diffs(checked, quiet, out):
     return changed
 
 
-def write_statistics(out, diagnostics):
+def write_statistics(out, findings):
+    """Findings per code, `[*]` marking codes with a finding --fix can fix (as ruff)."""
     rules = engine.rules()
-    for code, count in sorted(Counter(d.code for d in diagnostics).items()):
+    fixable = {diagnostic.code for diagnostic, edits in findings if edits}
+    for code, count in sorted(Counter(d.code for d, _ in findings).items()):
         name = rules[code].name if code in rules else ""
-        out.write("%5d  %s  %s\n" % (count, code, name))
+        out.write("%5d  %s  %s%s\n" % (count, code, "[*] " if code in fixable else "", name))
 
 
 def write_fixes(out, fixed, done):
