@@ -259,7 +259,8 @@ def lint(args, resolver, out):
     """Check the paths, fix or report, and return the exit code; the report goes to `out`
     (standard output unless --output-file)."""
     to_file = out is not sys.stdout
-    if args.fix and "-" in args.paths and stdin_excluded(args, resolver):
+    stdin_skipped = "-" in args.paths and stdin_excluded(args, resolver)
+    if args.fix and stdin_skipped:
         # An editor pipes its buffer through `--fix` and replaces the buffer with what
         # comes out: an excluded buffer must come back unchanged, and nothing else.
         sys.stdout.flush()
@@ -267,7 +268,7 @@ def lint(args, resolver, out):
         sys.stdout.flush()
         out = out if to_file else sys.stderr
     checked = check_paths(args, resolver)
-    if not checked and not args.quiet and not (args.fix and "-" in args.paths):
+    if not checked and not args.quiet and not stdin_skipped:
         sys.stderr.write("cglint: warning: no Python files found under %s\n"
                          % ", ".join(args.paths))
     add_run_level_findings(checked)

@@ -170,7 +170,11 @@ def test_excluded_stdin_under_fix_comes_back_unchanged(tmp_path):
     done = cglint(["-", "--fix", "--stdin-filename", "vendor/x.py"], tmp_path, source)
     assert done.returncode == 0, done.stderr
     assert done.stdout == source
-    assert b"0 files checked" in done.stderr
+    assert done.stderr == b"All clear: 0 files checked.\n"
+    # Without --fix: no finding and no warning (the editor asked about an excluded file).
+    done = cglint(["-", "--stdin-filename", "vendor/x.py"], tmp_path, source)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        0, b"All clear: 0 files checked.\n", b"")
     # Not excluded, the same buffer is checked (and its summary goes to stderr too).
     done = cglint(["-", "--fix", "--stdin-filename", "src/x.py"], tmp_path, source)
     assert done.returncode == 1 and b"CG103" in done.stderr and b"Found" not in done.stdout
