@@ -1,13 +1,31 @@
 """`path:line:col: CODE message`, the line format of flake8 and ruff that editors parse.
 
+A file name may hold any byte but `/` and NUL: a newline or an escape sequence in one
+must not reach the terminal raw (it could forge findings, or drive the terminal), so
+control characters are shown as Python escapes (`\\n`, `\\x1b`), as are the Unicode ones
+that reorder or break lines. JSON and SARIF keep the exact name.
+
 As in ruff, `[*]` before the message marks a finding `--fix` can fix, and with
 --show-source each finding is followed by its line (and the one before), the span
-underlined. Source lines are shown with control characters escaped, so a file cannot
-send escape sequences to the terminal.
+underlined; source lines are escaped the same way.
 """
 import re
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(match):
+    character = match.group()
+    return _NAMED.get(character) or ("\\x%02x" % ord(character) if ord(character) < 0x100
+                                     else "\\u%04x" % ord(character))
+
+
+def printable(text):
+    """`text` with every control character escaped, for a terminal or a log."""
+    return _UNPRINTABLE.sub(_escape, text)
+
+
 FIX_MARK = "[*]"
 
 
@@ -39,25 +57,14 @@ def finding_line(diagnostic, edits, paint):
     """The finding's line; a control character in a file name or in source text quoted
     by the message is escaped like the code frame's."""
     mark = paint(FIX_MARK, CYAN) + " " if edits else ""
-    return "%s:%d:%d: %s %s%s" % (paint(escaped(diagnostic.path), BOLD), diagnostic.line,
+    return "%s:%d:%d: %s %s%s" % (paint(printable(diagnostic.path), BOLD), diagnostic.line,
                                   diagnostic.col, paint(diagnostic.code, RED), mark,
-                                  escaped(diagnostic.message))
-
-
-def escaped(text):
-    """`text` with control (tab and newline included) and bidirectional-override
-    characters as \\x.. or \\u.... escapes."""
-    return _CONTROL.sub(_escape, text)
+                                  printable(diagnostic.message))
 
 
 def visible(text):
-    """A source line as a code frame shows it: tabs expanded, the rest escaped."""
-    return escaped(text.expandtabs(4))
-
-
-def _escape(match):
-    code = ord(match.group())
-    return "\\x%02x" % code if code < 256 else "\\u%04x" % code
+    """A source line as a code frame shows it: tabs expanded, the rest printable()."""
+    return printable(text.expandtabs(4))
 
 
 def code_frame(diagnostic, lines, paint):
