@@ -386,3 +386,15 @@ def test_the_readme_documents_every_option():
                if option.startswith("--") and option not in ("--help", "--version")]
     missing = [option for option in options if option not in readme]
     assert not missing, missing
+
+
+def test_the_subcommands_named_for_a_missing_path_are_those_main_dispatches():
+    """Kept in step by hand (cli.SUBCOMMANDS): this fails when a subcommand is added to
+    main() but not to the list."""
+    import inspect
+    import re
+
+    from cglint import cli
+
+    dispatched = re.findall(r'argv\[:1\] == \["([a-z-]+)"\]', inspect.getsource(cli.main))
+    assert dispatched and sorted(dispatched) == sorted(cli.SUBCOMMANDS)
