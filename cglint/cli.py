@@ -58,10 +58,13 @@ def build_parser():
         prog="cglint",
         description="Find TensorFlow 1.8 custom-gradient hazards before they run.",
         epilog="Subcommands: `cglint confirm [PATHS]` runs fixtures under real TensorFlow "
-               "1.8 (see `cglint confirm --help`); `cglint doctor` checks whether this "
-               "machine can run TensorFlow 1.8 and its GPU build; `cglint lsp` serves "
-               "diagnostics to an editor over stdio. Settings are read from [tool.cglint] in pyproject.toml, "
-               "else [cglint] in setup.cfg or tox.ini; options given here win.")
+               "1.8 (see `cglint confirm --help`); `cglint gradcheck PATHS` checks custom "
+               "gradients numerically under TensorFlow 1.8 and, unlike the linter, imports "
+               "and runs the checked code (see `cglint gradcheck --help`); `cglint doctor` "
+               "checks whether this machine can run TensorFlow 1.8 and its GPU build; "
+               "`cglint lsp` serves diagnostics to an editor over stdio. Settings are read "
+               "from [tool.cglint] in pyproject.toml, else [cglint] in setup.cfg or tox.ini; "
+               "options given here win.")
     parser.add_argument("paths", nargs="*", metavar="PATH",
                         help="files or folders to check; `-` reads standard input")
     what = parser.add_argument_group("what to report")
@@ -163,6 +166,10 @@ def main(argv=None):
         from cglint.oracle.confirm import main as confirm_main
 
         return confirm_main(argv[1:])
+    if argv[:1] == ["gradcheck"]:
+        from cglint.gradcheck.command import main as gradcheck_main
+
+        return gradcheck_main(argv[1:])
     if argv[:1] == ["doctor"]:
         from cglint.doctor import main as doctor_main
 

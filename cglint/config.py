@@ -167,6 +167,8 @@ def from_mapping(values, path, section):
     for raw_key, value in values.items():
         key = raw_key.replace("_", "-")
         where = "%s: [%s] %s" % (path, section, raw_key)
+        if key == "gradcheck" and isinstance(value, dict):
+            continue  # [tool.cglint.gradcheck]: cglint/gradcheck/settings.py reads it
         if key not in KEYS:
             raise ConfigError("%s: unknown key %r (known keys: %s)"
                               % (path, raw_key, ", ".join(KEYS)))

@@ -39,6 +39,9 @@ class Result:
     fixes: list = field(default_factory=list)  # [(Diagnostic, tuple of Edit)]
     error: str = ""  # an internal error: a bug in cglint, never the file's fault
     summaries: dict = field(default_factory=dict)  # rule code -> Rule.summarize() data
+    # Other project files the findings were drawn from (project.Dependency), so a cached
+    # result is only reused while they are unchanged.
+    dependencies: tuple = ()
 
 
 class InternalError(Exception):
@@ -98,6 +101,7 @@ def _lint(result, text, options):
                 result.diagnostics.append(diagnostic)
                 if finding.fix and not parsed.python2_syntax:
                     result.fixes.append((diagnostic, finding.fix))
+    result.dependencies = tuple(sorted(module.dependencies, key=lambda d: d.path))
 
 
 def run_level_codes():

@@ -7,6 +7,7 @@ from functools import cached_property
 from typing import Optional
 
 from cglint.names import Names, same_scope_nodes
+from cglint.variable_creators import creates_variables
 
 CUSTOM_GRADIENT = frozenset((
     "tensorflow.custom_gradient",
@@ -35,6 +36,9 @@ MULTI_OUTPUT = frozenset((
     "contrib.framework.nest.flatten", "nest.flatten", "linalg.eigh", "self_adjoint_eig", "svd",
     "linalg.svd", "qr", "linalg.qr", "nn.sufficient_statistics", "nn.fused_batch_norm",
 ))
+# `function.Defun(*input_types, python_grad_func=f, grad_func=g)`: TF 1.8's third way
+# to give an op a custom gradient (tensor2tensor and sonnet use it).
+DEFUN = frozenset(("tensorflow.python.framework.function.Defun",))
 _MAX_DEPTH = 6
 
 
@@ -83,6 +87,45 @@ class GradFunction:
                 return arg
         return None
 
+    @property
+    def variables_read(self):
+        """`kwargs.get("variables")` or `kwargs["variables"]`: the same protocol reached
+        through `**kwargs`, or None."""
+        if self.params.kwarg is None or isinstance(self.node, ast.Lambda):
+            return None
+        for node in keyword_reads(self.node, self.params.kwarg):
+            if node.key == "variables":
+                return node.node
+        return None
+
+
+@dataclass(frozen=True)
+class KeywordRead:
+    node: ast.AST  # the Subscript or the Call
+    key: Optional[str]  # the literal key, when there is one
+    required: bool  # `kwargs["x"]` or `kwargs.pop("x")`: fails when the key is absent
+
+
+def keyword_reads(function, kwarg):
+    """Reads of the `**kwarg` dict in a function's own body, in source order."""
+    found = []
+    for node in own_nodes(function):
+        if (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)
+                and isinstance(node.value, ast.Name) and node.value.id == kwarg):
+            found.append(KeywordRead(node, _literal_key(node.slice), True))
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and isinstance(node.func.value, ast.Name) and node.func.value.id == kwarg
+              and node.func.attr in ("get", "pop") and node.args):
+            required = node.func.attr == "pop" and len(node.args) == 1
+            found.append(KeywordRead(node, _literal_key(node.args[0]), required))
+    return sorted(found, key=lambda read: (read.node.lineno, read.node.col_offset))
+
+
+def _literal_key(node):
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return None
+
 @dataclass(eq=False)
 class ForwardReturn:
     node: ast.AST  # the Return statement
@@ -102,6 +145,26 @@ class Site:
     is_method: bool
     returns: list = field(default_factory=list)  # [ForwardReturn]
     calls: list = field(default_factory=list)  # ast.Call nodes that call it
+    partials: list = field(default_factory=list)  # `functools.partial(f, ...)` calls
+
+    @property
+    def input_range(self):
+        """(fewest, most) tensor inputs a call passes: the positional parameters, without a
+        method's `self` (TF converts it too, and fails: CG108's business)."""
+        skip = 1 if self.is_method and self.params.names else 0
+        return max(self.params.required - skip, 0), len(self.params.names) - skip
+
+
+@dataclass(eq=False)
+class DefunSite:
+    """A function made a TF op by `@function.Defun(...)`, with its gradient functions."""
+
+    func: ast.AST
+    name: str
+    inputs: Optional[int]  # the op's inputs: the input types given, else the parameters
+    outputs: Optional[int]  # the op's outputs, when every return agrees
+    python_grad: Optional["GradFunction"] = None  # python_grad_func: (op, *grads) -> grads
+    grad_defun: Optional["GradFunction"] = None  # grad_func: a Defun of (*inputs, *grads)
 
 
 def variable_gradients(module, site, grad, value):
@@ -113,7 +176,7 @@ def variable_gradients(module, site, grad, value):
     if not (isinstance(value, ast.Tuple) and len(value.elts) == 2
             and isinstance(value.elts[1], (ast.List, ast.ListComp))):
         return None
-    if grad.variables_param is not None:
+    if grad.variables_param is not None or grad.variables_read is not None:
         return value.elts[1]
     covered = module.count_values(value.elts[0], grad.scope)
     if covered is not None and not site.params.vararg and covered == len(site.params.names):
@@ -148,6 +211,11 @@ class ModuleFacts:
         self.target_python = target_python
         self.python2_syntax = python2_syntax
         self.target_tf = target_tf
+        self._instance_variables = {}  # id(class scope) -> attributes holding variables
+        self._attribute_classes = {}  # id(class scope) -> {attribute: TensorFlow class}
+        # Project files (project.Dependency) whose content the findings were drawn from.
+        self.dependencies = set()
+        self._imported = {}  # (module, level, name) -> ImportedSite or None
 
     @cached_property
     def names(self):
@@ -204,6 +272,82 @@ class ModuleFacts:
         return uses
 
     @cached_property
+    def method_uses(self):
+        """Method calls on TensorFlow objects the code visibly makes: `t.gradient(...)`
+        after `with tf.GradientTape() as t:` or `t = tf.GradientTape()`, and
+        `self.opt.minimize(...)` after `self.opt = tf.train.AdamOptimizer(...)` in a method
+        of the class. As ApiUse with the method's qualified name; only calls that pass
+        keywords (what CG403 checks)."""
+        if "tensorflow" not in self.text:
+            return []
+        with_targets = {}  # id(Name bound by `with X() as name`) -> the X() call
+        for node in self.nodes[ast.With] + self.nodes[ast.AsyncWith]:
+            for item in node.items:
+                if isinstance(item.optional_vars, ast.Name):
+                    with_targets[id(item.optional_vars)] = item.context_expr
+        uses = []
+        for call in self.nodes[ast.Call]:
+            func = call.func
+            if not isinstance(func, ast.Attribute) or not call.keywords:
+                continue  # only keywords are checked against the argspecs
+            scope = self.names.scope_of(call)
+            kind = self._receiver_class(func.value, scope, with_targets)
+            if kind is not None:
+                uses.append(ApiUse(func, "%s.%s" % (kind, func.attr), call))
+        return uses
+
+    def _receiver_class(self, expr, scope, with_targets):
+        """The qualified TensorFlow class an object expression was made by, or None."""
+        if isinstance(expr, ast.Name):
+            bindings = self.names.lookup(expr.id, scope)
+            if len(bindings) != 1:
+                return None
+            binding = bindings[0]
+            if binding.kind == "assign":
+                return self._constructed(binding.node, binding.scope)
+            if binding.kind == "other" and id(binding.node) in with_targets:
+                return self._constructed(with_targets[id(binding.node)], binding.scope)
+            return None
+        if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
+            owner = self.instance_class(expr.value, scope)
+            if owner is not None:
+                return self.instance_attribute_classes(owner).get(expr.attr)
+        return None
+
+    def _constructed(self, value, scope):
+        if not isinstance(value, ast.Call):
+            return None
+        qualname = self.names.resolve(value.func, scope)
+        if qualname and qualname.startswith("tensorflow.") and qualname.rsplit(".", 1)[1][:1].isupper():
+            return qualname
+        return None
+
+    def instance_attribute_classes(self, owner):
+        """{attribute: TensorFlow class} for `self.x = tf.SomeClass(...)` in the methods of
+        a class (its scope), where every assignment of the attribute agrees."""
+        cached = self._attribute_classes.get(id(owner))
+        if cached is not None:
+            return cached
+        found = {}
+        for bindings in owner.bindings.values():
+            for binding in bindings:
+                if binding.kind != "def":
+                    continue
+                method_scope = self.names.scope_for_def[id(binding.node)]
+                for node in own_nodes(binding.node):
+                    if not isinstance(node, ast.Assign):
+                        continue
+                    for target in node.targets:
+                        if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                                and self.instance_class(target.value, method_scope) is owner):
+                            kind = self._constructed(node.value, method_scope)
+                            previous = found.get(target.attr, kind)
+                            found[target.attr] = kind if previous == kind else None
+        found = {name: kind for name, kind in found.items() if kind is not None}
+        self._attribute_classes[id(owner)] = found
+        return found
+
+    @cached_property
     def imports(self):
         found = []
         for node in self.nodes[ast.Import]:
@@ -214,6 +358,108 @@ class ModuleFacts:
                 found += [ImportUse(node, node.module, alias.name) for alias in node.names
                           if alias.name != "*"]
         return sorted(found, key=lambda use: (use.node.lineno, use.node.col_offset))
+
+    @cached_property
+    def imported_calls(self):
+        """[(call, ImportedSite)]: calls of custom-gradient functions that other modules
+        of the project define, found on disk from this file's imports (never imported)."""
+        if not self._imports_project_sites:
+            return []
+        found = []
+        for call, qualname in self.calls:
+            if qualname == "functools.partial" and call.args:
+                continue  # a partial is not a call of its first argument
+            site = self._imported_site(call.func, qualname)
+            if site is not None:
+                found.append((call, site))
+        return found
+
+    @cached_property
+    def imported_partials(self):
+        """[(call, ImportedSite)] for `functools.partial(imported_site, ...)`."""
+        if "partial" not in self.text or not self._imports_project_sites:
+            return []
+        found = []
+        for call, qualname in self.calls:
+            if qualname == "functools.partial" and call.args and isinstance(
+                    call.args[0], (ast.Name, ast.Attribute)):
+                site = self._imported_site(call.args[0], self.resolve(call.args[0]))
+                if site is not None:
+                    found.append((call, site))
+        return found
+
+    @cached_property
+    def _imports_project_sites(self):
+        """Whether some import statement loads a project module that defines or
+        re-exports custom-gradient functions: checked per import, not per call."""
+        if self.path == "-" or "import" not in self.text:
+            return False
+        from cglint import project
+        where = project.current()
+        for node in self.nodes[ast.Import]:
+            if any(where.offers_sites(self.path, alias.name) for alias in node.names):
+                return True
+        for node in self.nodes[ast.ImportFrom]:
+            module = node.module or ""
+            candidates = [module] if module else []
+            candidates += ["%s.%s" % (module, alias.name) if module else alias.name
+                           for alias in node.names if alias.name != "*"]
+            if any(where.offers_sites(self.path, candidate, node.level)
+                   for candidate in candidates):
+                return True
+        return False
+
+    def _imported_site(self, expr, qualname):
+        target = self._import_target(expr, qualname)
+        if target is None:
+            return None
+        if target not in self._imported:  # a module calls the same names again and again
+            from cglint import project  # only files with project imports need it
+            module, level, name = target
+            site, dependencies = project.current().imported_site(self.path, module, name, level)
+            self.dependencies.update(dependencies)
+            self._imported[target] = site
+        return self._imported[target]
+
+    def _import_target(self, func, qualname):
+        """(module, level, name) a called expression imports, or None."""
+        if qualname is not None:
+            module, _, name = qualname.rpartition(".")
+            return (module, 0, name) if module else None
+        # Relative imports bind no qualified name: `from .ops import scale`, `from . import ops`
+        if isinstance(func, ast.Name):
+            base, attribute = func, None
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            base, attribute = func.value, func.attr
+        else:
+            return None
+        binding = self.names.definitions(base, self.names.scope_of(func))
+        if binding is None or not isinstance(binding.node, ast.ImportFrom) or not binding.node.level:
+            return None
+        node = binding.node
+        imported = next((alias.name for alias in node.names
+                         if (alias.asname or alias.name) == base.id), None)
+        if imported is None:
+            return None
+        if attribute is None:
+            return node.module or "", node.level, imported
+        module = "%s.%s" % (node.module, imported) if node.module else imported
+        return module, node.level, attribute
+
+    @cached_property
+    def defun_sites(self):
+        if "Defun" not in self.text:
+            return []
+        finder = _SiteFinder(self)
+        found = []
+        functions = self.nodes[ast.FunctionDef]
+        for node in sorted(functions, key=lambda n: (n.lineno, n.col_offset)):
+            scope = self.names.scope_of(node)
+            for decorator in node.decorator_list:
+                if (isinstance(decorator, ast.Call)
+                        and self.names.resolve(decorator.func, scope) in DEFUN):
+                    found.append(finder.defun_site(node, decorator, scope))
+        return found
 
     @cached_property
     def sites(self):
@@ -243,20 +489,110 @@ class ModuleFacts:
         if isinstance(expr, (ast.BinOp, ast.UnaryOp)):
             operands = [expr.left, expr.right] if isinstance(expr, ast.BinOp) else [expr.operand]
             if any(isinstance(o, (ast.List, ast.Tuple, ast.ListComp)) for o in operands):
-                return None  # list arithmetic such as `[None] * n`
+                return self._count_repeated(expr, scope, depth)
             return 1 if self._is_tensor(expr, scope, depth) else None
         if isinstance(expr, ast.Call):
-            return 1 if self._is_tensor(expr, scope, depth) else None
+            if self._is_tensor(expr, scope, depth):
+                return 1
+            return self._count_returned(expr, scope, depth)
         if isinstance(expr, ast.Name):
-            value = self.single_value(expr, scope)
-            if value is None:
+            values = self.assigned_values(expr, scope)
+            if values is None:
                 return 1 if self._is_parameter(expr, scope) else None
-            return self.count_values(value, scope, depth + 1)
+            return _agreed(self.count_values(value, scope, depth + 1) for value in values)
         if isinstance(expr, ast.IfExp):
             counts = {self.count_values(expr.body, scope, depth + 1),
                       self.count_values(expr.orelse, scope, depth + 1)}
             return counts.pop() if len(counts) == 1 else None
         return None
+
+    def _count_repeated(self, expr, scope, depth):
+        """`[g] * 2`, `2 * (g,)`: the list's count times a literal int, else None."""
+        if not isinstance(expr, ast.BinOp) or not isinstance(expr.op, ast.Mult):
+            return None
+        for sequence, times in ((expr.left, expr.right), (expr.right, expr.left)):
+            if (isinstance(sequence, (ast.List, ast.Tuple)) and isinstance(times, ast.Constant)
+                    and type(times.value) is int):
+                count = self.count_values(sequence, scope, depth + 1)
+                return None if count is None else count * times.value
+        return None
+
+    def _count_returned(self, call, scope, depth):
+        """The count every `return` of the called project function agrees on, or None."""
+        function = self.called_function(call, scope)
+        if function is None:
+            return None
+        own_scope = self.names.scope_for_def[id(function)]
+        body = list(own_nodes(function))
+        if any(isinstance(node, (ast.Yield, ast.YieldFrom)) for node in body):
+            return None  # a generator
+        values = [node.value for node in body if isinstance(node, ast.Return)]
+        if not values:
+            return None
+        return _agreed(self.count_values(value, own_scope, depth + 1) for value in values)
+
+    def called_function(self, call, scope):
+        """The def a call runs, when the module shows it: `helper(...)` for a def bound once,
+        `self.method(...)` inside a method of the class defining `method` once."""
+        func = call.func
+        if isinstance(func, ast.Name):
+            binding = self.names.definitions(func, scope)
+            if binding is not None and binding.kind == "def":
+                return binding.node
+            return None
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            owner = self.instance_class(func.value, scope)
+            if owner is not None:
+                methods = owner.bindings.get(func.attr, [])
+                if len(methods) == 1 and methods[0].kind == "def":
+                    return methods[0].node
+        return None
+
+    def instance_class(self, name, scope):
+        """The class scope when `name` is the `self` parameter of one of its methods."""
+        bindings = self.names.lookup(name.id, scope)
+        if len(bindings) != 1 or bindings[0].kind != "param":
+            return None
+        method_scope = bindings[0].scope
+        method = method_scope.node
+        owner = method_scope.parent
+        if owner is None or owner.kind != "class" or not isinstance(
+                method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        positional = list(getattr(method.args, "posonlyargs", [])) + list(method.args.args)
+        if not positional or positional[0] is not bindings[0].node:
+            return None
+        if any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
+               for d in method.decorator_list):
+            return None
+        return owner
+
+    def instance_variables(self, owner):
+        """Attributes the methods of a class (its scope) set to new variables: `self.w =
+        tf.get_variable(...)`. `self.w = None` placeholders aside, every assignment of
+        the attribute in the class must create a variable."""
+        cached = self._instance_variables.get(id(owner))
+        if cached is not None:
+            return cached
+        verdicts = {}
+        for bindings in owner.bindings.values():
+            for binding in bindings:
+                if binding.kind != "def":
+                    continue
+                method_scope = self.names.scope_for_def[id(binding.node)]
+                for node in own_nodes(binding.node):
+                    if not isinstance(node, ast.Assign):
+                        continue
+                    for target in node.targets:
+                        if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                                and self.instance_class(target.value, method_scope) is owner
+                                and not _is_none(node.value)):
+                            creates = isinstance(node.value, ast.Call) and creates_variables(
+                                self.names.resolve(node.value.func, method_scope))
+                            verdicts[target.attr] = verdicts.get(target.attr, True) and creates
+        found = frozenset(name for name, creates in verdicts.items() if creates)
+        self._instance_variables[id(owner)] = found
+        return found
 
     def _is_tensor(self, expr, scope, depth):
         """True for expressions that are one tensor: TF calls and arithmetic on tensors."""
@@ -285,12 +621,32 @@ class ModuleFacts:
 
     def single_value(self, name, scope):
         """The value a Name was assigned exactly once in `scope`, and never mutated."""
+        values = self.assigned_values(name, scope)
+        return values[0] if values is not None and len(values) == 1 else None
+
+    def assigned_values(self, name, scope):
+        """Every value a Name is assigned in `scope` (plain assignments only, never
+        mutated), or None when any binding is something else."""
         bindings = scope.bindings.get(name.id, [])
-        if len(bindings) != 1 or bindings[0].kind != "assign":
+        if not bindings or any(binding.kind != "assign" for binding in bindings):
             return None
         if _is_mutated(name.id, scope.node):
             return None
-        return bindings[0].node
+        return [binding.node for binding in bindings]
+
+
+def _agreed(counts):
+    """The one count every value gives, or None when any is unknown or they differ."""
+    found = set()
+    for count in counts:
+        if count is None:
+            return None
+        found.add(count)
+    return found.pop() if len(found) == 1 else None
+
+
+def _is_none(node):
+    return isinstance(node, ast.Constant) and node.value is None
 
 
 def _star_names(function):
@@ -356,27 +712,59 @@ class _SiteFinder:
         site = Site(func, func.name, own_scope, Parameters.of(func), is_method)
         for node in own_nodes(func):
             if isinstance(node, ast.Return):
-                site.returns.append(self._forward_return(node, own_scope))
+                site.returns.extend(self._forward_returns(node, own_scope))
         return site
 
-    def _forward_return(self, node, scope):
-        result = ForwardReturn(node, node.value)
+    def defun_site(self, func, decorator, scope):
+        own_scope = self.names.scope_for_def[id(func)]
+        params = Parameters.of(func)
+        if decorator.args and not any(isinstance(a, ast.Starred) for a in decorator.args):
+            inputs = len(decorator.args)
+        else:
+            inputs = None if params.vararg else len(params.names)
+        values = [node.value for node in own_nodes(func) if isinstance(node, ast.Return)]
+        outputs = _agreed(self.module.count_values(v, own_scope) for v in values) if values else None
+        site = DefunSite(func, func.name, inputs, outputs)
+        for keyword in decorator.keywords:
+            if keyword.arg not in ("python_grad_func", "grad_func"):
+                continue
+            candidates = self._grad_candidates(keyword.value, scope)
+            grad = self._grad_function(candidates[0]) if len(candidates) == 1 else None
+            if keyword.arg == "python_grad_func":
+                site.python_grad = grad
+            else:
+                site.grad_defun = grad
+        return site
+
+    def _forward_returns(self, node, scope):
+        """One ForwardReturn per gradient function the `return` may hand back: a grad fn
+        defined in both branches of an if/else gives two, each checked on its own."""
         value = node.value
         if isinstance(value, ast.Name):
             value = self.module.single_value(value, scope) or value
-        if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == 2:
-            result.outputs = value.elts[0]
-            result.grad = self.grad_function(value.elts[1], scope)
-        return result
+        if not (isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == 2):
+            return [ForwardReturn(node, node.value)]
+        outputs, grad = value.elts
+        candidates = self._grad_candidates(grad, scope)
+        if not candidates:
+            return [ForwardReturn(node, node.value, outputs)]
+        return [ForwardReturn(node, node.value, outputs, self._grad_function(candidate))
+                for candidate in candidates]
 
-    def grad_function(self, expr, scope):
+    def _grad_candidates(self, expr, scope):
+        """The defs or lambda a gradient expression can be: every binding of the name
+        must be a def (else it is unknown, and none is returned)."""
         if isinstance(expr, ast.Lambda):
-            node, name = expr, "lambda"
-        else:
-            binding = self.names.definitions(expr, scope)
-            if binding is None or binding.kind != "def":
-                return None
-            node, name = binding.node, binding.node.name
+            return [expr]
+        if not isinstance(expr, ast.Name):
+            return []
+        bindings = self.names.lookup(expr.id, scope)
+        if not bindings or any(binding.kind != "def" for binding in bindings):
+            return []
+        return [binding.node for binding in bindings]
+
+    def _grad_function(self, node):
+        name = "lambda" if isinstance(node, ast.Lambda) else node.name
         own_scope = self.names.scope_for_def[id(node)]
         if isinstance(node, ast.Lambda):
             returns = [(node, node.body)]
@@ -387,19 +775,30 @@ class _SiteFinder:
     def _attach_calls(self, by_func, wrapped):
         if not by_func and not wrapped:
             return
-        for call, _ in self.module.calls:
-            if not isinstance(call.func, ast.Name):
+        for call, qualname in self.module.calls:
+            if qualname == "functools.partial" and call.args:
+                site = self._site_named(call.args[0], call, by_func, wrapped)
+                if site is not None:
+                    site.partials.append(call)
                 continue
-            binding = self.names.definitions(call.func, self.names.scope_of(call))
-            if binding is None:
-                continue
-            site = by_func.get(id(binding.node)) if binding.kind == "def" else None
-            target = binding.node
-            if binding.kind == "assign" and isinstance(target, ast.Call) and target.args:
-                # h = tf.custom_gradient(f): calls of h are calls of f's site
-                if self.names.resolve(target.func, binding.scope) in CUSTOM_GRADIENT:
-                    inner = self.names.definitions(target.args[0], binding.scope)
-                    if inner is not None:
-                        site = by_func.get(id(inner.node)) or wrapped.get(id(inner.node))
+            site = self._site_named(call.func, call, by_func, wrapped)
             if site is not None and call not in site.calls:
                 site.calls.append(call)
+
+    def _site_named(self, expr, where, by_func, wrapped):
+        """The site a Name refers to at `where`: a decorated def, or `h` of
+        `h = tf.custom_gradient(f)`."""
+        if not isinstance(expr, ast.Name):
+            return None
+        binding = self.names.definitions(expr, self.names.scope_of(where))
+        if binding is None:
+            return None
+        site = by_func.get(id(binding.node)) if binding.kind == "def" else None
+        target = binding.node
+        if binding.kind == "assign" and isinstance(target, ast.Call) and target.args:
+            # h = tf.custom_gradient(f): calls of h are calls of f's site
+            if self.names.resolve(target.func, binding.scope) in CUSTOM_GRADIENT:
+                inner = self.names.definitions(target.args[0], binding.scope)
+                if inner is not None:
+                    site = by_func.get(id(inner.node)) or wrapped.get(id(inner.node))
+        return site

@@ -10,6 +10,8 @@ counters, `format`, f-strings with values) is unknown, and rules say nothing abo
 """
 import ast
 import os
+import re
+import string
 import weakref
 from dataclasses import dataclass, field
 from typing import Optional
@@ -49,6 +51,9 @@ class GradientName:
     # when `name` holds a uuid-suffixed string.
     identity: object = None
     from_caller: bool = False  # a parameter of the enclosing function: any name can come in
+    # For a name built at run time from known parts (an f-string, `%`, `.format`, `+`):
+    # a regular expression every value it can take matches.
+    pattern: Optional[str] = None
 
 
 @dataclass(eq=False)
@@ -99,6 +104,9 @@ class OverrideFacts:
     maps: list = field(default_factory=list)  # [OverrideMap]
     registrations: list = field(default_factory=list)  # [Registration]
     eager_line: Optional[int] = None  # where the module enables eager execution
+    # `x.RegisterGradient("Name")` where `x` is not known to be TensorFlow (bound through a
+    # call, say): unknown is not wrong, so such names still count as registered.
+    unresolved_registrations: list = field(default_factory=list)  # [GradientName]
     # Dotted components of this module's own path, and of every module it imports: which
     # files of a run end up in one process together.
     components: tuple = ()
@@ -106,6 +114,29 @@ class OverrideFacts:
 
     def registered(self, identity):
         return [r for r in self.registrations if r.name.identity == identity]
+
+
+@dataclass
+class RegisteredNames:
+    """What a module's registrations can register: for the whole-run CG202 check."""
+
+    names: dict  # known name -> first line registering it
+    patterns: list  # regular expressions of names built at run time from known parts
+    any_name: bool  # some name comes from a caller: it can be anything
+
+
+def registered_names(facts):
+    names, patterns, any_name = {}, [], False
+    found = [(r.name, r.call.lineno) for r in facts.registrations]
+    found += [(name, name.node.lineno) for name in facts.unresolved_registrations]
+    for name, line in found:
+        if name.value is not None:
+            names.setdefault(name.value, line)
+        elif name.from_caller:
+            any_name = True
+        elif name.pattern is not None:
+            patterns.append(name.pattern)
+    return RegisteredNames(names, patterns, any_name)
 
 
 _CACHE = weakref.WeakKeyDictionary()
@@ -150,6 +181,9 @@ class _Builder:
                 registration = self.registration(call, qualname in REGISTER_GRADIENT)
                 if registration is not None:
                     facts.registrations.append(registration)
+            elif qualname is None and _registers_by_name(call) and len(call.args) == 1:
+                facts.unresolved_registrations.append(
+                    self.gradient_name(call.args[0], self.names.scope_of(call)))
         for call in module.override_maps:
             facts.maps.append(self.override_map(call))
         facts.registrations.sort(key=lambda r: (r.call.lineno, r.call.col_offset))
@@ -254,12 +288,49 @@ class _Builder:
         value = self.constant_string(expr, scope, 0)
         if value is not None:
             return GradientName(expr, value, ("const", value))
+        pattern = self.name_pattern(expr, scope, 0)
         if isinstance(expr, ast.Name):
             bindings = self.names.lookup(expr.id, scope)
             if len(bindings) == 1:
                 return GradientName(expr, None, ("binding", id(bindings[0])),
-                                    bindings[0].kind == "param")
-        return GradientName(expr, None)
+                                    bindings[0].kind == "param", pattern)
+        return GradientName(expr, None, pattern=pattern)
+
+    def name_pattern(self, expr, scope, depth):
+        """A regular expression for the strings `expr` can be when it is built from known
+        and unknown parts (f-string, `%`, `.format`, `+`), or None for any other shape."""
+        if depth > _MAX_DEPTH:
+            return None
+        known = self.constant_string(expr, scope, depth)
+        if known is not None:
+            return re.escape(known)
+        if isinstance(expr, ast.JoinedStr):
+            return "".join(re.escape(part.value) if isinstance(part, ast.Constant)
+                           else self._part(part.value, scope, depth) for part in expr.values)
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+            left, right = (self.name_pattern(side, scope, depth + 1)
+                           for side in (expr.left, expr.right))
+            if left is None and right is None:
+                return None
+            return (left or ".*") + (right or ".*")
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mod):
+            template = self.constant_string(expr.left, scope, depth + 1)
+            if template is not None:
+                return _percent_pattern(template)
+        if (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute)
+                and expr.func.attr == "format"):
+            template = self.constant_string(expr.func.value, scope, depth + 1)
+            if template is not None:
+                return _format_pattern(template)
+        if isinstance(expr, ast.Name):
+            bindings = self.names.lookup(expr.id, scope)
+            if len(bindings) == 1 and bindings[0].kind == "assign":
+                return self.name_pattern(bindings[0].node, bindings[0].scope, depth + 1)
+        return None
+
+    def _part(self, expr, scope, depth):
+        known = self.constant_string(expr, scope, depth + 1)
+        return re.escape(known) if known is not None else ".*"
 
     def constant_string(self, expr, scope, depth):
         """The string `expr` always evaluates to, or None when it is not a constant."""
@@ -317,6 +388,10 @@ class _Builder:
         ops = load_ops()
         built, maybe = [], set()
         for node in _body_nodes(block):
+            if isinstance(node, (ast.Yield, ast.YieldFrom)):
+                # A @contextmanager holding the map open: its caller's `with` block builds
+                # the ops, which this module cannot see.
+                return None, frozenset()
             if isinstance(node, ast.Call):
                 op_types = ops.built_by(self.qualnames.get(id(node)))
                 if op_types is None:
@@ -332,6 +407,36 @@ class _Builder:
                 maybe.update(ops.built_by_operator("Subscript"))
         built.sort(key=lambda b: (b.call.lineno, b.call.col_offset))
         return built, frozenset(maybe)
+
+
+_PERCENT_FIELD = re.compile(r"%%|%(?:\([^)]*\))?[-#0 +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[diouxXeEfFgGcrsa]")
+_REGISTERING = frozenset(("RegisterGradient", "NotDifferentiable", "NoGradient"))
+
+
+def _percent_pattern(template):
+    """The pattern of a `%` template: each conversion matches anything."""
+    pieces, start = [], 0
+    for match in _PERCENT_FIELD.finditer(template):
+        literal = re.escape(template[start:match.start()])
+        pieces.append(literal + (re.escape("%") if match.group() == "%%" else ".*"))
+        start = match.end()
+    return "".join(pieces) + re.escape(template[start:])
+
+
+def _format_pattern(template):
+    """The pattern of a `str.format` template, or None when it is malformed."""
+    try:
+        parts = list(string.Formatter().parse(template))
+    except ValueError:
+        return None
+    return "".join(re.escape(literal) + (".*" if field is not None else "")
+                   for literal, field, _, _ in parts)
+
+
+def _registers_by_name(call):
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+    return name in _REGISTERING
 
 
 def _body_nodes(block):

@@ -8,7 +8,7 @@ import pytest
 from cglint import engine
 from cglint.oracle import envs
 from cglint.oracle.confirm import confirm_paths
-from fixture_files import ROOT, fixture_paths, rule_of
+from fixture_files import ROOT, fixture_name, fixture_paths, rule_of
 
 # Rules whose hazard is Python syntax: their bad fixtures fail only where that syntax is
 # invalid, so they must fail on at least one interpreter, not on both.
@@ -37,7 +37,7 @@ def test_every_rule_is_proven_by_tf18(records):
         code = rule_of(record.path)
         if code is None or record.status != "confirmed":
             continue
-        kind = os.path.basename(record.path).split("_")[0]
+        kind = fixture_name(record.path).split("_")[0]
         if (kind == "bad") != record.expected.ok:
             proof.setdefault(code, {"bad": set(), "good": set()})[kind].add(record.interpreter)
     both = {"py27", "py36"}

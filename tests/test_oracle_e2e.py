@@ -191,3 +191,34 @@ def test_a_fixture_that_kills_its_harness_does_not_stop_the_run(interpreters, tm
     killed, fine = run_fixtures(jobs, interpreters, workers=1, timeout=20)
     assert killed.failure == "the py36 harness was killed by signal 9 (SIGKILL)"
     assert fine.describe() == "ok"
+
+
+def test_arguments_go_in_and_a_payload_comes_back(interpreters, tmp_path):
+    paths = write(tmp_path, {
+        "answer.py": """
+            import json, os, sys
+            with open(os.environ["CGLINT_PAYLOAD_FILE"], "w") as handle:
+                json.dump({"argv": sys.argv[1:], "pid": os.getpid()}, handle)
+        """,
+        "garbage.py": """
+            import os
+            with open(os.environ["CGLINT_PAYLOAD_FILE"], "w") as handle:
+                handle.write("{not json")
+        """,
+        "huge.py": """
+            import os
+            with open(os.environ["CGLINT_PAYLOAD_FILE"], "w") as handle:
+                handle.write('"%s"' % ("x" * (2 << 20)))
+        """,
+        "silent.py": "x = 1\n",
+    })
+    jobs = [Job(paths["answer.py"], name, argv=("--one", "{\"two\": 2}")) for name in sorted(interpreters)]
+    jobs += [Job(paths[name], "py36") for name in ("garbage.py", "huge.py", "silent.py")]
+    results = run_fixtures(jobs, interpreters, workers=2, timeout=20)
+    for result in results[:len(interpreters)]:
+        assert result.describe() == "ok"
+        assert result.payload["argv"] == ["--one", "{\"two\": 2}"]
+    garbage, huge, silent = results[len(interpreters):]
+    assert garbage.payload is None and garbage.payload_error.startswith("payload is not JSON")
+    assert huge.payload is None and huge.payload_error == "payload larger than 1048576 bytes"
+    assert silent.payload is None and silent.payload_error == "" and silent.describe() == "ok"

@@ -49,3 +49,14 @@ def test_only_graph_mode_contrib_fixtures_share_a_contrib_server(tmp_path):
     assert not wants_contrib(Job(paths["contrib.py"], "py36", "eager"))
     assert not wants_contrib(Job(paths["plain.py"], "py36"))
     assert not wants_contrib(Job(paths["eager.py"], "py36"))
+    # a driver program: the user module it imports decides
+    assert wants_contrib(Job(paths["plain.py"], "py36", module=paths["contrib.py"]))
+    assert not wants_contrib(Job(paths["contrib.py"], "py36", module=paths["plain.py"]))
+
+
+def test_a_payload_and_its_error_reach_the_result():
+    reply = {"result": {"outcome": "ok"}, "status": 0, "payload": {"verdict": [1, 2]}}
+    assert result_from(Job("f.py", "py36"), reply, timeout=60).payload == {"verdict": [1, 2]}
+    reply = {"result": {"outcome": "ok"}, "status": 0, "payload_error": "payload is not JSON"}
+    result = result_from(Job("f.py", "py36"), reply, timeout=60)
+    assert result.payload is None and result.payload_error == "payload is not JSON"

@@ -11,7 +11,7 @@ import time
 from dataclasses import dataclass
 
 from cglint.oracle import envs
-from cglint.oracle.headers import INTERPRETERS, HeaderError, Outcome, read_header
+from cglint.oracle.headers import INTERPRETERS, PROJECT_ENTRY, HeaderError, Outcome, read_header
 from cglint.oracle.runner import Job, Result, run_fixtures
 
 OUTPUT_LINES = 12  # of a mismatching program's output, shown under its line
@@ -62,6 +62,10 @@ def collect(paths):
             found.append(path)
         elif os.path.isdir(path):
             for root, dirs, files in os.walk(path):
+                if PROJECT_ENTRY in files:  # a project fixture: run its entry script only
+                    dirs[:] = []
+                    found.append(os.path.join(root, PROJECT_ENTRY))
+                    continue
                 dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__pycache__")))
                 found += [os.path.join(root, name) for name in sorted(files)
                           if name.endswith(".py") and not name.startswith("README")]

@@ -11,12 +11,17 @@ The server imports nothing more (not even tensorflow.contrib): TF 1.8 refuses
 tf.enable_eager_execution() once a default graph exists, and importing contrib makes one.
 
 Protocol, one JSON object per line:
-  host -> stdin:  {"id": 1, "path": "/abs/fixture.py", "mode": "graph", "timeout": 60}
+  host -> stdin:  {"id": 1, "path": "/abs/fixture.py", "mode": "graph", "timeout": 60,
+                   "argv": ["optional", "arguments"]}
   server -> host: first {"hello": {...}} or {"error": "..."}, then per request
                   {"id": 1, "result": {"outcome": "ok"} | {"outcome": "ValueError",
                    "message": "..."} | {"harness_error": "..."} | null,
                    "status": exit status or null, "signal": number or null,
-                   "timed_out": bool, "output": "last KB of stdout+stderr", "seconds": 0.2}
+                   "timed_out": bool, "output": "last KB of stdout+stderr", "seconds": 0.2,
+                   "payload": JSON value or null, "payload_error": "..." (only when unreadable)}
+The payload is the program's structured answer (a driver such as gradcheck's, run as the
+program): it writes one JSON value to the file named by $CGLINT_PAYLOAD_FILE, in its
+private job folder; the server forwards it if it is valid JSON of at most PAYLOAD_CAP bytes.
 Closing stdin stops the server and kills the children still running.
 """
 from __future__ import absolute_import, division, print_function
@@ -39,6 +44,7 @@ import types
 
 OUTPUT_TAIL = 8192  # bytes of a child's stdout+stderr kept for the report
 MESSAGE_CAP = 65536
+PAYLOAD_CAP = 1 << 20
 # RLIMIT_DATA rather than RLIMIT_AS: TF and glibc reserve address space per thread and
 # per malloc arena, which grows with the core count, not with what a fixture uses.
 DATA_LIMIT = 4 << 30
@@ -246,7 +252,7 @@ class Server(object):
                 result = json.load(handle)
         except (IOError, OSError, ValueError):
             pass
-        self.send({
+        reply = {
             "id": child.request["id"],
             "result": result,
             "status": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
@@ -254,7 +260,9 @@ class Server(object):
             "timed_out": child.timed_out,
             "output": child.tail.decode("utf-8", "replace"),
             "seconds": round(time.time() - child.started, 3),
-        })
+        }
+        reply.update(read_payload(child.jobdir))
+        self.send(reply)
         shutil.rmtree(child.jobdir, ignore_errors=True)
 
     def stop(self):
@@ -265,6 +273,22 @@ class Server(object):
                 os.close(child.out)
         self.children = {}
         shutil.rmtree(self.base, ignore_errors=True)
+
+
+def read_payload(jobdir):
+    """{"payload": value} from the program's payload file, {"payload_error": why}, or {}."""
+    path = os.path.join(jobdir, "payload.json")
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(PAYLOAD_CAP + 1)
+    except (IOError, OSError):
+        return {}
+    if len(data) > PAYLOAD_CAP:
+        return {"payload_error": "payload larger than %d bytes" % PAYLOAD_CAP}
+    try:
+        return {"payload": json.loads(data.decode("utf-8"))}
+    except ValueError as exc:
+        return {"payload_error": "payload is not JSON: %s" % text(exc)}
 
 
 def send(proto, message):
@@ -294,9 +318,10 @@ def run_child(tf, request, jobdir, out_w, inherited):
         os.mkdir(work)
         os.chdir(work)
         os.environ["HOME"] = os.environ["TMPDIR"] = work
+        os.environ["CGLINT_PAYLOAD_FILE"] = os.path.join(jobdir, "payload.json")
         tempfile.tempdir = None  # the server cached its own; use TMPDIR=work
         reseed()
-        result = run_fixture(tf, request["path"], request["mode"])
+        result = run_fixture(tf, request["path"], request["mode"], request.get("argv", []))
     except BaseException:
         result = {"harness_error": traceback.format_exc()[-MESSAGE_CAP:]}
     for stream in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__):
@@ -364,12 +389,19 @@ def reseed():
         numpy.random.seed()
 
 
-def run_fixture(tf, path, mode):
+def native(value):
+    """Python 2: JSON gives unicode where paths and argv want str."""
+    if not isinstance(value, str):
+        value = value.encode(sys.getfilesystemencoding() or "utf-8")
+    return value
+
+
+def run_fixture(tf, path, mode, argv=()):
     """Run `path` as __main__: {"outcome": "ok"} or the uncaught exception's name and message."""
-    if not isinstance(path, str):  # Python 2: JSON gives unicode
-        path = path.encode(sys.getfilesystemencoding() or "utf-8")
-    sys.argv = [path]
+    path = native(path)
+    sys.argv = [path] + [native(arg) for arg in argv]
     sys.path.insert(0, os.path.dirname(path))
+    sys.dont_write_bytecode = True  # a project fixture's modules leave no .pyc behind
     module = types.ModuleType("__main__")
     module.__file__ = path
     sys.modules["__main__"] = module

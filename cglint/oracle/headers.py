@@ -63,7 +63,9 @@ def header_lines(text):
         yield stripped
 
 
-def parse_header(text):
+def parse_header(text, entry=True):
+    """The Header of a fixture's text. A project fixture's other modules (`entry=False`)
+    state only what the linter finds in them: they have no `run:` of their own."""
     header = Header()
     general = None
     specific = {}
@@ -103,13 +105,20 @@ def parse_header(text):
         outcome = specific.get(name, general)
         if outcome is not None:
             header.runs[name] = outcome
-    if not header.runs:
+    if entry and not header.runs:
         raise HeaderError("no `# run:` header")
+    if not entry and header.runs:
+        raise HeaderError("`# run:` belongs in the project's main.py only")
     header.findings.sort()
     return header
 
 
-def read_header(path):
+def read_header(path, entry=True):
     """The header of the fixture file at `path` (its comments are ASCII whatever the coding)."""
     with open(path, "rb") as handle:
-        return parse_header(handle.read().decode("utf-8-sig", "replace"))
+        return parse_header(handle.read().decode("utf-8-sig", "replace"), entry)
+
+
+# A folder holding this file is one project fixture: the file is its entry script, run by
+# the oracle; the folder's other modules are what it imports.
+PROJECT_ENTRY = "main.py"

@@ -29,6 +29,10 @@ class Job:
     path: str
     interpreter: str  # "py27" or "py36"
     mode: str = "graph"
+    argv: tuple = ()  # the program's sys.argv[1:]
+    # When the program is a driver that imports a user's module (gradcheck): that module,
+    # whose code (not the driver's) decides whether a contrib server suits the job.
+    module: str = ""
 
 
 @dataclass
@@ -39,6 +43,8 @@ class Result:
     failure: str = ""  # why there is no outcome: "timeout after 60s", "crashed: signal 11 (SIGSEGV)"
     output: str = ""  # the last KB of the program's stdout and stderr
     seconds: float = 0.0
+    payload: object = None  # the JSON value the program left in $CGLINT_PAYLOAD_FILE, if any
+    payload_error: str = ""  # why a payload it left could not be read
 
     def describe(self):
         if self.outcome is None:
@@ -49,7 +55,8 @@ class Result:
 
 def result_from(job, reply, timeout):
     """A Result from the harness's reply to one request."""
-    result = Result(job, output=reply.get("output", ""), seconds=reply.get("seconds", 0.0))
+    result = Result(job, output=reply.get("output", ""), seconds=reply.get("seconds", 0.0),
+                    payload=reply.get("payload"), payload_error=reply.get("payload_error", ""))
     outcome = reply.get("result") or {}
     if reply.get("timed_out"):
         result.failure = "timeout after %gs" % timeout
@@ -139,7 +146,7 @@ def wants_contrib(job):
     if job.mode != "graph":
         return False
     try:
-        with open(job.path, "rb") as handle:
+        with open(job.module or job.path, "rb") as handle:
             source = handle.read()
     except OSError:
         return False
@@ -185,7 +192,7 @@ def run_fixtures(jobs, interpreters, workers=2, timeout=60.0):
                 rid = next(ids)
                 inflight[rid] = (servers[key], index, time.time() + timeout + GRACE)
                 servers[key].send({"id": rid, "path": os.path.abspath(job.path),
-                                               "mode": job.mode, "timeout": timeout})
+                                   "mode": job.mode, "timeout": timeout, "argv": list(job.argv)})
             if not inflight:
                 continue
             wait = min(deadline for _, _, deadline in inflight.values()) - time.time()

@@ -25,26 +25,45 @@ class VariableReadByClosure(Rule):
         names = module.names
         for site in module.sites:
             reported = set()
-            nodes = sorted((n for n in own_nodes(site.func) if isinstance(n, ast.Name)),
+            nodes = sorted((n for n in own_nodes(site.func)
+                            if isinstance(n, (ast.Name, ast.Attribute))
+                            and isinstance(n.ctx, ast.Load)),
                            key=lambda n: (n.lineno, n.col_offset))
             for node in nodes:
-                if not isinstance(node.ctx, ast.Load) or node.id in reported:
+                if isinstance(node, ast.Attribute):
+                    shown = self._instance_variable(module, node, site.scope)
+                else:
+                    bindings = names.lookup(node.id, site.scope)
+                    outer = bindings and all(self._is_outer_variable(module, b, site)
+                                             for b in bindings)
+                    shown = node.id if outer else None
+                if shown is None or shown in reported:
                     continue
-                bindings = names.lookup(node.id, site.scope)
-                if bindings and all(self._is_outer_variable(b, site, names) for b in bindings):
-                    reported.add(node.id)
-                    yield self.at(node, "custom-gradient function `%s` reads variable `%s` "
-                                  "from an enclosing scope: TF 1.8 gives it no gradient "
-                                  "(None) and it never trains; pass it in as an argument"
-                                  % (site.name, node.id), function=site.func)
+                reported.add(shown)
+                yield self.at(node, "custom-gradient function `%s` reads variable `%s` "
+                              "from an enclosing scope: TF 1.8 gives it no gradient "
+                              "(None) and it never trains; pass it in as an argument"
+                              % (site.name, shown), function=site.func)
 
     @staticmethod
-    def _is_outer_variable(binding, site, names):
+    def _instance_variable(module, node, scope):
+        """`self.w` where a method of self's class sets `self.w` to a new variable."""
+        if not isinstance(node.value, ast.Name):
+            return None
+        owner = module.instance_class(node.value, scope)
+        if owner is None or node.attr not in module.instance_variables(owner):
+            return None
+        return "%s.%s" % (node.value.id, node.attr)
+
+    @classmethod
+    def _is_outer_variable(cls, module, binding, site):
         if binding.scope is site.scope or binding.kind != "assign":
             return False
         value = binding.node
+        if isinstance(value, ast.Attribute):  # `w = self.w` in the enclosing method
+            return cls._instance_variable(module, value, binding.scope) is not None
         return isinstance(value, ast.Call) and creates_variables(
-            names.resolve(value.func, binding.scope))
+            module.names.resolve(value.func, binding.scope))
 
 
 RULE = VariableReadByClosure

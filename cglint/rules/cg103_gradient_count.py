@@ -19,6 +19,12 @@ class GradientCountMismatch(Rule):
     tensor input that needs a gradient. In eager mode nothing is checked: a missing gradient
     is silently None, and an extra one was seen added to the wrong input.
 
+    The same holds for `function.Defun(..., python_grad_func=f)` and `grad_func=g`: they
+    must return one gradient per input of the Defun. TF 1.8 raises `ValueError: Num
+    gradients 1 generated for op name: "scale_..."` at `tf.gradients` (python_grad_func),
+    or `InvalidArgumentError: SymGrad expects to return 2 tensor(s)` when the session runs
+    (grad_func).
+
     Fix: return exactly one gradient (or None) per positional input, in order; pass
     constants through a closure or a default instead of positionally.
     """
@@ -29,9 +35,9 @@ class GradientCountMismatch(Rule):
     def check(self, module):
         for site in module.sites:
             params = site.params
-            if site.is_method or params.vararg:
+            if params.vararg:
                 continue
-            low, high = params.required, len(params.names)
+            low, high = site.input_range
             counts = set()
             for ret in site.returns:
                 grad = ret.grad
@@ -53,14 +59,52 @@ class GradientCountMismatch(Rule):
                 continue
             count = counts.pop()
             for call in site.calls:
-                given = len(call.args)
-                if any(isinstance(arg, ast.Starred) for arg in call.args) or call.keywords:
+                given = _extra_inputs(call, count, low, high)
+                if given is not None:
+                    yield self.at(call, _EXTRA % (site.name, given, _gradients(count)),
+                                  function=site.func)
+        yield from self._check_defuns(module)
+        if module.eager:
+            return
+        for call, site in module.imported_calls:
+            if site.vararg or len(site.gradient_counts) != 1:
+                continue
+            (count,) = site.gradient_counts
+            given = _extra_inputs(call, count, site.required, len(site.positional))
+            if given is not None:
+                yield self.at(call, _EXTRA % (site.name, given, _gradients(count)))
+
+
+    def _check_defuns(self, module):
+        for site in module.defun_sites:
+            if site.inputs is None:
+                continue
+            for grad, kind in ((site.python_grad, "python_grad_func"),
+                               (site.grad_defun, "grad_func")):
+                if grad is None:
                     continue
-                if given != count and low <= given <= high and low <= count <= high:
-                    yield self.at(call, "`%s` is called with %d positional inputs here but "
-                                  "its gradient function returns %s: in graph mode every "
-                                  "positional argument becomes a tensor input that needs a "
-                                  "gradient" % (site.name, given, _gradients(count)), function=site.func)
+                for anchor, value in grad.returns:
+                    count = 1 if value is None else module.count_values(value, grad.scope)
+                    if count is not None and count != site.inputs:
+                        yield self.at(anchor, "Defun `%s` has %s but its %s `%s` returns %s"
+                                      % (site.name, _inputs(site.inputs, site.inputs), kind,
+                                         grad.name, _gradients(count)), function=site.func)
+
+
+_EXTRA = ("`%s` is called with %d positional inputs here but its gradient function returns "
+          "%s: in graph mode every positional argument becomes a tensor input that needs a "
+          "gradient")
+
+
+def _extra_inputs(call, count, low, high):
+    """How many positional inputs `call` passes, when that differs from the gradient count
+    and both are in the function's range; else None."""
+    if any(isinstance(arg, ast.Starred) for arg in call.args) or call.keywords:
+        return None
+    given = len(call.args)
+    if given != count and low <= given <= high and low <= count <= high:
+        return given
+    return None
 
 
 def _inputs(low, high):

@@ -41,6 +41,25 @@ class GradParameterCountMismatch(Rule):
                                   "function `%s` receives %d upstream gradient%s, but it takes "
                                   "%s" % (site.name, outputs, _s(outputs), grad.name, outputs,
                                           _s(outputs), _takes(low, high)), function=site.func)
+        for site in module.defun_sites:
+            if site.outputs is None:
+                continue
+            # python_grad_func(op, *grads); grad_func is a Defun of (*inputs, *grads).
+            for grad, given, what in (
+                    (site.python_grad, 1 + site.outputs,
+                     "the op and %d upstream gradient%s" % (site.outputs, _s(site.outputs))),
+                    (site.grad_defun, None if site.inputs is None else site.inputs + site.outputs,
+                     "the %s inputs and %d upstream gradient%s" % (
+                         site.inputs, site.outputs, _s(site.outputs)))):
+                if grad is None or given is None:
+                    continue
+                low = grad.params.required
+                high = None if grad.params.vararg else len(grad.params.names)
+                if given < low or (high is not None and given > high):
+                    yield self.at(grad.node, "Defun `%s` returns %d output%s, so its gradient "
+                                  "function `%s` receives %s, but it takes %s" % (
+                                      site.name, site.outputs, _s(site.outputs), grad.name,
+                                      what, _takes(low, high)), function=site.func)
 
 
 def _s(count):

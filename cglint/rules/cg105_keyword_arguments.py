@@ -1,3 +1,4 @@
+from cglint.facts import keyword_reads
 from cglint.rules.base import Rule
 
 
@@ -5,8 +6,9 @@ class KeywordArguments(Rule):
     """A custom-gradient function is called with keyword arguments.
 
     What: `f(x, scale=3.0)` or `f(x, **options)` where `f` is decorated with
-    `@tf.custom_gradient`, or `f` has a keyword-only parameter that can only be passed by
-    keyword.
+    `@tf.custom_gradient`; `functools.partial(f, scale=3.0)`, which passes the keyword on
+    each call; or `f` has a keyword-only parameter, or reads `kwargs["scale"]` from its
+    `**kwargs`, which can only be filled by keyword.
 
     Why it breaks on TF 1.8: in graph mode (the default) the call raises
     `ValueError: The custom_gradient decorator currently supports keywords arguments only
@@ -21,7 +23,7 @@ class KeywordArguments(Rule):
     name = "keyword-arguments"
 
     def check(self, module):
-        if not module.sites or module.eager:
+        if module.eager:
             return
         for site in module.sites:
             for arg in site.params.kwonly:
@@ -29,17 +31,58 @@ class KeywordArguments(Rule):
                     yield self.at(arg, "custom-gradient function `%s` has a required "
                                   "keyword-only parameter `%s`: TF 1.8 graph mode raises "
                                   "ValueError on any keyword argument" % (site.name, arg.arg), function=site.func)
+            if site.params.kwarg is not None:
+                for read in keyword_reads(site.func, site.params.kwarg):
+                    if read.required:
+                        yield self.at(read.node, "custom-gradient function `%s` needs keyword "
+                                      "argument %s from `**%s`: TF 1.8 graph mode raises "
+                                      "ValueError on any keyword argument, so it can never "
+                                      "arrive" % (site.name, _key(read), site.params.kwarg),
+                                      function=site.func)
+            for call in site.partials:
+                if call.keywords:
+                    yield self.at(call, "`functools.partial` binds keyword argument %s to "
+                                  "custom-gradient function `%s`: TF 1.8 graph mode raises "
+                                  "ValueError when the partial is called; bind it positionally "
+                                  "or in a closure" % (_keywords(call), site.name),
+                                  function=site.func)
             for call in site.calls:
                 if call.keywords:
-                    names = ", ".join("`%s`" % k.arg if k.arg else "`**%s`" % _text(k.value)
-                                      for k in call.keywords)
                     yield self.at(call, "`%s` is called with keyword argument %s: TF 1.8 "
                                   "graph mode raises ValueError; pass it positionally"
-                                  % (site.name, names), function=site.func)
+                                  % (site.name, _keywords(call)), function=site.func)
+        for call, site in module.imported_calls:
+            if call.keywords:
+                yield self.at(call, "`%s` (a custom-gradient function of %s) is called with "
+                              "keyword argument %s: TF 1.8 graph mode raises ValueError; pass "
+                              "it positionally" % (site.name, _where(module, site),
+                                                   _keywords(call)))
+        for call, site in module.imported_partials:
+            if call.keywords:
+                yield self.at(call, "`functools.partial` binds keyword argument %s to "
+                              "custom-gradient function `%s` of %s: TF 1.8 graph mode raises "
+                              "ValueError when the partial is called; bind it positionally "
+                              "or in a closure" % (_keywords(call), site.name,
+                                                   _where(module, site)))
 
 
-def _text(node):
-    return getattr(node, "id", "...")
+def _keywords(call):
+    return ", ".join("`%s`" % k.arg if k.arg else "`**%s`" % getattr(k.value, "id", "...")
+                     for k in call.keywords)
+
+
+def _where(module, site):
+    """`ops.py:12`, relative to the checked file's folder when that is shorter."""
+    import os
+    here = os.path.dirname(os.path.abspath(module.path))
+    shown = os.path.relpath(site.path, here)
+    if shown.startswith(".." + os.sep + ".."):
+        shown = site.path
+    return "`%s:%d`" % (shown, site.line)
+
+
+def _key(read):
+    return "`%s`" % read.key if read.key is not None else "a key"
 
 
 RULE = KeywordArguments

@@ -6,7 +6,8 @@ class VariablesProtocol(Rule):
     """The gradient function uses the newer `variables=` protocol, which TF 1.8 lacks.
 
     What: a gradient function declared `def grad(dy, variables=None)` (copied from TF 1.12+
-    or TF 2 docs), or one that returns `dx, [dw]`, gradients for the variables it used.
+    or TF 2 docs), or `def grad(dy, **kwargs)` reading `kwargs.get("variables")`, or one
+    that returns `dx, [dw]`, gradients for the variables it used.
 
     Why it breaks on TF 1.8: 1.8 never passes `variables` (it is always None), so the
     variables used inside get no gradient, silently. Returning `dx, [dw]` adds an extra
@@ -35,6 +36,12 @@ class VariablesProtocol(Rule):
                                   "1.8 never passes: variables used in `%s` get no gradient; "
                                   "pass them as positional inputs instead" % (grad.name,
                                                                              site.name), function=site.func)
+                read = grad.variables_read
+                if read is not None:
+                    yield self.at(read, "gradient function `%s` reads `variables` from "
+                                  "`**%s`, which TF 1.8 never fills: variables used in `%s` "
+                                  "get no gradient; pass them as positional inputs instead"
+                                  % (grad.name, grad.params.kwarg, site.name), function=site.func)
                 for _, value in grad.returns:
                     listed = variable_gradients(module, site, grad, value)
                     if listed is not None:

@@ -1,6 +1,8 @@
 import difflib
+import os
+import re
 
-from cglint import overrides
+from cglint import overrides, project
 from cglint.diagnostics import Diagnostic
 from cglint.ops import load as load_ops
 from cglint.rules.base import Rule
@@ -33,7 +35,7 @@ class OverrideGradientNotRegistered(Rule):
 
     def summarize(self, module):
         facts = overrides.of(module)
-        if not facts.maps and not facts.registrations:
+        if not facts.maps and not facts.registrations and not facts.unresolved_registrations:
             return None
         ops = load_ops()
         uses = []
@@ -45,31 +47,50 @@ class OverrideGradientNotRegistered(Rule):
                         node = value.node
                         uses.append((value.value, entry.key, node.lineno, node.col_offset,
                                      node.end_lineno, node.end_col_offset))
-        registered = [(r.name.value, r.call.lineno) for r in facts.registrations
-                      if r.name.value is not None]
-        from_caller = any(r.name.from_caller for r in facts.registrations)
-        return uses, registered, from_caller
+        own = overrides.registered_names(facts)
+        registered = sorted(own.names.items())
+        any_name, imported, patterns = own.any_name, [], list(own.patterns)
+        if any(value not in own.names for value, *_ in uses):
+            # The registration may be in a project module this file imports, checked in
+            # this run or not: a file checked alone must be judged like the whole tree.
+            names, more, anything, dependencies = project.current().registrations(module.path)
+            module.dependencies.update(dependencies)
+            imported = [(name, _shown(where), line) for name, (where, line) in names.items()]
+            patterns = patterns + more
+            any_name = any_name or anything
+        # Plain data (it is cached as JSON and crosses processes), read by position below.
+        return uses, registered, any_name, imported, patterns
 
     def check_run(self, summaries):
-        if any(from_caller for _, _, from_caller in summaries.values()):
-            return
+        if any(any_name for _, _, any_name, _, _ in summaries.values()):
+            return  # some registration's name comes from its callers: any name may match
         registered = {}  # name -> {path: first line registering it there}
         for path in sorted(summaries):
             for name, line in summaries[path][1]:
                 registered.setdefault(name, {}).setdefault(path, line)
         for path in sorted(summaries):
+            for name, where, line in summaries[path][3]:
+                registered.setdefault(name, {}).setdefault(where, line)
+        patterns = [re.compile(p) for summary in summaries.values() for p in summary[4]]
+        for path in sorted(summaries):
             for value, key, line, col, end_line, end_col in summaries[path][0]:
-                if value in registered:
+                if value in registered or any(p.fullmatch(value) for p in patterns):
                     continue
                 override = " (the override for `%s`)" % key if key else ""
                 op_type = " (op type: %s)" % key if key else ""
                 yield Diagnostic(
                     path, line, col + 1, self.code,
                     "gradient `%s`%s is never registered with `tf.RegisterGradient` in the "
-                    "checked files: `tf.gradients` raises `LookupError: No gradient defined "
-                    "for operation ...%s`%s"
+                    "checked files or the project modules they import: `tf.gradients` "
+                    "raises `LookupError: No gradient defined for operation ...%s`%s"
                     % (value, override, op_type, _did_you_mean(value, registered, path)),
                     end_line, end_col + 1)
+
+
+def _shown(path):
+    """A project file as a run would show it: relative to the working folder if inside."""
+    relative = os.path.relpath(path)
+    return path if relative.startswith(os.pardir + os.sep) else relative
 
 
 def _did_you_mean(value, registered, path):

@@ -7,8 +7,11 @@ class UnknownKeyword(Rule):
 
     What: a call of a TensorFlow function or class with a keyword argument that only newer
     releases take, such as `tf.gradients(..., unconnected_gradients=...)` or
-    `tf.GradientTape(watch_accessed_variables=False)`. Signatures come from TF 1.8's own
-    argspecs, recorded by `tools/gen_tf_api.py`.
+    `tf.GradientTape(watch_accessed_variables=False)`, or of a method of a TensorFlow object
+    the code made (`tape.gradient(y, x, unconnected_gradients=...)` after `with
+    tf.GradientTape() as tape`, `self.opt.minimize(...)` after `self.opt =
+    tf.train.AdamOptimizer()`). Signatures come from TF 1.8's own argspecs, recorded by
+    `tools/gen_tf_api.py`.
 
     Why it breaks on TF 1.8: `TypeError: gradients() got an unexpected keyword argument
     'unconnected_gradients'` when the call runs.
@@ -21,7 +24,7 @@ class UnknownKeyword(Rule):
     name = "unknown-keyword"
 
     def check(self, module):
-        for use in module.api_uses:
+        for use in module.api_uses + module.method_uses:
             if use.call is None:
                 continue
             for keyword in use.call.keywords:

@@ -1,0 +1,157 @@
+"""Find the custom-gradient functions of a file, statically, with the linter's facts.
+
+Each becomes a Target: where it is, the module attribute that calls it (the decorated
+def's name, or `h` for `h = tf.custom_gradient(f)`), its parameters and spec; or the
+reason it cannot be checked (a method, a nested function, `*args`, a bad spec).
+Nothing here imports or runs the user's code.
+"""
+import ast
+from dataclasses import dataclass, field
+
+from cglint import engine, files
+from cglint.facts import CUSTOM_GRADIENT, ModuleFacts
+from cglint.gradcheck import spec as specs
+from cglint.names import same_scope_nodes
+from cglint.parse import parse
+
+
+@dataclass
+class Target:
+    path: str
+    line: int
+    function: str  # the name it is reported (and selected) by
+    call: str = ""  # the module attribute to call; "" when it cannot be reached
+    params: list = field(default_factory=list)  # [(name, Param or None)], None = built automatically
+    spec: specs.Spec = field(default_factory=specs.Spec)
+    reason: str = ""  # why it cannot be checked (status no-inputs or error)
+    reason_status: str = "no-inputs"
+    findings: dict = field(default_factory=dict)  # interpreter -> [(code, line)] the linter reports in it
+    file_findings: dict = field(default_factory=dict)  # the same for the whole file (import errors)
+    aliases: tuple = ()  # other names that select it (the def behind `h = tf.custom_gradient(f)`)
+
+
+class FileError(Exception):
+    """A file that cannot be read or parsed: reported once, for the file."""
+
+
+def targets_in(path, settings_specs=None):
+    """Targets for the custom-gradient functions of `path`, in source order.
+
+    settings_specs maps a function name to a Spec from the settings file; it wins over the
+    file's own comments, parameter by parameter.
+    """
+    loaded = files.load(path)
+    if isinstance(loaded, files.Unreadable):
+        raise FileError(loaded.message)
+    parsed = parse(loaded.text, (3, 6))
+    if parsed.tree is None:
+        line, _, message = parsed.error
+        raise FileError("cannot parse (line %d): %s" % (line, message))
+    module = ModuleFacts(path, loaded.text, parsed.tree, (3, 6), parsed.python2_syntax)
+    lines = loaded.text.splitlines()
+    wrappers = _module_level_wrappers(module)
+    findings = _findings(path, loaded.text)
+    found = []
+    for site in module.sites:
+        found.append(_target(path, module, site, lines, wrappers, findings, settings_specs or {}))
+    return sorted(found, key=lambda target: target.line)
+
+
+def _findings(path, text):
+    """interpreter -> [(code, line)]: the linter's findings for each target Python."""
+    found = {}
+    for interpreter, version in (("py27", (2, 7)), ("py36", (3, 6))):
+        result = engine.lint_text(path, text, engine.Options(target_python=version))
+        found[interpreter] = [(d.code, d.line) for d in result.diagnostics]
+    return found
+
+
+def _module_level_wrappers(module):
+    """id(def node) -> the first module-level name assigned `tf.custom_gradient(def)`."""
+    names = module.names
+    wrappers = {}
+    for node in same_scope_nodes(module.tree.body):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call)):
+            continue
+        call = node.value
+        if len(call.args) != 1 or call.keywords:
+            continue
+        if names.resolve(call.func, names.module) not in CUSTOM_GRADIENT:
+            continue
+        binding = names.definitions(call.args[0], names.module)
+        if binding is not None and binding.kind == "def":
+            wrappers.setdefault(id(binding.node), (node.targets[0].id, node.lineno))
+    return wrappers
+
+
+def _qualified(scope):
+    """`Outer.method` style name of a class or function scope."""
+    parts = []
+    while scope is not None and scope.kind != "module":
+        parts.append(getattr(scope.node, "name", "<lambda>"))
+        scope = scope.parent
+    return ".".join(reversed(parts))
+
+
+def _target(path, module, site, lines, wrappers, findings, settings_specs):
+    func = site.func
+    first_line = min([func.lineno] + [d.lineno for d in func.decorator_list])
+    end_line = getattr(func, "end_lineno", func.lineno)
+    decorated = any(module.resolve(d) in CUSTOM_GRADIENT for d in func.decorator_list)
+    defining = module.names.scope_of(func)
+    target = Target(path, func.lineno, site.name)
+    target.file_findings = findings
+    target.findings = {interpreter: [(code, line) for code, line in found if first_line <= line <= end_line]
+                       for interpreter, found in findings.items()}
+    spec_lines = [first_line]
+    if decorated and defining.kind == "module":
+        target.call = site.name
+    elif not decorated and id(func) in wrappers:
+        target.call, assigned_line = wrappers[id(func)]
+        target.function, target.aliases = target.call, (site.name,)
+        spec_lines.append(assigned_line)
+    elif defining.kind == "class":
+        target.function = "%s.%s" % (_qualified(defining), site.name)
+        target.reason = "a method: gradcheck cannot build the instance it is called on"
+    elif defining.kind == "function":
+        target.function = "%s.%s" % (_qualified(defining), site.name)
+        target.reason = "defined inside `%s`: not reachable from module level" % defining.node.name
+    else:
+        target.reason = "made a custom gradient inside a function: not reachable from module level"
+    try:
+        spec = specs.Spec()
+        for line in spec_lines:
+            spec = spec.merged(specs.from_comments(lines, line))
+        for name in (target.function,) + target.aliases:
+            if name in settings_specs:
+                spec = spec.merged(settings_specs[name])
+    except specs.SpecError as error:
+        target.reason, target.reason_status = "bad gradcheck spec: %s" % error, "error"
+        return target
+    target.spec = spec
+    if target.reason or spec.skip:
+        return target
+    params = site.params
+    if params.vararg or params.kwonly:
+        target.reason = "takes %s: gradcheck passes positional inputs only" % (
+            "*%s" % params.vararg if params.vararg else "keyword-only parameters")
+        return target
+    unknown = sorted(set(spec.params) - set(params.names))
+    if unknown:
+        target.reason, target.reason_status = "bad gradcheck spec: `%s` takes no parameter %s" % (
+            target.function, ", ".join("`%s`" % name for name in unknown)), "error"
+        return target
+    given = [index for index, name in enumerate(params.names) if name in spec.params]
+    # Positional inputs only (graph mode rejects keywords): pass every parameter up to the
+    # last one the spec names, and the required ones.
+    count = max([params.required] + [index + 1 for index in given])
+    for index, name in enumerate(params.names[:count]):
+        if name not in spec.params and index >= params.required:
+            target.reason = ("parameter `%s` has a default but a later parameter is given: "
+                             "give `%s` in the spec too" % (name, name))
+            return target
+        target.params.append((name, spec.params.get(name)))
+    if not target.params:
+        target.reason = "takes no parameters: nothing to differentiate"
+    return target

@@ -1,0 +1,476 @@
+"""Check one custom-gradient function numerically, inside a TF 1.8 interpreter.
+
+Runs under Python 2.7 and 3.6 as the program of an oracle job (harness.py runs it as
+__main__, in graph mode or after tf.enable_eager_execution()); it never imports cglint.
+sys.argv[1] is a JSON job:
+  {"module": "/abs/user.py", "call": "clipped_relu", "params": [...], "mode": "graph",
+   "seed": 0, "atol": 1e-5, "rtol": 1e-3, "max_probes": 200}
+where each param is {"name": "x", "kind": "shape" | "number" | "expr" | "auto", "value": ...}.
+The answer goes to $CGLINT_PAYLOAD_FILE as JSON, rewritten after each stage, so a run
+that dies (a crash, a timeout, os._exit in the user's module) still says how far it got.
+
+Two passes: first as the user runs it (float32 tensors, Python numbers as numbers), which
+must not raise; then the custom gradient of sum(y * r), r a random upstream gradient,
+against central differences at float64 (float32 when the function only takes float32).
+"""
+from __future__ import absolute_import, division, print_function
+
+import json
+import os
+import sys
+import traceback
+
+MESSAGE_CAP = 2000
+AUTO_SHAPES = ((5,), (3, 4))
+EPSILON = {"float64": 1e-6, "float32": 1e-2}
+# Central differences at float32 are only good to about 1e-3 of the value.
+FLOAT32_TOLERANCE = (1e-2, 1e-2)
+
+
+class Stop(Exception):
+    """Ends the check with a verdict (status, stage, message)."""
+
+    def __init__(self, status, stage, message, exception=""):
+        Exception.__init__(self, message)
+        self.status, self.stage, self.message = status, stage, message
+        self.exception = exception  # the class name of the error that stopped it
+
+
+def describe_error(exc):
+    """`Type: message`, cut to MESSAGE_CAP (TF's messages embed whole node_defs)."""
+    try:
+        message = str(exc)
+    except Exception:
+        message = repr(exc)
+    message = ("%s: %s" % (type(exc).__name__, message.strip())) if message.strip() else type(exc).__name__
+    return message[:MESSAGE_CAP]
+
+
+def user_frame(trace, module_path):
+    """`file:line` of the innermost traceback frame in the user's module, or ""."""
+    found = ""
+    for filename, line, _, _ in traceback.extract_tb(trace):
+        if os.path.abspath(filename) == module_path:
+            found = "line %d" % line
+    return found
+
+
+class Payload(object):
+    def __init__(self, path, mode):
+        self.path = path
+        self.answer = {"mode": mode, "stage": "start"}
+
+    def update(self, **fields):
+        self.answer.update(fields)
+        if not self.path:
+            return
+        partial = self.path + ".tmp"
+        with open(partial, "w") as handle:
+            json.dump(self.answer, handle)
+        os.rename(partial, self.path)
+
+
+def import_by_path(path):
+    """The user's module, imported under its own name with its folder first on sys.path."""
+    folder, filename = os.path.split(path)
+    name = os.path.splitext(filename)[0]
+    sys.path.insert(0, folder)
+    if sys.version_info[0] == 2:
+        import imp
+        return imp.load_source(name, path)
+    import importlib.util
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def balanced_normal(np, state, shape):
+    """Standard-normal magnitudes with as many negative signs as positive ones, in random
+    places: a plain draw of 5 values is all positive one time in 32, and kinks at 0
+    (relu, abs, clipping) are where custom gradients most often go wrong."""
+    magnitudes = np.abs(state.standard_normal(shape))
+    size = magnitudes.size
+    signs = np.where(np.arange(size) < size // 2, -1.0, 1.0)
+    state.shuffle(signs)
+    return magnitudes * signs.reshape(shape)
+
+
+def build_inputs(np, params, shape_for_auto, seed):
+    """(values, kinds): float64 arrays for shapes, numbers as given, expressions evaluated."""
+    state = np.random.RandomState(seed)
+    np.random.seed(seed)  # expressions such as np.random.uniform(...) are reproducible too
+    values, kinds = [], []
+    for param in params:
+        kind, value = param["kind"], param.get("value")
+        if kind == "auto":
+            kind, value = "shape", shape_for_auto
+        if kind == "shape":
+            values.append(balanced_normal(np, state, tuple(value)))
+            kinds.append("array")
+        elif kind == "number":
+            values.append(value)
+            kinds.append("number")
+        else:
+            try:
+                built = eval(value, {"np": np, "numpy": np})
+            except Exception as exc:
+                raise Stop("no-inputs", "inputs", "parameter `%s`: cannot evaluate %s: %s" % (
+                    param["name"], value, describe_error(exc)))
+            if isinstance(built, (list, tuple)):
+                try:
+                    built = np.asarray(built)
+                except Exception:
+                    pass
+            if isinstance(built, np.ndarray) and built.dtype.kind == "f":
+                values.append(built.astype(np.float64))
+                kinds.append("array")
+            elif isinstance(built, float) and not isinstance(built, bool):
+                values.append(built)
+                kinds.append("number")
+            else:
+                values.append(built)
+                kinds.append("constant")
+    return values, kinds
+
+
+def flatten_outputs(tf, outputs):
+    from tensorflow.python.util import nest
+    flat = nest.flatten(outputs)
+    floats = [t for t in flat if hasattr(t, "dtype") and tf.as_dtype(t.dtype).is_floating]
+    if not floats:
+        raise Stop("error", "call", "the function returns no floating-point tensor to differentiate")
+    return floats
+
+
+def projected(tf, outputs, upstream):
+    """sum(y * r) over the outputs: its gradient is the vector-Jacobian product with r."""
+    return tf.add_n([tf.reduce_sum(o * tf.constant(r, dtype=o.dtype)) for o, r in zip(outputs, upstream)])
+
+
+def require_dtype(outputs, dtype):
+    """A function that casts to another precision cannot be checked at this one."""
+    found = sorted(set(o.dtype.base_dtype.name for o in outputs))
+    if found != [dtype.name]:
+        raise TypeError("outputs are %s" % ", ".join(found))
+
+
+def session_config(tf):
+    # Small inputs: TF's default pools (a thread per core, per session) cost more to start
+    # than they save, and runs share the machine.
+    return tf.ConfigProto(intra_op_parallelism_threads=1, inter_op_parallelism_threads=1)
+
+
+class GraphBackend(object):
+    """Builds once with placeholders, evaluates by feeding: one graph per pass."""
+
+    def __init__(self, tf, np):
+        self.tf, self.np = tf, np
+
+    def user_pass(self, fn, values, kinds, upstream_state):
+        tf = self.tf
+        with tf.Graph().as_default():
+            args = [tf.constant(v.astype(self.np.float32)) if k == "array" else v
+                    for v, k in zip(values, kinds)]
+            y = run_stage("call", lambda: fn(*args))
+            outputs = flatten_outputs(tf, y)
+            with tf.Session(config=session_config(tf)) as sess:
+                forward = run_stage("forward", lambda: sess.run(outputs))
+                upstream = [upstream_state.standard_normal(v.shape) for v in forward]
+                target = projected(tf, outputs, upstream)
+                sources = [a for a, k in zip(args, kinds) if k == "array"]
+                grads = run_stage("tf.gradients", lambda: tf.gradients(target, sources))
+                present = [g for g in grads if g is not None]
+                run_stage("gradient run", lambda: sess.run(present))
+        return upstream
+
+    def check_pass(self, fn, values, kinds, upstream, dtype):
+        """(analytic gradients, f(values) -> sum(y * r)) for the differentiable inputs."""
+        tf, np = self.tf, self.np
+        graph = tf.Graph()
+        with graph.as_default():
+            holders, args = [], []
+            for value, kind in zip(values, kinds):
+                if kind in ("array", "number"):
+                    holder = tf.placeholder(dtype, np.shape(value))
+                    holders.append(holder)
+                    args.append(holder)
+                else:
+                    args.append(value)
+            outputs = flatten_outputs(tf, fn(*args))
+            require_dtype(outputs, dtype)
+            target = projected(tf, outputs, upstream)
+            grads = tf.gradients(target, holders)
+        sess = tf.Session(graph=graph, config=session_config(tf))  # lives as long as evaluate() below
+        differentiable = [v for v, k in zip(values, kinds) if k in ("array", "number")]
+        feed = dict(zip(holders, differentiable))
+        present = [g for g in grads if g is not None]
+        computed = iter(sess.run(present, feed))
+        analytic = [None if g is None else next(computed) for g in grads]
+
+        def evaluate(points):
+            return float(sess.run(target, dict(zip(holders, points))))
+        return analytic, evaluate
+
+
+class EagerBackend(object):
+    """Calls the function directly; gradients from a tape watching every tensor input."""
+
+    def __init__(self, tf, np):
+        self.tf, self.np = tf, np
+
+    def user_pass(self, fn, values, kinds, upstream_state):
+        tf = self.tf
+        args = [tf.constant(v.astype(self.np.float32)) if k == "array" else v
+                for v, k in zip(values, kinds)]
+        sources = [a for a, k in zip(args, kinds) if k == "array"]
+        with tf.GradientTape() as tape:
+            for source in sources:
+                tape.watch(source)
+            y = run_stage("call", lambda: fn(*args))
+            outputs = flatten_outputs(tf, y)
+            upstream = [upstream_state.standard_normal(tuple(o.shape.as_list())) for o in outputs]
+            target = projected(tf, outputs, upstream)
+        run_stage("tape.gradient", lambda: tape.gradient(target, sources))
+        return upstream
+
+    def check_pass(self, fn, values, kinds, upstream, dtype):
+        tf, np = self.tf, self.np
+        where = [i for i, k in enumerate(kinds) if k in ("array", "number")]
+
+        def arguments(points):
+            args = list(values)
+            for i, point in zip(where, points):
+                args[i] = tf.constant(point, dtype=dtype)
+            return args
+
+        differentiable = [values[i] for i in where]
+        args = arguments(differentiable)
+        sources = [args[i] for i in where]
+        with tf.GradientTape() as tape:
+            for source in sources:
+                tape.watch(source)
+            outputs = flatten_outputs(tf, fn(*args))
+            require_dtype(outputs, dtype)
+            target = projected(tf, outputs, upstream)
+        grads = tape.gradient(target, sources)
+        analytic = [None if g is None else g.numpy() for g in grads]
+
+        def evaluate(points):
+            outputs = flatten_outputs(tf, fn(*arguments(points)))
+            return float(sum(np.sum(o.numpy() * r) for o, r in zip(outputs, upstream)))
+        return analytic, evaluate
+
+
+def run_stage(stage, action):
+    try:
+        return action()
+    except Stop:
+        raise
+    except Exception as exc:
+        raise Stop("error", stage, describe_error(exc), type(exc).__name__)
+
+
+def numeric_gradient(np, evaluate, points, index, epsilon, max_probes):
+    """Central differences of evaluate() with respect to points[index], at up to
+    max_probes elements (all of them for small inputs); (gradient, probed flat indices)."""
+    base = np.asarray(points[index], dtype=np.float64)
+    size = base.size
+    probed = np.arange(size) if size <= max_probes else np.unique(
+        np.linspace(0, size - 1, max_probes).astype(int))
+    gradient = np.full(size, np.nan)
+    for flat in probed:
+        step = epsilon * max(1.0, abs(base.flat[flat]))
+        shifted = []
+        for sign in (1.0, -1.0):
+            moved = base.copy()
+            moved.flat[flat] += sign * step
+            trial = list(points)
+            trial[index] = moved if moved.shape else float(moved)
+            shifted.append(evaluate(trial))
+        gradient[flat] = (shifted[0] - shifted[1]) / (2.0 * step)
+    return gradient.reshape(base.shape), probed
+
+
+def nice_threshold(np, low, high):
+    """The roundest number t with low <= t < high (0 when it fits)."""
+    if low <= 0.0 < high:
+        return 0.0
+    for digits in range(0, 7):
+        candidate = np.ceil(low * 10 ** digits) / 10 ** digits
+        if low <= candidate < high:
+            return float(candidate)
+    return float(low)
+
+
+def fmt(value):
+    return "%.3g" % value
+
+
+def locate(np, bad, variables):
+    """Where the error mask `bad` lies, as a partition of one input's values (or "")."""
+    if bad.all():
+        return "everywhere"
+    if bad.sum() < 2 or (~bad).sum() < 2:
+        return ""
+    for label, values in variables:
+        inside, outside = values[bad], values[~bad]
+        if inside.max() < outside.min():
+            t = nice_threshold(np, inside.max(), outside.min())
+            return "where %s <= %s, matches where %s > %s" % (label, fmt(t), label, fmt(t))
+        if inside.min() > outside.max():
+            t = nice_threshold(np, outside.max(), inside.min())
+            return "where %s > %s, matches where %s <= %s" % (label, fmt(t), label, fmt(t))
+    return ""
+
+
+def index_text(np, shape, flat):
+    if not shape:
+        return ""
+    return "[%s]" % ", ".join(str(int(i)) for i in np.unravel_index(flat, shape))
+
+
+def compare(np, names, values, kinds, analytic, numeric, atol, rtol):
+    """Per differentiable input: errors, and the mismatch message when it differs."""
+    where = [i for i, k in enumerate(kinds) if k in ("array", "number")]
+    report = []
+    for slot, i in enumerate(where):
+        name, num = names[i], numeric[slot][0]
+        probed = numeric[slot][1]
+        entry = {"name": name, "max_abs_error": 0.0, "max_rel_error": 0.0, "message": ""}
+        got = analytic[slot]
+        num_flat = num.reshape(-1)[probed]
+        if got is None:
+            depends = float(np.abs(num_flat).max()) if num_flat.size else 0.0
+            entry["max_abs_error"] = depends
+            if depends > atol and kinds[i] == "array":
+                entry["message"] = ("gradient of `%s` is None, but the output depends on it "
+                                    "(numerical gradient up to %s)" % (name, fmt(depends)))
+            report.append(entry)
+            continue
+        got = np.asarray(got, dtype=np.float64)
+        if got.shape != num.shape:
+            entry["max_abs_error"] = None  # no element-wise comparison possible
+            entry["message"] = "gradient of `%s` has shape %s for an input of shape %s" % (
+                name, tuple(got.shape), tuple(num.shape))
+            report.append(entry)
+            continue
+        got_flat = got.reshape(-1)[probed]
+        error = np.abs(got_flat - num_flat)
+        # symmetric, so a zero on either side gives 1 (or 2 for opposite signs), not 1e12
+        relative = error / np.maximum(np.maximum(np.abs(num_flat), np.abs(got_flat)), 1e-300)
+        bad = ~(error <= atol + rtol * np.abs(num_flat))  # NaN counts as bad
+        worst = int(np.nanargmax(np.where(np.isnan(error), np.inf, error))) if error.size else 0
+        entry["max_abs_error"] = float(error[worst]) if error.size else 0.0
+        entry["max_rel_error"] = float(np.nanmax(relative)) if error.size else 0.0
+        if not bad.any():
+            report.append(entry)
+            continue
+        flat_worst = int(probed[worst])
+        entry["worst_index"] = [int(x) for x in np.unravel_index(flat_worst, num.shape)] if num.shape else []
+        variables = []
+        for j in [i] + [j for j in where if j != i]:
+            if kinds[j] == "array" and np.shape(values[j]) == num.shape:
+                flat_values = np.asarray(values[j]).reshape(-1)[probed]
+                variables += [(names[j], flat_values), ("|%s|" % names[j], np.abs(flat_values))]
+        place = locate(np, bad, variables) or "at %d of %d elements" % (int(bad.sum()), bad.size)
+        detail = "worst %s%s: custom %s, numerical %s" % (
+            name, index_text(np, num.shape, flat_worst), fmt(got_flat[worst]), fmt(num_flat[worst]))
+        if bad.all():
+            nonzero = np.abs(num_flat) > atol
+            ratios = got_flat[nonzero] / num_flat[nonzero]
+            if ratios.size and np.allclose(ratios, ratios[0], rtol=1e-3):
+                detail = "custom gradient is %sx the numerical one" % fmt(ratios[0])
+        entry["message"] = "gradient of `%s` differs %s (%s)" % (name, place, detail)
+        report.append(entry)
+    return report
+
+
+def check(tf, np, job, payload):
+    names = [p["name"] for p in job["params"]]
+    auto = any(p["kind"] == "auto" for p in job["params"])
+    payload.update(stage="import")
+    module_path = os.path.abspath(job["module"])
+    try:
+        module = import_by_path(module_path)
+    except BaseException as exc:
+        where = user_frame(sys.exc_info()[2], module_path)
+        raise Stop("error", "import", "the module failed to import%s: %s" % (
+            " (%s)" % where if where else "", describe_error(exc)), type(exc).__name__)
+    fn = getattr(module, job["call"], None)
+    if fn is None:
+        raise Stop("no-inputs", "import", "the module has no attribute `%s` after import" % job["call"])
+    mode = "eager" if tf.executing_eagerly() else "graph"
+    note = ""
+    if mode != job["mode"]:
+        note = "the module enables eager execution itself: checked in eager mode only"
+        payload.update(mode=mode, note=note)
+    backend = (EagerBackend if mode == "eager" else GraphBackend)(tf, np)
+    payload.update(stage="inputs")
+    shapes = AUTO_SHAPES if auto else (None,)
+    for attempt, shape in enumerate(shapes):
+        values, kinds = build_inputs(np, job["params"], shape, job["seed"])
+        if "array" not in kinds:
+            raise Stop("no-inputs", "inputs", "no parameter is an array to differentiate")
+        payload.update(stage="user pass", shapes=dict(
+            (n, list(np.shape(v))) for n, v, k in zip(names, values, kinds) if k == "array"))
+        try:
+            upstream = backend.user_pass(fn, values, kinds, np.random.RandomState(job["seed"] + 1))
+            break
+        except Stop as stop:
+            if attempt + 1 == len(shapes) or stop.stage not in ("call", "forward"):
+                raise
+    payload.update(stage="check pass")
+    tolerance = (job["atol"], job["rtol"])
+    try:
+        dtype, (analytic, evaluate) = "float64", backend.check_pass(fn, values, kinds, upstream, tf.float64)
+    except Exception as exc:
+        note = "; ".join(filter(None, [note, "checked at float32 (at float64: %s)" % (
+            describe_error(exc).splitlines()[0][:120])]))
+        tolerance = (max(tolerance[0], FLOAT32_TOLERANCE[0]), max(tolerance[1], FLOAT32_TOLERANCE[1]))
+        dtype = "float32"
+        try:
+            analytic, evaluate = backend.check_pass(fn, values, kinds, upstream, tf.float32)
+        except Exception as exc:
+            raise Stop("error", "check pass", describe_error(exc))
+    points = [v for v, k in zip(values, kinds) if k in ("array", "number")]
+    numeric = []
+    for index in range(len(points)):
+        try:
+            numeric.append(numeric_gradient(np, evaluate, points, index, EPSILON[dtype], job["max_probes"]))
+        except Exception as exc:
+            raise Stop("error", "numerical gradient", describe_error(exc))
+    inputs = compare(np, names, values, kinds, analytic, numeric, tolerance[0], tolerance[1])
+    messages = [entry["message"] for entry in inputs if entry["message"]]
+    status = "mismatch" if messages else "ok"
+    return {"status": status, "stage": "done", "message": "; ".join(messages), "dtype": dtype,
+            "note": note, "inputs": inputs, "atol": tolerance[0], "rtol": tolerance[1]}
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    sys.path[:] = [p for p in sys.path if os.path.abspath(p or ".") != here]
+    job = json.loads(sys.argv[1])
+    import numpy as np
+    import tensorflow as tf
+    # Not tf.executing_eagerly() yet: it creates the eager context, after which a module
+    # that calls tf.enable_eager_execution() itself would fail to import.
+    payload = Payload(os.environ.get("CGLINT_PAYLOAD_FILE"), job["mode"])
+    try:
+        answer = check(tf, np, job, payload)
+    except Stop as stop:
+        answer = {"status": stop.status, "stage": stop.stage, "message": stop.message,
+                  "exception": stop.exception}
+    except Exception as exc:
+        answer = {"status": "error", "stage": payload.answer.get("stage"),
+                  "message": "gradcheck driver failed: %s" % describe_error(exc),
+                  "traceback": traceback.format_exc()[-MESSAGE_CAP:]}
+    times = os.times()
+    # CPU of this forked child alone (a fork starts its counts at 0): the check's own
+    # cost, apart from the wall time a loaded machine adds
+    payload.update(done=True, cpu_seconds=round(times[0] + times[1], 3), **answer)
+
+
+if __name__ == "__main__":
+    main()

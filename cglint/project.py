@@ -1,0 +1,307 @@
+"""A file's project on disk: the project modules it imports, and what they define.
+
+pre-commit, flake8 and editors check one file at a time. So that such a file gets the
+findings a whole-tree run gives it, its imports of project modules are resolved on disk the
+way Python would from the project's root (as pylint and mypy do), and each imported module
+is summarized (its custom-gradient functions, the gradient names it registers) by parsing
+it, never by importing it. Summaries are kept per process, keyed by the file's identity and
+stat, so a module imported by many files is read once and an edited one is read again.
+"""
+import ast
+import hashlib
+import os
+import stat
+from dataclasses import dataclass, field
+from typing import Optional
+
+from cglint import files
+
+# Bounds, so one file's check never reads a whole disk: imports followed through
+# re-exporting `__init__` modules, and the import closure searched for registrations.
+MAX_REEXPORT_DEPTH = 3
+MAX_IMPORT_DEPTH = 6
+MAX_IMPORTED_MODULES = 500
+# Words without which a module defines no custom gradient and registers no gradient.
+_CUSTOM_GRADIENT_WORD = "custom_gradient"
+_REGISTRATION_WORDS = ("RegisterGradient", "NotDifferentiable", "NoGradient")
+
+
+@dataclass(frozen=True)
+class ImportedSite:
+    """A custom-gradient function another project module defines, as its callers see it."""
+
+    name: str
+    path: str  # the defining module's file
+    line: int
+    positional: tuple  # positional parameter names
+    required: int  # positional parameters without a default
+    vararg: bool
+    gradient_counts: frozenset  # the known gradient counts its gradient function returns
+
+
+@dataclass
+class ModuleSummary:
+    path: str
+    digest: str  # sha256 of the bytes the summary was made from
+    sites: dict = field(default_factory=dict)  # name -> ImportedSite
+    reexports: dict = field(default_factory=dict)  # name -> (module, level, name) imported
+    imports: Optional[tuple] = None  # (module, level) of every import, when asked for
+    registered: dict = field(default_factory=dict)  # known registered name -> first line
+    registered_patterns: tuple = ()  # names built at run time, as regular expressions
+    registers_any: bool = False  # some registered name comes from a caller
+
+
+@dataclass(frozen=True)
+class Dependency:
+    """A project file whose content a finding depends on (for the cache key)."""
+
+    path: str
+    digest: str
+
+
+def package_root(path):
+    """The folder from which `path`'s top package is imported: above the highest
+    consecutive folder holding an `__init__.py`."""
+    folder = os.path.dirname(os.path.abspath(path))
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            break
+        folder = parent
+    return folder
+
+
+def search_roots(path):
+    """Where `import x` looks for project modules of `path`: its package root, then its
+    own folder (a script's folder comes first on sys.path)."""
+    roots = [os.path.dirname(os.path.abspath(path)), package_root(path)]
+    return tuple(dict.fromkeys(roots))
+
+
+def module_file(roots, dotted):
+    """The file a dotted module name imports from the first root that has it, or None."""
+    parts = dotted.split(".")
+    if not all(part.isidentifier() for part in parts):
+        return None
+    for root in roots:
+        base = os.path.join(root, *parts)
+        for candidate in (base + ".py", os.path.join(base, "__init__.py")):
+            if _is_regular_file(candidate):
+                return candidate
+    return None
+
+
+def relative_base(path, level, module):
+    """The dotted-name-free folder and module parts of `from ..pkg import x` in `path`."""
+    folder = os.path.dirname(os.path.abspath(path))
+    for _ in range(level - 1):
+        folder = os.path.dirname(folder)
+    return folder, module or ""
+
+
+class Project:
+    """Summaries of project modules on disk, made on demand and kept while unchanged."""
+
+    def __init__(self):
+        self._summaries = {}  # path -> (stat signature, ModuleSummary or None)
+        self._paths = {}  # (importing folder, module, level) -> file or None
+
+    def summary(self, path, with_imports=False):
+        """ModuleSummary of a project file, or None when it cannot be read. Its imports
+        are listed only `with_imports` (it costs a parse of modules that define nothing)."""
+        try:
+            info = os.stat(path)
+        except OSError:
+            return None
+        signature = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+        cached = self._summaries.get(path)
+        if (cached is None or cached[0] != signature
+                or (with_imports and cached[1] is not None and cached[1].imports is None)):
+            cached = (signature, _summarize(path, with_imports))
+            self._summaries[path] = cached
+        return cached[1]
+
+    def imported_site(self, importer, module, name, level=0, depth=0):
+        """(ImportedSite, [Dependency]) for `name` imported from `module` by the file
+        `importer`, following re-exports through `__init__` modules; (None, deps) else."""
+        path = self.module_path(importer, module, level)
+        if path is None:
+            return None, []
+        summary = self.summary(path)
+        if summary is None:
+            return None, []
+        dependencies = [Dependency(summary.path, summary.digest)]
+        if name in summary.sites:
+            return summary.sites[name], dependencies
+        if name in summary.reexports and depth < MAX_REEXPORT_DEPTH:
+            source, source_level, source_name = summary.reexports[name]
+            site, more = self.imported_site(path, source, source_name, source_level, depth + 1)
+            return site, dependencies + more
+        return None, dependencies
+
+    def offers_sites(self, importer, module, level=0):
+        """Whether importing `module` (or a name from it) may bring a custom-gradient
+        function: the module defines one, or is a package `__init__` that re-exports."""
+        path = self.module_path(importer, module, level)
+        summary = self.summary(path) if path is not None else None
+        return summary is not None and bool(summary.sites or summary.reexports)
+
+    def module_path(self, importer, module, level=0):
+        folder = os.path.dirname(os.path.abspath(importer))
+        key = (folder, module, level)
+        if key not in self._paths:  # most imports are asked about again and again
+            if level:
+                base, rest = relative_base(importer, level, module)
+                found = module_file((base,), rest) if rest else _package_init(base)
+            else:
+                found = module_file(search_roots(importer), module)
+            self._paths[key] = found
+        return self._paths[key]
+
+    def registrations(self, path):
+        """The gradient registrations of the project modules `path` imports, directly or
+        through other project modules (bounded): importing a module runs its
+        `tf.RegisterGradient` calls. ({name: (file, line)}, patterns, any name, deps)."""
+        names, patterns, any_name, dependencies = {}, [], False, []
+        seen = {os.path.realpath(path)}
+        queue = [(path, 0)]
+        while queue and len(seen) <= MAX_IMPORTED_MODULES:
+            importer, depth = queue.pop(0)
+            summary = self.summary(importer, with_imports=True)
+            if summary is None:
+                continue
+            if depth:
+                if summary.registered or summary.registered_patterns or summary.registers_any:
+                    dependencies.append(Dependency(summary.path, summary.digest))
+                for name, line in summary.registered.items():
+                    names.setdefault(name, (summary.path, line))
+                patterns += summary.registered_patterns
+                any_name = any_name or summary.registers_any
+            if depth >= MAX_IMPORT_DEPTH:
+                continue
+            for module, level in summary.imports or ():
+                found = self.module_path(importer, module, level)
+                if found is not None and os.path.realpath(found) not in seen:
+                    seen.add(os.path.realpath(found))
+                    queue.append((found, depth + 1))
+        return names, patterns, any_name, dependencies
+
+
+def _package_init(folder):
+    candidate = os.path.join(folder, "__init__.py")
+    return candidate if _is_regular_file(candidate) else None
+
+
+def _is_regular_file(path):
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _summarize(path, with_imports):
+    try:
+        data = files.read_bytes(path)
+    except OSError:
+        return None
+    source = files.decode(path, data)
+    if isinstance(source, files.Unreadable) or files.too_many_lines(source.text):
+        return None
+    summary = ModuleSummary(path, hashlib.sha256(data).hexdigest())
+    text = source.text
+    defines = _CUSTOM_GRADIENT_WORD in text
+    registers = any(word in text for word in _REGISTRATION_WORDS)
+    hub = os.path.basename(path) == "__init__.py"  # re-exports what its package defines
+    registers = registers and with_imports  # registrations matter to import closures only
+    if not (defines or registers or hub or with_imports):
+        return summary  # nothing an importer could use: no parse
+    # Imported here: project summaries are made from the facts the linter itself builds.
+    from cglint.parse import parse
+    parsed = parse(text)
+    if parsed.tree is None:
+        return summary
+    summary.reexports = _reexports(parsed.tree)
+    if with_imports:
+        summary.imports = tuple(_imports(parsed.tree))
+    if not (defines or registers):
+        return summary
+    from cglint.facts import ModuleFacts
+    module = ModuleFacts(path, text, parsed.tree)
+    for site in module.sites:
+        if module.names.scope_of(site.func) is module.names.module:  # importable ones
+            _add_site(summary, module, site, site.name)
+    for alias, site in _module_level_wraps(module):
+        _add_site(summary, module, site, alias)
+    if registers:
+        from cglint import overrides
+        facts = overrides.of(module)
+        found = overrides.registered_names(facts)
+        summary.registered = found.names
+        summary.registered_patterns = tuple(found.patterns)
+        summary.registers_any = found.any_name
+    return summary
+
+
+def _add_site(summary, module, site, name):
+    counts = set()
+    for ret in site.returns:
+        if ret.grad is None:
+            continue
+        for _, value in ret.grad.returns:
+            count = 1 if value is None else module.count_values(value, ret.grad.scope)
+            if count is not None:
+                counts.add(count)
+    summary.sites[name] = ImportedSite(
+        name, summary.path, site.func.lineno, tuple(site.params.names), site.params.required,
+        site.params.vararg is not None, frozenset(counts))
+
+
+def _module_level_wraps(module):
+    """(name, site) for module-level `h = tf.custom_gradient(f)`: importers call `h`."""
+    by_func = {id(site.func): site for site in module.sites}
+    for node in module.tree.body:
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call)
+                and node.value.args and isinstance(node.value.args[0], ast.Name)):
+            binding = module.names.definitions(node.value.args[0], module.names.module)
+            if binding is not None and id(binding.node) in by_func:
+                from cglint.facts import CUSTOM_GRADIENT
+                if module.resolve(node.value.func) in CUSTOM_GRADIENT:
+                    yield node.targets[0].id, by_func[id(binding.node)]
+
+
+def _imports(tree):
+    """(module, level) of every module an import statement may load, anywhere in it: for
+    `from pkg import name`, both `pkg` and `pkg.name` (name may be a submodule)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, 0
+        elif isinstance(node, ast.ImportFrom):
+            yield node.module or "", node.level
+            for alias in node.names:
+                if alias.name != "*":
+                    yield ("%s.%s" % (node.module, alias.name) if node.module
+                           else alias.name), node.level
+
+
+def _reexports(tree):
+    """name -> (module, level, original name) for module-level from-imports."""
+    found = {}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if alias.name != "*":
+                    found[alias.asname or alias.name] = (node.module or "", node.level, alias.name)
+    return found
+
+
+_PROJECT: Optional[Project] = None
+
+
+def current():
+    """The process's Project (one per process: the pool's workers each keep their own)."""
+    global _PROJECT
+    if _PROJECT is None:
+        _PROJECT = Project()
+    return _PROJECT
