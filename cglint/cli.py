@@ -20,7 +20,7 @@ class UsageError(Exception):
 
 # Words that `cglint WORD` dispatches on (main), named when a path that does not exist
 # looks like a mistyped or unknown subcommand.
-SUBCOMMANDS = ("confirm", "doctor", "lsp")
+SUBCOMMANDS = ("confirm", "doctor", "gradcheck", "lsp")
 
 
 def _jobs(text):

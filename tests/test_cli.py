@@ -181,7 +181,7 @@ def test_excluded_stdin_under_fix_comes_back_unchanged(tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["check", "."], "no file or folder 'check'; subcommands are confirm, doctor, lsp"),
+    (["check", "."], "no file or folder 'check'; subcommands are confirm, doctor, gradcheck, lsp"),
     (["--stdin-filename", "m.py"], "pass `-` as the path (`cglint - --stdin-filename m.py`)"),
     (["--stdin-filename", "m.py", "src"], "pass `-` as the path"),
     (["--format", "sarif", "--diff", "."], "cannot be combined with --format sarif"),
