@@ -4,10 +4,13 @@ A fix can make another one possible (or stale), so, like ruff, fix in passes: ea
 applies the fixes whose edits do not overlap, then re-checks the new text. A file that does
 not parse is never touched, and a pass whose result would not parse is thrown away.
 """
+import io
+import re
+import tokenize
 from dataclasses import dataclass
 
-from cglint import check
-from cglint.fix import apply_edits
+from cglint import check, files
+from cglint.fix import apply_edits, encode_like
 from cglint.parse import parse
 
 MAX_PASSES = 10
@@ -56,3 +59,53 @@ def _compatible_edits(text, fixes):
 def _parses(text, options):
     parsed = parse(text, options.target_python)
     return parsed.tree is not None and parsed.error is None
+
+
+_LINE_ENDING = re.compile(r"(\r\n|\r|\n)")
+
+
+def encode_like_original(fixed_text, data):
+    """The bytes to write for `fixed_text` (newlines read as "\\n") in place of the file
+    whose bytes were `data`: its encoding and BOM, and every line the fixes left alone with
+    the line ending it had, so a file mixing "\\n" and "\\r\\n" (inside a triple-quoted
+    string too) changes only where a fix changed it. A changed line keeps the ending of
+    the line it replaces; a new line takes the one before it."""
+    source = files.decode("", data)
+    if isinstance(source, files.Unreadable):
+        raise ValueError("the original bytes do not decode")
+    raw = data.decode(source.encoding)
+    if source.bom:
+        raw = raw.lstrip("\ufeff")
+    pieces = _LINE_ENDING.split(raw)
+    old_lines, endings = pieces[0::2], pieces[1::2] + [""]
+    new_lines = fixed_text.split("\n")
+    if old_lines != source.text.split("\n"):  # cannot happen: decode() made text from raw
+        return encode_like(fixed_text, data)
+    usual = endings[0] or "\n"
+    out = []
+
+    def emit(line, ending, last):
+        out.append(line)
+        out.append("" if last else (ending or usual))
+
+    if len(old_lines) == len(new_lines):  # the usual fix: lines edited, none added
+        for number, line in enumerate(new_lines):
+            emit(line, endings[number], number == len(new_lines) - 1)
+    else:
+        import difflib  # only fixes that add or remove lines need it
+
+        matcher = difflib.SequenceMatcher(None, old_lines, new_lines)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            for j in range(j1, j2):
+                if tag == "equal":
+                    ending = endings[i1 + j - j1]
+                elif i2 > i1:
+                    ending = endings[min(i1 + j - j1, i2 - 1)]
+                else:
+                    ending = endings[i1 - 1] if i1 else endings[0]
+                emit(new_lines[j], ending, j == len(new_lines) - 1)
+    text = "".join(out)
+    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    if encoding == "utf-8-sig" and text.startswith("\ufeff"):
+        encoding = "utf-8"
+    return text.encode(encoding)

@@ -2,6 +2,7 @@
 import argparse
 import os
 import re
+import signal
 import sys
 from collections import Counter
 
@@ -10,6 +11,7 @@ from cglint.cache import Cache
 from cglint.config import TARGET_PYTHONS, TARGET_TFS, ConfigError
 from cglint.progress import Progress
 from cglint.report import FORMATS, WRITERS, Run
+from cglint.report.text import printable
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
@@ -183,6 +185,7 @@ def main(argv=None):
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # argparse exits 2 on usage errors, 0 on --help/--version
         return exit_.code
+    previous = _stop_cleanly_on_sigterm()
     try:
         return run(args, parser)
     except (UsageError, ConfigError) as error:
@@ -190,8 +193,36 @@ def main(argv=None):
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
+    except Terminated:
+        return 128 + signal.SIGTERM
     except BrokenPipeError:  # `cglint src | head`
         return EXIT_FINDINGS
+    finally:
+        if previous is not _NOT_INSTALLED:
+            signal.signal(signal.SIGTERM, previous)
+
+
+class Terminated(BaseException):
+    """SIGTERM arrived: stop like Ctrl-C does, so the worker processes are shut down with
+    the run (killed outright, the run left them waiting forever for work)."""
+
+
+_NOT_INSTALLED = object()
+
+
+def _stop_cleanly_on_sigterm():
+    """Install the SIGTERM handler; return the previous one (or _NOT_INSTALLED)."""
+    main_process = os.getpid()
+
+    def terminated(signum, frame):
+        if os.getpid() != main_process:  # a forked worker: its parent handles the stop
+            os._exit(128 + signum)
+        raise Terminated()
+
+    try:
+        return signal.signal(signal.SIGTERM, terminated)
+    except ValueError:  # not the main thread (an embedding program): leave it alone
+        return _NOT_INSTALLED
 
 
 def command_line_config(args):
@@ -274,7 +305,8 @@ def lint(args, resolver, out):
         sys.stdout.buffer.write(files.read_bytes("-", sys.stdin.buffer))
         sys.stdout.flush()
         out = out if to_file else sys.stderr
-    checked = check_paths(args, resolver)
+    fixer = Fixer(sys.stdout) if args.fix else None
+    checked = check_paths(args, resolver, fixer)
     if not checked and not args.quiet and not stdin_skipped:
         sys.stderr.write("cglint: warning: no Python files found under %s\n"
                          % ", ".join(args.paths))
@@ -282,7 +314,7 @@ def lint(args, resolver, out):
     errors = [item for item in checked if item.result.error]
     for item in errors:
         sys.stderr.write("cglint: internal error while checking %s: %s (please report "
-                         "it)\n" % (item.result.path, item.result.error))
+                         "it)\n" % (printable(item.result.path), item.result.error))
     if args.add_noqa:
         return add_noqa(checked) if not errors else EXIT_ERROR
     if args.diff:
@@ -292,7 +324,7 @@ def lint(args, resolver, out):
         return EXIT_FINDINGS if changed and not args.exit_zero else EXIT_CLEAN
     fixed = Counter()  # (path, code) -> findings fixed
     if args.fix:
-        fixed = apply_fixes(checked, sys.stdout)
+        fixed = fixer.removed
         if any(item.stdin for item in checked) and not to_file:
             out = sys.stderr  # standard output carries the fixed source
     findings = sorted(((diagnostic, fixes.get(diagnostic))
@@ -396,15 +428,18 @@ def check_usage(args, parser):
 
 class Checked:
     """One checked path: how it is shown, its bytes (None when unreadable), its settings
-    and options, its Result."""
+    and options, its Result; `path` is the path it was read through (the one --fix
+    writes), `info` the stat of what was read."""
 
-    def __init__(self, shown, data, settings, result=None, stdin=False):
+    def __init__(self, shown, data, settings, result=None, stdin=False, path=None, info=None):
         self.shown = shown
         self.data = data
         self.settings = settings
         self.options = settings.options_for(shown)
         self.result = result
         self.stdin = stdin
+        self.path = path
+        self.info = info
 
 
 # Files are read and checked in batches, and their bytes dropped once checked (unless
@@ -417,8 +452,11 @@ def stdin_excluded(args, resolver):
     return resolver.settings_for(shown).excluded(shown)
 
 
-def check_paths(args, resolver):
-    """Checked for every file under the paths that is not excluded, in discovery order."""
+def check_paths(args, resolver, fixer=None):
+    """Checked for every file under the paths that is not excluded, in discovery order.
+    With a `fixer`, each file is fixed as soon as it is checked: the shorter the time
+    between reading and writing, the rarer an edit made meanwhile (which the fixer
+    detects, and then leaves the file alone)."""
     cache = None if args.no_cache else Cache()
     keep_bytes = args.fix or args.diff or args.add_noqa
     checked, pending = [], []
@@ -434,6 +472,8 @@ def check_paths(args, resolver):
             item.result = result
             if key is not None:
                 cache.put(key, result)
+            if fixer is not None:
+                fixer.fix(item)
             if not (keep_bytes or item.stdin):
                 item.data = None
         del pending[:]
@@ -447,7 +487,10 @@ def check_paths(args, resolver):
             progress.step()
             continue
         try:
-            data = files.read_bytes(path, sys.stdin.buffer if stdin else None)
+            if stdin:
+                data, info = files.read_bytes(path, sys.stdin.buffer), None
+            else:
+                data, info = files.read_file(path)
         except OSError as error:
             item = Checked(shown, None, settings)
             message = "cannot read: %s" % (error.strerror or error)
@@ -455,19 +498,25 @@ def check_paths(args, resolver):
             checked.append(item)
             progress.step()
             continue
-        item = Checked(shown, data, settings, stdin=stdin)
+        item = Checked(shown, data, settings, stdin=stdin, path=path, info=info)
         checked.append(item)
         key = None
         if cache is not None and not stdin:
             key = cache.key(shown, data, item.options, settings.report_unused_noqa)
             item.result = cache.get(key, shown)
+            if item.result is not None and item.result.fixes and keep_bytes:
+                # Never apply or show a fix read from the cache: anyone who can write
+                # the folder could plant one. Check the file again for its fixes.
+                item.result = None
         if item.result is None:
             pending.append((item, key))
             if len(pending) >= BATCH:
                 flush()
         else:
             progress.step()
-            if not keep_bytes:
+            if fixer is not None:
+                fixer.fix(item)
+            elif not keep_bytes:
                 item.data = None
     flush()
     progress.close()
@@ -527,46 +576,61 @@ def _fixed(item):
     return fixed if fixed.text != text else None
 
 
-def apply_fixes(checked, out):
-    """Write each file's fixes in place (standard input's to standard output, whole);
-    return a Counter of the findings they removed, by (path, code)."""
-    removed = Counter()
-    for item in checked:
+class Fixer:
+    """Writes each file's fixes in place as soon as it is checked (standard input's to
+    standard output, whole), and counts the findings they removed by (path, code)."""
+
+    def __init__(self, out):
+        self.out = out
+        self.removed = Counter()
+
+    def fix(self, item):
         fixed = _fixed(item)
         if item.stdin:
             text = fixed.text if fixed else _text(item)
             if text is None:
-                out.flush()
+                self.out.flush()
                 sys.stdout.buffer.write(item.data)
             else:
-                out.write(text)
+                self.out.write(text)
         elif fixed:
-            from cglint.fix import encode_like, write_atomic
+            from cglint import autofix
+            from cglint.fix import ChangedOnDisk, write_atomic
 
             try:
-                write_atomic(item.shown, encode_like(fixed.text, item.data))
+                data = autofix.encode_like_original(fixed.text, item.data)
+            except ValueError as error:  # a fix added a character the encoding lacks
+                sys.stderr.write("cglint: cannot fix %s: %s\n" % (printable(item.shown), error))
+                return
+            try:
+                write_atomic(item.path, data, expected=(item.data, item.info))
+            except ChangedOnDisk as error:
+                sys.stderr.write("cglint: not fixing %s: %s; check it again\n" % (
+                    printable(item.shown), error.strerror))
+                return
             except OSError as error:  # read-only or vanished: say so, fix the others
                 sys.stderr.write("cglint: cannot fix %s: %s\n" % (
-                    item.shown, error.strerror or error))
-                continue
+                    printable(item.shown), error.strerror or error))
+                return
+            item.data = data
         if fixed:
             gone = (Counter(d.code for d in item.result.diagnostics)
                     - Counter(d.code for d in fixed.result.diagnostics))
             for code, count in gone.items():
-                removed[item.shown, code] += count
+                self.removed[item.shown, code] += count
             item.result = fixed.result
             if item.stdin:
                 from cglint.fix import encode_like
 
                 item.data = encode_like(fixed.text, item.data)  # what code frames show
-    return removed
 
 
 def add_noqa(checked):
     """--add-noqa: write each file with its findings' directives added, atomically, in
     its own encoding and line endings; say how many were added."""
     from cglint.add_noqa import add_noqa as with_noqa
-    from cglint.fix import encode_like, write_atomic
+    from cglint.autofix import encode_like_original
+    from cglint.fix import ChangedOnDisk, write_atomic
 
     added = changed = left = 0
     for item in checked:
@@ -578,10 +642,15 @@ def add_noqa(checked):
         if new_text == text:
             continue
         try:
-            write_atomic(item.shown, encode_like(new_text, item.data))
+            write_atomic(item.path, encode_like_original(new_text, item.data),
+                         expected=(item.data, item.info))
+        except ChangedOnDisk as error:
+            sys.stderr.write("cglint: not changing %s: %s; run again\n" % (
+                printable(item.shown), error.strerror))
+            continue
         except OSError as error:
             sys.stderr.write("cglint: cannot write %s: %s\n" % (
-                item.shown, error.strerror or error))
+                printable(item.shown), error.strerror or error))
             continue
         added += count
         changed += 1
@@ -607,7 +676,7 @@ def show_diffs(checked, quiet, out):
 
         out.writelines(difflib.unified_diff(
             before.splitlines(True), fixed.text.splitlines(True),
-            "a/" + item.shown.lstrip("/"), "b/" + item.shown.lstrip("/")))
+            "a/" + printable(item.shown.lstrip("/")), "b/" + printable(item.shown.lstrip("/"))))
     if not quiet:
         sys.stderr.write("%d file%s would be changed.\n" % (changed, "" if changed == 1 else "s"))
     out.flush()

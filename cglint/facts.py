@@ -396,18 +396,20 @@ class ModuleFacts:
             return False
         from cglint import project
         where = project.current()
-        for node in self.nodes[ast.Import]:
-            if any(where.offers_sites(self.path, alias.name) for alias in node.names):
-                return True
+        wanted = [(alias.name, 0) for node in self.nodes[ast.Import] for alias in node.names]
         for node in self.nodes[ast.ImportFrom]:
             module = node.module or ""
-            candidates = [module] if module else []
-            candidates += ["%s.%s" % (module, alias.name) if module else alias.name
-                           for alias in node.names if alias.name != "*"]
-            if any(where.offers_sites(self.path, candidate, node.level)
-                   for candidate in candidates):
-                return True
-        return False
+            wanted += [(module, node.level)] if module else []
+            wanted += [("%s.%s" % (module, alias.name) if module else alias.name, node.level)
+                       for alias in node.names if alias.name != "*"]
+        offered = False
+        for module, level in wanted:
+            offers, dependency = where.offers_sites(self.path, module, level)
+            offered = offered or offers
+            if dependency is not None:
+                # Whether it offers any is itself drawn from the module's content.
+                self.dependencies.add(dependency)
+        return offered
 
     def _imported_site(self, expr, qualname):
         target = self._import_target(expr, qualname)

@@ -130,14 +130,21 @@ def _walk(top, seen, skip=None):
 def read_bytes(path, stdin=None):
     if path == "-":
         return (stdin or io.BytesIO()).read()
+    return read_file(path)[0]
+
+
+def read_file(path):
+    """(bytes, os.stat_result of the descriptor they were read from): --fix replaces the
+    file only while it is still that inode with that size and time."""
     # O_NONBLOCK, then check the type on the open descriptor: a file replaced by a FIFO
     # after discover() must not block the run (a plain open() waits for a writer).
     descriptor = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     with open(descriptor, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):
             raise OSError(errno.EINVAL, "not a regular file")
         data = handle.read(MAX_BYTES + 1)
-    return data
+    return data, info
 
 
 def decode(path, data):

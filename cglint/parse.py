@@ -5,6 +5,12 @@ may be Python 2 (print statements, `except E, e`, backticks, `0777`, `<>`, `ur''
 are parsed with fissix's Python 2 grammar, rewritten with 2to3 fixers that keep every line
 where it was, and parsed again, so a Python 2 file yields the same tree (and the same
 findings) as its Python 3 twin. Columns on rewritten lines are mapped back to the original.
+
+fissix is pure Python and costs about 20 s and 700 MB per MB of dense code (the stdlib
+parser, 0.1 s): it is tried only when the stdlib's error could be Python 2 syntax (the
+text has a Python-2-only construct and the error is not one of the parser's limits), and
+only within a budget of tokens, bytes and bracket depth; past it the file gets CG001 with
+the reason, in well under a second.
 """
 import ast
 import re
@@ -19,6 +25,33 @@ _PY2_FIXERS = tuple("fissix.fixes.fix_" + name for name in (
 ))
 
 _refactoring_tool = None
+
+# The Python 2 parser's budget: a few seconds and about 100 MB at most on one core.
+# fissix costs about 30 us a token, and each construct its fixers rewrite (a print
+# statement, ...) about 1 ms more. TF 1.8's largest file (gen_nn_ops.py, 445 kB) has about
+# 30,000 tokens.
+PY2_MAX_TOKENS = 100000
+PY2_MAX_CONSTRUCTS = 2000
+PY2_MAX_BYTES = 2 * 1024 * 1024
+PY2_MAX_DEPTH = 200  # the stdlib parser's own limit for nested brackets
+
+# Something only Python 2 accepts, one pattern per fixer in _PY2_FIXERS (print and exec
+# statements, backticks, `<>`, `0777`, `10L`, `ur''`, `except E, e`, `raise E, v`); tabs,
+# which Python 2 mixes with spaces, come on top. A false match only costs a budgeted try.
+# Each starts with a literal or a character class, which the re module scans for fast (a
+# leading \b made it 100 times slower); the word boundary before is checked by hand.
+_PY2_CONSTRUCTS = tuple((re.compile(pattern), bounded) for pattern, bounded in (
+    (r"print\b", True), (r"exec\b", True), (r"`[^`\n]*`", False), (r"<>", False),
+    (r"0[0-7]+[lL]?\b", True), (r"[0-9]+[lL]\b", True), (r"[uU][rR]['\"]", True),
+    (r"except\b[^\n:]*,", True), (r"raise\b[^\n]*,", True),
+))
+# The stdlib's errors that are its own limits, never Python 2 syntax.
+_LIMIT_ERRORS = ("too many nested", "too many statically nested", "too many indentation")
+# Tokens as the budget counts them: a string literal or comment is one.
+_TOKEN = re.compile(
+    r"""[uUbBrRfF]{0,2}(?:'''(?:[^\\]|\\.)*?'''|\"\"\"(?:[^\\]|\\.)*?\"\"\"|"""
+    r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*")|\#[^\n]*|\w+|[^\w\s]""", re.DOTALL)
+_OPENING, _CLOSING = frozenset("([{"), frozenset(")]}")
 
 
 @dataclass
@@ -92,16 +125,63 @@ def parse(text, target_python=(2, 7)):
     renamed = _rename_async_identifiers(text)
     if renamed is not None:
         return renamed
+    line, col = _syntax_error_position(first_error)
+    if not _could_be_python2(text, first_error):
+        return Parsed(None, error=(line, col, _describe(first_error)))
+    over_budget = _over_python2_budget(text)
+    if over_budget:
+        return Parsed(None, error=(line, col, "%s (not parsed as Python 2: %s)" % (
+            _describe(first_error), over_budget)))
     converted = _from_python2(text)
     if converted is None:
-        line, col = _syntax_error_position(first_error)
         return Parsed(None, error=(line, col, _describe(first_error)))
     converted.python2_syntax = True
     if target_python >= (3, 0):
-        line, col = _syntax_error_position(first_error)
         converted.error = (line, col, "Python 2 only syntax, invalid on Python %d.%d: %s" % (
             target_python[0], target_python[1], _describe(first_error)))
     return converted
+
+
+def _could_be_python2(text, error):
+    message = error.msg or ""
+    if any(limit in message for limit in _LIMIT_ERRORS):
+        return False
+    return "\t" in text or _python2_constructs(text, 1) > 0
+
+
+def _python2_constructs(text, limit):
+    """How many Python 2 constructs `text` has, counting no further than `limit`."""
+    count = 0
+    for pattern, bounded in _PY2_CONSTRUCTS:
+        for match in pattern.finditer(text):
+            start = match.start()
+            if bounded and start and (text[start - 1].isalnum() or text[start - 1] in "_."):
+                continue
+            count += 1
+            if count >= limit:
+                return count
+    return count
+
+
+def _over_python2_budget(text):
+    """Why fissix must not parse `text` (its cost would be unbounded), or None."""
+    if len(text) > PY2_MAX_BYTES:
+        return "larger than %d bytes" % PY2_MAX_BYTES
+    if _python2_constructs(text, PY2_MAX_CONSTRUCTS + 1) > PY2_MAX_CONSTRUCTS:
+        return "more than %d Python 2 constructs to rewrite" % PY2_MAX_CONSTRUCTS
+    tokens = depth = 0
+    for match in _TOKEN.finditer(text):
+        tokens += 1
+        if tokens > PY2_MAX_TOKENS:
+            return "more than %d tokens" % PY2_MAX_TOKENS
+        token = match.group()
+        if token in _OPENING:
+            depth += 1
+            if depth > PY2_MAX_DEPTH:
+                return "brackets nested more than %d deep" % PY2_MAX_DEPTH
+        elif token in _CLOSING:
+            depth = max(0, depth - 1)
+    return None
 
 
 # `async` and `await` were plain names up to Python 3.6 (TF 1.8's own pywrap module has a

@@ -46,6 +46,7 @@ class ModuleSummary:
     sites: dict = field(default_factory=dict)  # name -> ImportedSite
     reexports: dict = field(default_factory=dict)  # name -> (module, level, name) imported
     imports: Optional[tuple] = None  # (module, level) of every import, when asked for
+    offers: Optional[bool] = None  # defines or re-exports a custom-gradient function
     registered: dict = field(default_factory=dict)  # known registered name -> first line
     registered_patterns: tuple = ()  # names built at run time, as regular expressions
     registers_any: bool = False  # some registered name comes from a caller
@@ -104,7 +105,8 @@ class Project:
 
     def __init__(self):
         self._summaries = {}  # path -> (stat signature, ModuleSummary or None)
-        self._paths = {}  # (importing folder, module, level) -> file or None
+        self._paths = {}  # (search folders, dotted module) -> file or None
+        self._roots = {}  # importing folder -> search_roots()
 
     def summary(self, path, with_imports=False):
         """ModuleSummary of a project file, or None when it cannot be read. Its imports
@@ -140,22 +142,31 @@ class Project:
         return None, dependencies
 
     def offers_sites(self, importer, module, level=0):
-        """Whether importing `module` (or a name from it) may bring a custom-gradient
-        function: the module defines one, or is a package `__init__` that re-exports."""
+        """(whether importing `module` may bring a custom-gradient function: it defines
+        one, or is a package `__init__` that re-exports; the Dependency on it, or None)."""
         path = self.module_path(importer, module, level)
         summary = self.summary(path) if path is not None else None
-        return summary is not None and bool(summary.sites or summary.reexports)
+        if summary is None:
+            return False, None
+        if summary.offers is None:  # kept with the summary: made again when it changes
+            summary.offers = bool(summary.sites) or any(
+                self.imported_site(path, source, name, source_level, 1)[0] is not None
+                for source, source_level, name in summary.reexports.values())
+        return summary.offers, Dependency(summary.path, summary.digest)
 
     def module_path(self, importer, module, level=0):
         folder = os.path.dirname(os.path.abspath(importer))
-        key = (folder, module, level)
+        if level:
+            base, rest = relative_base(importer, level, module)
+            key = ((base,), rest)
+        else:
+            roots = self._roots.get(folder)
+            if roots is None:
+                roots = self._roots[folder] = search_roots(importer)
+            key = (roots, module)
         if key not in self._paths:  # most imports are asked about again and again
-            if level:
-                base, rest = relative_base(importer, level, module)
-                found = module_file((base,), rest) if rest else _package_init(base)
-            else:
-                found = module_file(search_roots(importer), module)
-            self._paths[key] = found
+            roots, name = key
+            self._paths[key] = module_file(roots, name) if name else _package_init(roots[0])
         return self._paths[key]
 
     def registrations(self, path):
@@ -171,8 +182,8 @@ class Project:
             if summary is None:
                 continue
             if depth:
-                if summary.registered or summary.registered_patterns or summary.registers_any:
-                    dependencies.append(Dependency(summary.path, summary.digest))
+                # Every module of the closure: one that registers nothing today may later.
+                dependencies.append(Dependency(summary.path, summary.digest))
                 for name, line in summary.registered.items():
                     names.setdefault(name, (summary.path, line))
                 patterns += summary.registered_patterns
@@ -185,6 +196,17 @@ class Project:
                     seen.add(os.path.realpath(found))
                     queue.append((found, depth + 1))
         return names, patterns, any_name, dependencies
+
+
+def digest_of(path):
+    """The sha256 of a regular file's bytes now, or None. The path may come from a planted
+    cache entry: anything but a regular file (a device, a FIFO) is never opened."""
+    if not _is_regular_file(path):
+        return None
+    try:
+        return hashlib.sha256(files.read_bytes(path)).hexdigest()
+    except OSError:
+        return None
 
 
 def _package_init(folder):

@@ -1,6 +1,7 @@
 """`--fix` and `--diff`: safe fixes applied in passes, written atomically, never to a file
 that does not parse; standard input fixed to standard output."""
 import io
+import os
 import sys
 
 import pytest
@@ -108,3 +109,170 @@ def test_fix_from_standard_input_prints_the_fixed_source(monkeypatch, capsys):
     code, out, err = run(capsys, "-", "--fix", "--stdin-filename", "pkg/m.py")
     assert code == 0 and out == FIXED
     assert "Found 0" not in err and "All clear: 1 file checked." in err
+
+
+# ------------------------------------------------------ --fix never destroys user data
+
+def test_fix_writes_the_file_it_read_through_a_link_and_dotdot(tmp_path, capsys):
+    """`proj/link/../model.py` with link -> ../elsewhere/sub is elsewhere/model.py to the
+    kernel; the path shown (normalised) is proj/model.py, another file."""
+    (tmp_path / "elsewhere" / "sub").mkdir(parents=True)
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "link").symlink_to("../elsewhere/sub")
+    (tmp_path / "elsewhere" / "model.py").write_text(BAD)
+    (tmp_path / "proj" / "model.py").write_text("x = 1\n")
+    code, _, err = run(capsys, "proj/link/../model.py", "--fix")
+    assert (tmp_path / "elsewhere" / "model.py").read_text() == FIXED
+    assert (tmp_path / "proj" / "model.py").read_text() == "x = 1\n"
+    assert code == 0 and not err
+
+
+def test_fix_leaves_a_file_edited_meanwhile_alone(tmp_path, capsys, monkeypatch):
+    """Another process saves the file between cglint's read and its write: the fix of
+    the old text must not replace the new text."""
+    (tmp_path / "a.py").write_text(BAD)
+    (tmp_path / "b.py").write_text(BAD)
+    edited = "# saved by the editor\n" + BAD
+    real = autofix.fix_text
+
+    def edit_meanwhile(path, *args, **kwargs):
+        if path == "a.py":
+            with open("a.py", "w") as handle:  # in place, same size or not
+                handle.write(edited)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(autofix, "fix_text", edit_meanwhile)
+    code, out, err = run(capsys, ".", "--fix")
+    assert (tmp_path / "a.py").read_text() == edited
+    assert (tmp_path / "b.py").read_text() == FIXED
+    assert "not fixing a.py: it changed since it was read" in err
+    assert code == 1 and "a.py:5:" in out  # its findings stay unfixed
+
+
+def test_fix_leaves_a_file_replaced_meanwhile_alone(tmp_path, capsys, monkeypatch):
+    """Same size, same content, another inode (an editor's save-by-rename)."""
+    (tmp_path / "a.py").write_text(BAD)
+    real = autofix.fix_text
+
+    def replace_meanwhile(path, *args, **kwargs):
+        (tmp_path / "new.py.tmp").write_text(BAD)
+        os.replace(str(tmp_path / "new.py.tmp"), str(tmp_path / "a.py"))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(autofix, "fix_text", replace_meanwhile)
+    code, _, err = run(capsys, "a.py", "--fix")
+    assert (tmp_path / "a.py").read_text() == BAD and "not fixing a.py" in err and code == 1
+
+
+def test_fix_against_a_concurrent_writer_loses_no_edit(tmp_path):
+    """A real writer process saves 50 new versions of the first file while `cglint --fix`
+    checks a 150-file tree, at ten different moments: the file always ends as the
+    writer's last version or the fix of it, never as a fix of an older version."""
+    import subprocess
+    import time
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=root)
+    writer = (
+        "import sys, time\n"
+        "for n in range(50):\n"
+        "    with open(sys.argv[1], 'w') as handle:\n"
+        "        handle.write('# version %d\\n' % n + " + repr(BAD) + ")\n"
+        "    time.sleep(0.002)\n")
+    last = "# version 49\n" + BAD
+    for trial in range(10):
+        for name in range(150):
+            (tmp_path / ("m%03d.py" % name)).write_text(BAD)
+        lint = subprocess.Popen(
+            [sys.executable, "-m", "cglint", "--fix", "--no-cache", "--report-unused-noqa",
+             "--quiet", "--jobs", "1", str(tmp_path)],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+        time.sleep(0.3 + 0.05 * trial)
+        subprocess.run([sys.executable, "-c", writer, str(tmp_path / "m000.py")], check=True)
+        err = lint.communicate(timeout=120)[1]
+        assert b"Traceback" not in err
+        assert (tmp_path / "m000.py").read_text() in (last, last.replace(BAD, FIXED)), trial
+
+
+def test_fix_keeps_hard_links(tmp_path, capsys):
+    """Like ruff and black, a file with several names is written through its inode: every
+    name sees the fix (replacing it would leave the other names with the old text)."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text(BAD)
+    os.link(str(tmp_path / "src" / "a.py"), str(tmp_path / "other_name.py"))
+    inode = os.stat(str(tmp_path / "src" / "a.py")).st_ino
+    assert run(capsys, "src", "--fix")[0] == 0
+    for path in (tmp_path / "src" / "a.py", tmp_path / "other_name.py"):
+        assert path.read_text() == FIXED
+        assert os.stat(str(path)).st_ino == inode and os.stat(str(path)).st_nlink == 2
+    assert sorted(os.listdir(str(tmp_path / "src"))) == ["a.py"]
+
+
+def test_fix_keeps_setuid_setgid_mode_and_owner(tmp_path, capsys):
+    import stat
+
+    (tmp_path / "a.py").write_text(BAD)
+    other = os.geteuid() == 0
+    if other:  # as root: another owner too (a chown after the chmod cleared the bits)
+        os.chown(str(tmp_path / "a.py"), 12345, 23456)
+    os.chmod(str(tmp_path / "a.py"), 0o6754)
+    assert run(capsys, "a.py", "--fix")[0] == 0
+    info = os.stat(str(tmp_path / "a.py"))
+    assert (tmp_path / "a.py").read_text() == FIXED
+    assert stat.S_IMODE(info.st_mode) == 0o6754
+    if other:
+        assert (info.st_uid, info.st_gid) == (12345, 23456)
+
+
+def test_fix_keeps_extended_attributes(tmp_path, capsys):
+    path = str(tmp_path / "a.py")
+    (tmp_path / "a.py").write_text(BAD)
+    try:
+        os.setxattr(path, "user.cglint_test", b"kept")
+    except (OSError, AttributeError):
+        pytest.skip("no user extended attributes on this file system")
+    assert run(capsys, "a.py", "--fix")[0] == 0
+    assert (tmp_path / "a.py").read_text() == FIXED
+    assert os.getxattr(path, "user.cglint_test") == b"kept"
+
+
+def test_fix_changes_only_the_fixed_lines_of_a_file_with_mixed_line_endings(tmp_path, capsys):
+    original = (
+        b"import tensorflow as tf\n"
+        b'DOC = """first\r\nsecond\nthird\r\n"""\r\n'
+        b"\r\n"
+        b"@tf.custom_gradient\n"
+        b"def f(x):\r\n"
+        b"    return x, lambda dy: (dy, dy)  # noqa: CG103, CG101\n"
+        b"y = 1\r\n"
+    )
+    (tmp_path / "a.py").write_bytes(original)
+    assert run(capsys, "a.py", "--fix")[0] == 0
+    assert (tmp_path / "a.py").read_bytes() == original.replace(b", CG101", b"")
+
+
+def test_a_fix_that_adds_lines_keeps_the_other_lines_endings():
+    data = b'a = 1\r\nb = """x\r\ny\nz"""\nc = 2\r\n'
+    assert autofix.encode_like_original('a = 1\nnew\nb = """x\ny\nz"""\nc = 3\n', data) == (
+        b'a = 1\r\nnew\r\nb = """x\r\ny\nz"""\nc = 3\r\n')
+    assert autofix.encode_like_original('b = """x\ny\nz"""\nc = 2\n', data) == (
+        b'b = """x\r\ny\nz"""\nc = 2\r\n')
+    assert autofix.encode_like_original("x = 1\n", b"\xef\xbb\xbfx = 0\r\n") == (
+        b"\xef\xbb\xbfx = 1\r\n")
+
+
+def test_a_fix_the_file_encoding_cannot_hold_is_reported_not_written(tmp_path, capsys,
+                                                                     monkeypatch):
+    original = ("# -*- coding: latin-1 -*-\n" + BAD).encode("latin-1")
+    (tmp_path / "a.py").write_bytes(original)
+    real = autofix.fix_text
+
+    def euro(*args, **kwargs):
+        fixed = real(*args, **kwargs)
+        fixed.text = fixed.text.replace("# noqa", "# \u20ac noqa")
+        return fixed
+
+    monkeypatch.setattr(autofix, "fix_text", euro)
+    code, _, err = run(capsys, "a.py", "--fix")
+    assert (tmp_path / "a.py").read_bytes() == original
+    assert "cannot fix a.py" in err and "Traceback" not in err

@@ -91,6 +91,64 @@ def test_a_change_to_a_file_or_the_options_misses(caches, tmp_path, capsys):
     assert caches[3].hits == 0
 
 
+OPS = """import tensorflow as tf
+
+
+@tf.custom_gradient
+def scale_grad(x, factor=1.0):
+    def grad(dy):
+        return dy * factor
+    return tf.identity(x), grad
+"""
+MODEL = """import tensorflow as tf
+from ops import scale_grad
+
+y = scale_grad(tf.constant([1.0]), factor=0.5)
+"""
+
+
+def test_editing_an_imported_module_rechecks_its_users(caches, tmp_path, capsys):
+    # model.py's finding comes from ops.py: checked alone, as pre-commit does
+    (tmp_path / "ops.py").write_text(OPS)
+    (tmp_path / "model.py").write_text(MODEL)
+    first = run(capsys, "model.py")
+    assert first[0] == 1 and "CG105" in first[1]
+    assert run(capsys, "model.py") == first and caches[1].hits == 1
+    # ops.py no longer makes a custom gradient: model.py's cached finding must not stay
+    (tmp_path / "ops.py").write_text(OPS.replace("@tf.custom_gradient\n", ""))
+    code, out = run(capsys, "model.py")
+    assert (caches[2].hits, caches[2].misses) == (0, 1)
+    assert code == 0 and "CG105" not in out
+    # and back: the new text is a miss again, then a hit
+    (tmp_path / "ops.py").write_text(OPS)
+    assert run(capsys, "model.py") == first and caches[3].misses == 1
+
+
+GRADS = """import tensorflow as tf
+
+
+@tf.RegisterGradient("ClipGrad")
+def _clip(op, grad):
+    return tf.clip_by_value(grad, -1.0, 1.0)
+"""
+OVERRIDE = """import tensorflow as tf
+import grads
+
+with tf.get_default_graph().gradient_override_map({"Relu": "ClipGrad"}):
+    y = tf.nn.relu(tf.constant([1.0]))
+"""
+
+
+def test_a_registration_added_to_an_imported_module_rechecks_its_users(caches, tmp_path, capsys):
+    (tmp_path / "grads.py").write_text("import tensorflow as tf\n")
+    (tmp_path / "model.py").write_text(OVERRIDE)
+    code, out = run(capsys, "model.py")
+    assert code == 1 and "CG202" in out
+    (tmp_path / "grads.py").write_text(GRADS)
+    code, out = run(capsys, "model.py")
+    assert caches[1].misses == 1 and code == 0, out
+
+
 def test_damaged_entries_are_misses_and_are_rewritten(caches, tmp_path, capsys):
     for name in "abcd":
         (tmp_path / (name + ".py")).write_text(BAD.replace("def f", "def " + name))
@@ -161,3 +219,197 @@ def test_second_run_over_1000_unchanged_files(caches, tmp_path, capsys):
     assert (caches[1].hits, caches[1].misses) == (1000, 0)
     print("1,000 files: %.2f s cold, %.2f s from the cache (%.0fx)" % (cold, warm, cold / warm))
     assert warm < cold / 3  # loose: shared CI machines are noisy; measured 10-20x
+
+
+# ------------------------------------------------- the cache folder is untrusted input
+
+def victim_tree(root):
+    """Files outside the cache that a cleanup following links would delete."""
+    victim = root / "victim"
+    (victim / "sub").mkdir(parents=True)
+    (victim / "keep.txt").write_text("precious")
+    (victim / "sub" / "keep.py").write_text("x = 1\n")
+    return victim
+
+
+def assert_untouched(victim):
+    assert (victim / "keep.txt").read_text() == "precious"
+    assert (victim / "sub" / "keep.py").read_text() == "x = 1\n"
+    assert sorted(p.name for p in victim.iterdir()) == ["keep.txt", "sub"]
+
+
+def test_links_in_the_cache_folder_are_removed_never_followed(caches, tmp_path, capsys):
+    """A committed link .cglint_cache/old -> /some/dir made a plain run empty the
+    folder it points to; links in a version folder and a bucket too."""
+    victim = victim_tree(tmp_path)
+    (tmp_path / "a.py").write_text(BAD)
+    expected = run(capsys, ".", "--no-cache")
+    top = tmp_path / ".cglint_cache"
+    top.mkdir()
+    (top / "old").symlink_to(victim)
+    (top / "0123456789abcdef").symlink_to(victim / "sub")
+    version = top / cache_module.fingerprint()[:16]
+    version.mkdir()
+    key = cache_module.Cache.key("a.py", BAD.encode(), cli.load_settings(
+        cli.build_parser().parse_args(["."])).settings_for("a.py").options_for("a.py"), False)
+    (version / key[:2]).symlink_to(victim)
+    assert run(capsys, ".") == expected
+    assert_untouched(victim)
+    assert not (top / "old").exists() and not (top / "old").is_symlink()
+    assert not (top / "0123456789abcdef").is_symlink()
+    assert (version / key[:2]).is_dir() and not (version / key[:2]).is_symlink()
+    assert run(capsys, ".") == expected and caches[-1].misses == 0
+
+
+@pytest.mark.parametrize("kind", ["link", "dangling link", "file"])
+def test_a_cache_folder_that_is_not_a_folder_is_not_used(caches, tmp_path, capsys, kind):
+    victim = victim_tree(tmp_path)
+    (tmp_path / "a.py").write_text(BAD)
+    top = tmp_path / ".cglint_cache"
+    if kind == "link":
+        top.symlink_to(victim)
+    elif kind == "dangling link":
+        top.symlink_to(tmp_path / "made_by_cglint")
+    else:
+        top.write_text("not a folder")
+    code = main(["."])
+    out, err = capsys.readouterr()
+    assert code == 1 and "a.py:5:26: CG103" in out
+    assert err.count(".cglint_cache is a symbolic link or not a folder") == 1, err
+    assert_untouched(victim)
+    assert not (tmp_path / "made_by_cglint").exists()
+    if kind == "file":
+        assert top.read_text() == "not a folder"
+
+
+def test_a_dangling_gitignore_link_is_not_followed(caches, tmp_path, capsys):
+    (tmp_path / "a.py").write_text(BAD)
+    top = tmp_path / ".cglint_cache"
+    top.mkdir()
+    (top / ".gitignore").symlink_to(tmp_path / "created_through_the_link")
+    run(capsys, ".")
+    assert not (tmp_path / "created_through_the_link").exists()
+    assert (top / ".gitignore").is_symlink()
+    assert len(entries(".cglint_cache")) == 1
+
+
+def only_entry():
+    found = entries(".cglint_cache")
+    assert len(found) == 1, found
+    return found[0]
+
+
+def forged(code="CG301", edit_text="import os; os.system('echo owned')\n"):
+    """A valid-looking entry: one finding with a fix that writes code into line 1."""
+    import json
+
+    return json.dumps({
+        "diagnostics": [[1, 1, code, "forged", 1, 2, []]],
+        "fixes": [[0, [[1, 1, 1, 1, edit_text]]]],
+        "summaries": {"d": []},
+        "dependencies": [],
+    }).encode()
+
+
+def plant(path, kind, tmp_path):
+    os.unlink(path)
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "link to /dev/zero":
+        os.symlink("/dev/zero", path)
+    elif kind == "link outside":
+        outside = tmp_path / "outside.json"
+        outside.write_bytes(forged())
+        os.symlink(str(outside), path)
+    elif kind == "folder":
+        os.mkdir(path)
+        with open(os.path.join(path, "x"), "w") as handle:
+            handle.write("x")
+    elif kind == "huge":
+        with open(path, "wb") as handle:
+            handle.truncate(cache_module.MAX_ENTRY_BYTES + 1)
+    elif kind == "100k-deep json":
+        with open(path, "wb") as handle:
+            handle.write(b"[" * 100000 + b"]" * 100000)
+    elif kind == "unterminated string":  # quadratic for a scanner retrying at each quote
+        with open(path, "wb") as handle:
+            handle.write(b'"' + b'\\"' * 1000000)
+    elif kind == "100k-deep summary":
+        with open(path, "wb") as handle:
+            handle.write(b'{"diagnostics":[],"fixes":[],"summaries":' + b'{"l":[' * 100000
+                         + b"]}" * 100000 + b"}")
+    else:
+        import json
+
+        record = json.loads(forged())
+        if kind == "bool as a line":
+            record["diagnostics"][0][0] = True
+        elif kind == "unknown code":
+            record["diagnostics"][0][2] = "CG999"
+        elif kind == "extra key":
+            record["text"] = "x"
+        elif kind == "dependency on a device":
+            record["dependencies"] = [["/dev/zero", "0" * 64]]
+        elif kind == "dependency of a bad digest":
+            record["dependencies"] = [["a.py", "not hex"]]
+        elif kind == "fix of no finding":
+            record["fixes"][0][0] = 5
+        elif kind == "negative column":
+            record["diagnostics"][0][1] = -3
+        elif kind == "summary of the wrong shape":
+            record["summaries"] = {"d": [["CG203", {"t": [1, 2]}]]}
+        elif kind == "summary for no run-level rule":
+            record["summaries"] = {"d": [["CG103", None]]}
+        elif kind == "unhashable key":
+            record["summaries"] = {"d": [[{"l": []}, 1]]}
+        with open(path, "w") as handle:
+            json.dump(record, handle)
+
+
+PLANTED = ["fifo", "link to /dev/zero", "link outside", "folder", "huge", "100k-deep json",
+           "unterminated string", "100k-deep summary", "bool as a line", "unknown code", "extra key",
+           "fix of no finding", "negative column", "summary of the wrong shape",
+           "summary for no run-level rule", "unhashable key", "dependency on a device",
+           "dependency of a bad digest"]
+
+
+@pytest.mark.parametrize("kind", PLANTED)
+def test_a_planted_entry_is_a_miss_and_is_removed(caches, tmp_path, capsys, kind):
+    (tmp_path / "a.py").write_text(BAD)
+    expected = run(capsys, ".")
+    path = only_entry()
+    plant(path, kind, tmp_path)
+    started = time.perf_counter()
+    assert run(capsys, ".") == expected
+    assert time.perf_counter() - started < 10
+    assert (caches[1].hits, caches[1].misses) == (0, 1)
+    info = os.lstat(path)  # rewritten as a regular file of ours
+    import stat
+
+    assert stat.S_ISREG(info.st_mode) and info.st_size < 10000
+    assert run(capsys, ".") == expected and caches[2].hits == 1
+    if kind == "link outside":
+        assert (tmp_path / "outside.json").read_bytes() == forged()
+
+
+def test_a_forged_entry_cannot_make_fix_write_code(caches, tmp_path, capsys):
+    """The entry is well formed (it passes the schema): a plain run shows its finding,
+    but --fix and --diff derive fixes from the file itself, so nothing is written."""
+    (tmp_path / "clean.py").write_text("x = 1\n")
+    run(capsys, ".")
+    with open(only_entry(), "wb") as handle:
+        handle.write(forged())
+    assert "clean.py:1:1: CG301 [*] forged" in run(capsys, ".")[1]  # at worst, a wrong finding
+    assert run(capsys, ".", "--diff") == (0, "")
+    code, out = run(capsys, ".", "--fix")
+    assert (tmp_path / "clean.py").read_text() == "x = 1\n"
+    assert code == 0 and "forged" not in out
+
+
+def test_a_non_utf8_file_name_with_the_cache(caches, tmp_path, capsys):
+    with open(os.path.join(os.fsencode(str(tmp_path)), b"caf\xe9.py"), "wb") as handle:
+        handle.write(BAD.encode())
+    code, out = run(capsys, ".")
+    assert code == 1 and out.count("CG103") == 1
+    assert run(capsys, ".") == (code, out)
+    assert caches[1].hits == 1

@@ -87,9 +87,11 @@ def inodes(folder, names):
     return found
 
 
-def state(folder, spec, fixed):
+def state(folder, spec, fixed, leftovers_allowed=True):
     """How many files are fixed; asserts each is one of the two versions, intact."""
     names = sorted(os.listdir(folder))
+    if not leftovers_allowed:
+        assert names == sorted(spec), "left behind: %s" % sorted(set(names) - set(spec))
     for leftover in set(names) - set(spec):
         # A kill in the microseconds between naming the finished temporary file and the
         # rename leaves it: hidden, complete, and removed by the next fix of that file.
@@ -144,7 +146,7 @@ def test_sigkill_at_random_moments_loses_nothing(trees):
     folder = str(base / "killed")
     os.makedirs(folder)
     rng = random.Random(20240601)
-    outcomes = {"untouched": 0, "partly fixed": 0, "all fixed": 0}
+    outcomes = {"untouched": 0, "partly fixed": 0, "all fixed": 0, "temporary file left": 0}
     for round_number in range(ROUNDS):
         restore(folder, spec)
         before = inodes(folder, spec)
@@ -164,6 +166,8 @@ def test_sigkill_at_random_moments_loses_nothing(trees):
             pass
         process.wait()
         process.stderr.close()
+        outcomes["temporary file left"] += any(
+            name.endswith(".cglint-tmp") for name in os.listdir(folder))
         count = state(folder, spec, fixed)
         key = "untouched" if count == 0 else "all fixed" if count == len(spec) else "partly fixed"
         outcomes[key] += 1
@@ -230,3 +234,41 @@ def test_fix_reports_a_read_only_file_and_fixes_the_others(immutable, tmp_path):
     assert b"compat.v1" not in (tmp_path / "z_last.py").read_bytes()
     assert b"Traceback" not in done.stderr
     assert b"locked.py" in done.stdout + done.stderr
+
+
+def wait_for_the_write_phase(process, folder, spec, rng):
+    before = inodes(folder, spec)
+    deadline = time.monotonic() + 60
+    while process.poll() is None and time.monotonic() < deadline:
+        if inodes(folder, spec) != before:
+            break
+        time.sleep(0.001)
+    time.sleep(rng.uniform(0, 0.05))
+
+
+def test_sigint_and_sigterm_at_random_moments_leave_no_temporary_file(trees):
+    """Catchable signals are held from naming the finished temporary file to the rename:
+    whatever the moment, no temporary file is left, every file is the original or the
+    fixed one, and Ctrl-C prints no traceback."""
+    base, spec, fixed, seconds = trees
+    folder = str(base / "signalled")
+    os.makedirs(folder)
+    rng = random.Random(20261203)
+    partly = 0
+    for round_number in range(60):
+        restore(folder, spec)
+        process = start_fix(folder)
+        if round_number % 3 == 0:
+            time.sleep(rng.uniform(0, 1.1 * seconds))
+        else:
+            wait_for_the_write_phase(process, folder, spec, rng)
+        sent = signal.SIGINT if round_number % 2 else signal.SIGTERM
+        try:
+            os.kill(process.pid, sent)  # the main process, as `kill` and a supervisor do
+        except ProcessLookupError:
+            pass
+        _, err = process.communicate(timeout=120)
+        assert b"Traceback" not in err, err.decode()
+        count = state(folder, spec, fixed, leftovers_allowed=False)
+        partly += 0 < count < len(spec)
+    assert partly >= 5, partly  # the signals landed while files were being written

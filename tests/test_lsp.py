@@ -126,7 +126,12 @@ def test_session_open_change_code_action_shutdown(client, tmp_path):
         "textDocument": {"uri": uri},
         "range": {"start": {"line": 0, "character": 0}, "end": {"line": 5, "character": 0}},
         "context": {"diagnostics": []}})
-    assert reply["result"] == []  # CG103 has no safe fix: no action offered
+    # CG103 has no safe fix: the one action offered is a `# noqa` for it.
+    [action] = reply["result"]
+    assert action["title"] == "cglint: ignore CG103 for this line"
+    assert action["edit"]["changes"][uri] == [{
+        "range": {"start": {"line": 4, "character": 33}, "end": {"line": 4, "character": 33}},
+        "newText": "  # noqa: CG103"}]
 
     assert client.request("shutdown", None)["result"] is None
     client.notify("exit", None)
@@ -191,3 +196,165 @@ def test_survives_malformed_requests(client, tmp_path):
     assert client.request("shutdown", None)["result"] is None
     client.notify("exit", None)
     assert client.process.wait(timeout=TIMEOUT) == 0
+
+
+def code_actions(client, uri, line, only=None, character=0):
+    context = {"diagnostics": []}
+    if only:
+        context["only"] = only
+    reply = client.request("textDocument/codeAction", {
+        "textDocument": {"uri": uri},
+        "range": {"start": {"line": line, "character": character},
+                  "end": {"line": line, "character": character}},
+        "context": context})
+    return reply["result"]
+
+
+def apply_edits(text, edits):
+    """The text after a client applies LSP TextEdits (ASCII text: UTF-16 units are chars)."""
+    lines = text.split("\n")
+
+    def offset(position):
+        return sum(len(line) + 1 for line in lines[:position["line"]]) + position["character"]
+
+    for edit in sorted(edits, key=lambda e: offset(e["range"]["start"]), reverse=True):
+        start, end = offset(edit["range"]["start"]), offset(edit["range"]["end"])
+        text = text[:start] + edit["newText"] + text[end:]
+    return text
+
+
+def test_ignore_for_this_line_adds_or_merges_a_noqa_comment(client, tmp_path):
+    initialize(client, tmp_path)
+    path = tmp_path / "m.py"
+    uri = path.as_uri()
+    cases = [  # (text, line of the action, the line after applying it)
+        (BAD, 4, "    return x, lambda dy: (dy, dy)  # noqa: CG103"),
+        (BAD.replace("(dy, dy)", "(dy, dy)  # noqa: CG401"), 4,
+         "    return x, lambda dy: (dy, dy)  # noqa: CG401, CG103"),
+        (BAD.replace("(dy, dy)", "(dy, dy)  # why not"), 4,
+         "    return x, lambda dy: (dy, dy)  # why not  # noqa: CG103"),
+        # The finding's line ends inside a string: the comment goes on the decorator line,
+        # where a `# noqa` also silences a finding about the function.
+        (BAD.replace("(dy, dy)", '(dy, dy, """\ntext""")'), 4,
+         "@tf.custom_gradient  # noqa: CG103"),
+    ]
+    for version, (text, line, expected) in enumerate(cases, start=1):
+        if version == 1:
+            open_document(client, path, text)
+        else:
+            client.notify("textDocument/didChange", {
+                "textDocument": {"uri": uri, "version": version},
+                "contentChanges": [{"text": text}]})
+        assert [d["code"] for d in client.diagnostics(uri, version)] == ["CG103"]
+        [action] = code_actions(client, uri, line)
+        assert action["title"] == "cglint: ignore CG103 for this line"
+        assert action["kind"] == "quickfix" and action["diagnostics"][0]["code"] == "CG103"
+        fixed = apply_edits(text, action["edit"]["changes"][uri])
+        assert expected in fixed.split("\n"), fixed
+        # The comment works: the finding is gone once the edit is applied.
+        silenced = tmp_path / ("silenced%d.py" % version)
+        open_document(client, silenced, fixed)
+        assert client.diagnostics(silenced.as_uri(), 1) == [], fixed
+    # Lines without a finding, and findings a noqa cannot silence, get no such action.
+    assert code_actions(client, uri, 0) == []
+    unused = tmp_path / "unused.py"
+    (tmp_path / "setup.cfg").write_text("[cglint]\nreport-unused-noqa = true\n")
+    open_document(client, unused, "x = 1  # noqa: CG101\n")
+    [finding] = client.diagnostics(unused.as_uri(), 1)
+    assert finding["code"] == "CG003"
+    assert [a["title"] for a in code_actions(client, unused.as_uri(), 0, ["quickfix"],
+                                             character=10)] == [
+        "cglint: fix CG003 (unused `noqa` code: CG101)"]
+
+
+def initialize_watching(client, root):
+    """Initialize as a client that lets servers register file watchers, and accept the
+    registration; the registration request is returned."""
+    client.request("initialize", {
+        "processId": os.getpid(), "rootUri": root.as_uri(),
+        "capabilities": {"workspace": {"didChangeWatchedFiles": {
+            "dynamicRegistration": True}}}})
+    client.notify("initialized", {})
+    request = client.wait(lambda m: m.get("method") == "client/registerCapability")
+    client.send_raw(json.dumps({"jsonrpc": "2.0", "id": request["id"],
+                                "result": None}).encode())
+    return request
+
+
+SHOWN_OR_PUBLISHED = ("window/showMessage", "textDocument/publishDiagnostics")
+
+
+def settings_changed(client, path):
+    client.notify("workspace/didChangeWatchedFiles", {
+        "changes": [{"uri": path.as_uri(), "type": 2}]})
+
+
+def test_a_broken_settings_file_is_shown_and_the_last_good_settings_kept(client, tmp_path):
+    settings = tmp_path / "pyproject.toml"
+    settings.write_text("[tool.cglint]\nignore = ['CG103']\n")
+    request = initialize_watching(client, tmp_path)
+    [registration] = request["params"]["registrations"]
+    assert registration["method"] == "workspace/didChangeWatchedFiles"
+    assert {w["globPattern"] for w in registration["registerOptions"]["watchers"]} == {
+        "**/pyproject.toml", "**/setup.cfg", "**/tox.ini"}
+    path = tmp_path / "model.py"
+    uri = path.as_uri()
+    open_document(client, path, BAD)
+    assert client.diagnostics(uri, 1) == []
+
+    settings.write_text("[tool.cglint\nignore = ['CG103']\n")  # broken TOML
+    settings_changed(client, settings)
+    shown = client.wait(lambda m: m.get("method") == "window/showMessage")
+    assert shown["params"]["type"] == 1  # an error
+    assert "pyproject.toml: not valid TOML" in shown["params"]["message"]
+    assert "last good settings" in shown["params"]["message"]
+    assert client.diagnostics(uri, 1) == []  # re-checked, still without CG103
+    client.notify("textDocument/didChange", {
+        "textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": BAD + "\n"}]})
+    found = client.wait(lambda m: m.get("method") in SHOWN_OR_PUBLISHED)
+    assert found["method"] == "textDocument/publishDiagnostics"  # the error is shown once
+    assert found["params"]["version"] == 2 and found["params"]["diagnostics"] == []
+
+    settings.write_text("[tool.cglint]\nignore = ['CG401']\n")  # fixed
+    settings_changed(client, settings)
+    found = client.wait(lambda m: m.get("method") in SHOWN_OR_PUBLISHED)
+    assert found["method"] == "textDocument/publishDiagnostics"
+    assert [d["code"] for d in found["params"]["diagnostics"]] == ["CG103"]
+    # A change to another file (not a settings file) re-checks nothing.
+    settings_changed(client, tmp_path / "notes.txt")
+    time.sleep(1)
+    reply = client.request("no/suchMethod", {})
+    assert reply["error"]["code"] == -32601
+    assert client.messages.empty()
+
+
+def test_settings_come_from_the_closest_settings_file(client, tmp_path):
+    (tmp_path / "a" / "sub").mkdir(parents=True)
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "pyproject.toml").write_text("[tool.cglint]\nignore = ['CG103']\n")
+    (tmp_path / "a" / "sub" / "setup.cfg").write_text("[cglint]\nignore = CG401\n")
+    (tmp_path / "b" / "tox.ini").write_text("[cglint]\nselect = CG1\n")
+    initialize(client, tmp_path)
+    for name, expected in (("a/x.py", []), ("a/sub/x.py", ["CG103"]), ("b/x.py", ["CG103"]),
+                           ("a/y.py", []), ("x.py", ["CG103"])):
+        path = tmp_path / name
+        open_document(client, path, BAD)
+        assert [d["code"] for d in client.diagnostics(path.as_uri(), 1)] == expected, name
+
+
+def test_without_watchers_saving_the_settings_file_in_the_editor_rechecks(client, tmp_path):
+    """A client that cannot register watchers is not asked to; a settings file edited and
+    saved in the editor itself re-checks the open buffers (and is not linted as Python)."""
+    settings = tmp_path / "setup.cfg"
+    settings.write_text("[cglint]\nignore = CG103\n")
+    initialize(client, tmp_path)
+    path = tmp_path / "model.py"
+    open_document(client, path, BAD)
+    assert client.diagnostics(path.as_uri(), 1) == []
+    open_document(client, settings, settings.read_text())
+    settings.write_text("[cglint]\nignore = CG401\n")
+    client.notify("textDocument/didSave", {"textDocument": {"uri": settings.as_uri()}})
+    found = client.wait(lambda m: "method" in m)  # no watcher request, no setup.cfg check
+    assert found["method"] == "textDocument/publishDiagnostics", found
+    assert found["params"]["uri"] == path.as_uri()
+    assert [d["code"] for d in found["params"]["diagnostics"]] == ["CG103"]

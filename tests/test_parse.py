@@ -97,3 +97,83 @@ def test_async_and_await_as_names_parse_like_python_36_did():
 
 def test_real_async_functions_still_parse():
     assert parse("async def f():\n    await g()\n").tree is not None
+
+
+# ------------------------------------------------- the Python 2 parser's budget
+
+def parse_measured(text):
+    """(tree?, python2?, error, seconds, peak RSS in MiB) of parse(text) in a fresh
+    process, so that fissix's memory is measured, not the test runner's."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    script = (
+        "import json, resource, sys, time\n"
+        "from cglint.parse import parse\n"
+        "text = sys.stdin.read()\n"
+        "started = time.monotonic()\n"
+        "parsed = parse(text)\n"
+        "print(json.dumps([parsed.tree is not None, parsed.python2_syntax, parsed.error,\n"
+        "                  time.monotonic() - started,\n"
+        "                  resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024]))\n")
+    done = subprocess.run([sys.executable, "-c", script], input=text.encode(),
+                          capture_output=True, timeout=300, env=dict(os.environ, PYTHONPATH=root))
+    assert done.returncode == 0, done.stderr.decode()
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("name, text, reason", [
+    # The stdlib rejects it at once as too deep; it has no Python 2 construct either.
+    ("1.2 MB of nested parentheses", "x = " + "(" * 600000 + "1" + ")" * 600000 + "\n",
+     "too many nested parentheses"),
+    ("2 MB of dense code and one print statement", "print 'hello'\n" + (
+        "y = [a + b * c - d / e for a in range(10) if a and b or c]\n" * 34000),
+     "not parsed as Python 2: more than 100000 tokens"),
+    ("150,000 tokens and a print statement", "print 1\n" + "x = a + b\n" * 30000,
+     "not parsed as Python 2: more than 100000 tokens"),
+    ("a 3 MB Python 2 file", "print 1\n" + "#" * 3000000 + "\n",
+     "not parsed as Python 2: larger than"),
+    ("2,001 print statements", "print 1\n" * 2001,
+     "not parsed as Python 2: more than 2000 Python 2 constructs"),
+])
+def test_the_python2_fallback_is_bounded(name, text, reason):
+    """These cost fissix 40-90 s and up to 2.3 GB; now a CG001 saying why, at once (the
+    time is mostly the stdlib's own parse; the limit is loose for loaded machines)."""
+    tree, python2, error, seconds, rss_mib = parse_measured(text)
+    print("%s: %.2f s, peak RSS %d MiB" % (name, seconds, rss_mib))
+    assert tree is False and not python2 and reason in error[2], error
+    assert seconds < 8 and rss_mib < 300, (seconds, rss_mib)
+
+
+def test_brackets_too_deep_for_the_python2_parser(monkeypatch):
+    from cglint import parse as parse_module
+
+    monkeypatch.setattr(parse_module, "PY2_MAX_DEPTH", 20)
+    parsed = parse("print 1\nx = " + "[" * 30 + "]" * 30 + "\n")
+    assert parsed.tree is None and "brackets nested more than 20 deep" in parsed.error[2]
+    parsed = parse("print 1\nx = " + "[" * 19 + "]" * 19 + "  # ((((((((((((((((((((\n")
+    assert parsed.python2_syntax and parsed.error is None
+
+
+def test_a_python2_file_of_ordinary_size_is_parsed_as_before():
+    """Near the budget (1,800 constructs to rewrite): parsed as Python 2, in a few
+    seconds."""
+    text = "".join("def f%d(x):\n    print x, `x`\n    return x <> 0777\n" % n
+                   for n in range(450))
+    tree, python2, error, seconds, rss_mib = parse_measured(text)
+    print("a 450-function Python 2 file: %.2f s, peak RSS %d MiB" % (seconds, rss_mib))
+    assert tree and python2 and error is None
+
+
+def test_a_syntax_error_without_python2_constructs_is_not_tried_as_python2(monkeypatch):
+    from cglint import parse as parse_module
+
+    def fail(text):
+        raise AssertionError("fissix was tried")
+
+    monkeypatch.setattr(parse_module, "_from_python2", fail)
+    assert parse("def f(:\n    pass\n").error[0] == 1
+    assert parse("x = (" * 300 + ")" * 300 + "\n").tree is None

@@ -285,3 +285,26 @@ def test_text_escapes_control_characters_in_names_messages_and_frames():
         "  |\n"
         "1 | x = \\x1b[31m   q\n"
         "  |     ^^^^^^^^ CG001\n")
+
+
+def test_control_characters_in_file_names_never_reach_the_terminal(tmp_path, monkeypatch, capsys):
+    """A newline in a name could forge a finding line, an escape sequence drive the
+    terminal: text and github show them escaped, JSON and SARIF keep the exact name."""
+    monkeypatch.chdir(tmp_path)
+    from snippets import BAD
+
+    names = ["evil\nfake.py:1:1: CG999 forged.py", "esc\x1b[2Jclear.py", "bidi\u202ecod.py"]
+    for name in names:
+        (tmp_path / name).write_text(BAD)
+    for format_ in ("text", "github"):
+        assert main(["--no-cache", "--format", format_, "."]) == 1
+        out, err = capsys.readouterr()
+        assert "\x1b" not in out + err and "\u202e" not in out
+        lines = out.splitlines()
+        assert not any(line.startswith("fake.py") for line in lines)
+        assert sum("CG103" in line for line in lines) == 3
+        assert "esc\\x1b[2Jclear.py" in out and "bidi\\u202ecod.py" in out
+        assert ("evil\\nfake.py" in out) if format_ == "text" else ("evil%0Afake.py" in out)
+    assert main(["--no-cache", "--format", "json", "."]) == 1
+    found = {entry["path"] for entry in json.loads(capsys.readouterr().out)["findings"]}
+    assert found == set(names)

@@ -1,13 +1,16 @@
 """GitHub Actions workflow commands: each finding becomes an annotation on the pull request.
 
 Escaping follows the Actions toolkit (`@actions/core` `command.ts`): `%`, CR and LF in
-the message, and also `:` and `,` in property values.
+the message, and also `:` and `,` in property values. Other control characters (an
+escape sequence in a file name) are shown escaped, as in the text format.
 """
 from cglint.report.json import end_of
+from cglint.report.text import printable
 
 
 def _data(text):
-    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    text = text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return printable(text)
 
 
 def _property(text):

@@ -37,11 +37,16 @@ class NonTensorArgument(Rule):
                               "nested in the method instead" % (site.name,
                                                                 site.params.names[0]), function=site.func)
             for call in site.calls:
-                for arg in call.args:
-                    kind = self._kind(module, arg)
-                    if kind and (kind in _ALWAYS or not module.eager):
-                        yield self.at(arg, "`%s` gets %s as a positional argument: %s" % (
-                            site.name, _DESCRIPTIONS[kind][0], _DESCRIPTIONS[kind][1]), function=site.func)
+                yield from self._check_call(module, call, site.name, site.func)
+        for call, site in module.imported_calls:
+            yield from self._check_call(module, call, site.name, None)
+
+    def _check_call(self, module, call, name, function):
+        for arg in call.args:
+            kind = self._kind(module, arg)
+            if kind and (kind in _ALWAYS or not module.eager):
+                yield self.at(arg, "`%s` gets %s as a positional argument: %s" % (
+                    name, _DESCRIPTIONS[kind][0], _DESCRIPTIONS[kind][1]), function=function)
 
     @staticmethod
     def _kind(module, arg):
