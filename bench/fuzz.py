@@ -19,7 +19,7 @@ dictionary of Python and TensorFlow words, splices of two seeds. Each input must
 - every finding has a known code, a position inside the file (line >= 1, col >= 1);
 - an input that does not decode gets CG002 and only CG002; an input that does not parse
   gets CG001;
-- the whole-run rules (`check.run_level`) never raise;
+- the whole-run rules (`check.finish`) never raise;
 - the autofix never raises, never turns a file that parses into one that does not, and
   its output re-encodes in the file's own encoding;
 - a slow input (over --slow seconds in one check) counts as a crash too: a hang is a bug.
@@ -388,7 +388,8 @@ def option_sets():
     if _OPTION_SETS is None:
         from cglint import engine
 
-        _OPTION_SETS = ((engine.Options(), False), (engine.Options(target_python=(3, 6)), True))
+        _OPTION_SETS = (engine.Options(),
+                        engine.Options(target_python=(3, 6), report_unused_noqa=True))
     return _OPTION_SETS
 
 
@@ -399,8 +400,8 @@ def check_input(data, path="fuzz.py"):
 
     codes = set(engine.rules())
     loaded = files.decode(path, data)
-    for options, unused in option_sets():
-        result = check.check_bytes(path, data, options, unused)
+    for options in option_sets():
+        result = check.check_bytes(path, data, options)
         if result.error:
             raise FuzzFailure("internal error: %s\n%s" % (result.error, _where(loaded, options)))
         if isinstance(loaded, files.Unreadable):
@@ -424,12 +425,11 @@ def check_input(data, path="fuzz.py"):
                 raise FuzzFailure("unknown code %s" % d.code)
             if not (1 <= d.line <= line_count + 1 and d.col >= 1):
                 raise FuzzFailure("position outside the file: %r" % (d,))
-        extra = check.run_level([result], lambda _: options, lambda _: loaded.text)
-        for d in extra:
+        for d in check.finish([result], lambda _: options)[0].diagnostics:
             if d.code not in codes:
                 raise FuzzFailure("unknown code %s" % d.code)
         if result.fixes:
-            fixed = autofix.fix_text(path, loaded.text, options, unused, result)
+            fixed = autofix.fix_text(path, loaded.text, options, result)
             if fixed.text != loaded.text:
                 if not autofix._parses(fixed.text, options):
                     raise FuzzFailure("autofix made a file that does not parse")
@@ -446,7 +446,7 @@ def _where(loaded, options):
     from cglint import engine
 
     try:
-        engine._lint(engine.Result("fuzz.py"), loaded.text, options)
+        engine._lint(engine.Result("fuzz.py"), loaded.text, options, engine.enabled(options))
     except Exception:
         return traceback.format_exc()
     return ""

@@ -11,8 +11,9 @@ import tokenize
 from collections import defaultdict
 
 from cglint import suppress
+from cglint.diagnostics import Edit
 from cglint.fix import apply_edits
-from cglint.rules.base import Edit
+from cglint.source import Span
 
 # Not silenced this way: a file that does not parse or read cannot take a directive
 # reliably, and an unused noqa code wants removing (`--fix`), not another noqa.
@@ -44,12 +45,12 @@ def add_noqa(text, diagnostics):
         noqa = existing.get(line)
         if noqa is not None and noqa.codes:  # `# noqa: CG101` becomes `# noqa: CG101, CG103`
             new = [code for code in codes if code not in noqa.codes]
-            edits.append(Edit(line, noqa.end + 1, line, noqa.end + 1,
+            edits.append(Edit(Span(line, noqa.end + 1, line, noqa.end + 1),
                               "".join(", " + code for code in new)))
             continue
         source = lines[line - 1]
         end = len(source.rstrip())
-        edits.append(Edit(line, end + 1, line, len(source) + 1,
+        edits.append(Edit(Span(line, end + 1, line, len(source) + 1),
                           "  # noqa: " + ", ".join(sorted(codes))))
     return apply_edits(text, edits), added, left
 

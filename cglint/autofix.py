@@ -23,9 +23,9 @@ class Fixed:
     applied: int  # how many findings the fixes removed
 
 
-def fix_text(path, text, options, report_unused_noqa=False, result=None):
+def fix_text(path, text, options, result=None):
     """Fixed for a decoded text; `result` is its engine.Result when already known."""
-    result = result or check.check_text(path, text, options, report_unused_noqa)
+    result = result or check.check_text(path, text, options)
     if not result.fixes or not _parses(text, options):
         return Fixed(text, result, 0)
     before = len(result.diagnostics)
@@ -37,7 +37,7 @@ def fix_text(path, text, options, report_unused_noqa=False, result=None):
         if candidate == text or not _parses(candidate, options):
             break
         text = candidate
-        result = check.check_text(path, text, options, report_unused_noqa)
+        result = check.check_text(path, text, options)
         if not result.fixes:
             break
     return Fixed(text, result, max(0, before - len(result.diagnostics)))

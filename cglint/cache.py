@@ -20,14 +20,15 @@ import os
 import re
 import stat
 import sys
+from dataclasses import replace
 
 import cglint
-from cglint import engine, project
-from cglint.diagnostics import Diagnostic
-from cglint.rules.base import Edit
+from cglint import engine, project, suppress
+from cglint.diagnostics import Diagnostic, Edit, Result
+from cglint.source import Span
 
 FOLDER = ".cglint_cache"
-_FORMAT = 3
+_FORMAT = 4
 # An entry larger than this is not read (nor written): 100,000 findings fit.
 MAX_ENTRY_BYTES = 16 * 1024 * 1024
 # Our own entries nest about a dozen levels deep; a planted 100k-deep one must not recurse.
@@ -73,12 +74,12 @@ class Cache:
         self._warn = warn or (lambda message: sys.stderr.write("cglint: %s\n" % message))
 
     @staticmethod
-    def key(path, data, options, report_unused_noqa):
+    def key(path, data, options):
         digest = hashlib.sha256()
         # A name that is not valid UTF-8 arrives surrogate-escaped: fsencode gives its
         # bytes back, where a plain encode() raised and ended the run.
         digest.update(os.fsencode(path) + b"\0")
-        digest.update(("%r\0%r\0" % (options, report_unused_noqa)).encode())
+        digest.update(("%r\0" % (options,)).encode())
         digest.update(data)
         return digest.hexdigest()
 
@@ -342,7 +343,37 @@ def _encode(result):
                   for d, edits in result.fixes if d in index],
         "summaries": _tag(result.summaries),
         "dependencies": [[d.path, d.digest] for d in result.dependencies],
+        "directives": _directives(result.directives),
     }
+
+
+def _directives(directives):
+    """A file's `noqa` comments, which its whole-run findings obey (cglint.check.finish)."""
+    if directives is None or directives is suppress.NONE:
+        return None
+    return {"file": None if directives.file_codes is None else list(directives.file_codes),
+            "inline": [[noqa.line, noqa.start, noqa.end, list(noqa.codes), noqa.cut, noqa.rest]
+                       for noqa in directives.inline.values()]}
+
+
+def _decode_directives(record):
+    if record is None:
+        return suppress.NONE
+    if type(record) is not dict or set(record) != {"file", "inline"}:
+        raise ValueError("damaged cache entry")
+    inline = {}
+    for fields in _list(record["inline"]):
+        _expect_list(fields, 6)
+        line, start, end, codes, cut, rest = fields
+        _expect(int, start, end, cut)
+        _expect_position(line, start + 1, end + 1, cut + 1)
+        _expect(str, rest, *_list(codes))
+        inline[line] = suppress.Noqa(line, start, end, tuple(codes), cut, rest)
+    file_codes = record["file"]
+    if file_codes is not None:
+        _expect(str, *_list(file_codes))
+        file_codes = tuple(file_codes)
+    return suppress.Directives(inline, file_codes)
 
 
 def _tag(value):
@@ -381,7 +412,7 @@ def _decode(record, path):
     """The Result in a parsed entry; ValueError (or TypeError, ...) for anything that is
     not exactly what _encode writes."""
     if type(record) is not dict or set(record) != {"diagnostics", "fixes", "summaries",
-                                                   "dependencies"}:
+                                                   "dependencies", "directives"}:
         raise ValueError("damaged cache entry")
     known = engine.rules()
     diagnostics = []
@@ -398,7 +429,6 @@ def _decode(record, path):
             _expect_position(number)
         diagnostics.append(Diagnostic(path, line, col, code, message, end_line, end_col,
                                       tuple(noqa)))
-    fixes = []
     for fix in _list(record["fixes"]):
         _expect_list(fix, 2)
         number, edits = fix
@@ -410,8 +440,8 @@ def _decode(record, path):
             _expect_list(edit, 5)
             _expect_position(*edit[:4])
             _expect(str, edit[4])
-            decoded.append(Edit(*edit))
-        fixes.append((diagnostics[number], tuple(decoded)))
+            decoded.append(Edit(Span(*edit[:4]), edit[4]))
+        diagnostics[number] = replace(diagnostics[number], fix=tuple(decoded))
     summaries = _untag(record["summaries"])
     if type(summaries) is not dict:
         raise ValueError("damaged cache entry")
@@ -423,8 +453,8 @@ def _decode(record, path):
         if not _DIGEST.match(dependency[1]):
             raise ValueError("damaged cache entry")
         dependencies.append(project.Dependency(*dependency))
-    return engine.Result(path, diagnostics, fixes, summaries=summaries,
-                         dependencies=tuple(dependencies))
+    return Result(path, diagnostics, summaries=summaries, dependencies=tuple(dependencies),
+                  directives=_decode_directives(record["directives"]))
 
 
 def _expect_summaries(summaries, path):

@@ -6,10 +6,9 @@ import signal
 import sys
 from collections import Counter
 
-from cglint import __version__, check, config, engine, files, pool
-from cglint.cache import Cache
+from cglint import __version__, config, engine, files
 from cglint.config import TARGET_PYTHONS, TARGET_TFS, ConfigError
-from cglint.progress import Progress
+from cglint.lint_run import display_path, lint_paths, to_check
 from cglint.report import FORMATS, WRITERS, Run
 from cglint.report.text import printable
 
@@ -280,7 +279,7 @@ def run(args, parser):
     if args.show_settings:
         return show_settings(args.paths[0], resolver, out)
     if args.show_files:
-        for shown in sorted(shown for _, shown, _, _ in to_check(args, resolver)):
+        for shown in sorted(shown for _, shown, _, _ in to_check(args.paths, resolver, args.stdin_filename)):
             out.write(shown + "\n")
         return EXIT_CLEAN
     if args.output_file is None:
@@ -306,11 +305,14 @@ def lint(args, resolver, out):
         sys.stdout.flush()
         out = out if to_file else sys.stderr
     fixer = Fixer(sys.stdout) if args.fix else None
-    checked = check_paths(args, resolver, fixer)
+    checked = lint_paths(args.paths, resolver, lambda count: jobs_for(args.jobs, count),
+                         cache=not args.no_cache,
+                         keep_bytes=args.fix or args.diff or args.add_noqa,
+                         stdin_filename=args.stdin_filename, progress=not args.quiet,
+                         on_checked=fixer.fix if fixer else None)
     if not checked and not args.quiet and not stdin_skipped:
         sys.stderr.write("cglint: warning: no Python files found under %s\n"
                          % ", ".join(args.paths))
-    add_run_level_findings(checked)
     errors = [item for item in checked if item.result.error]
     for item in errors:
         sys.stderr.write("cglint: internal error while checking %s: %s (please report "
@@ -327,8 +329,7 @@ def lint(args, resolver, out):
         fixed = fixer.removed
         if any(item.stdin for item in checked) and not to_file:
             out = sys.stderr  # standard output carries the fixed source
-    findings = sorted(((diagnostic, fixes.get(diagnostic))
-                       for item in checked for fixes in (dict(item.result.fixes),)
+    findings = sorted(((diagnostic, diagnostic.fix) for item in checked
                        for diagnostic in item.result.diagnostics), key=lambda pair: pair[0])
     WRITERS[args.format](out, findings, report_run(args, checked, out))
     if args.format == "text":
@@ -396,7 +397,7 @@ def show_settings(path, resolver, out):
         for root, glob, codes in settings.per_file_ignores))
     out.write("exclude:%s\n" % "".join(
         "\n  %s" % os.path.join(root, glob) for root, glob in settings.exclude))
-    out.write("report-unused-noqa: %s\n" % str(settings.report_unused_noqa).lower())
+    out.write("report-unused-noqa: %s\n" % str(options.report_unused_noqa).lower())
     out.write("respect-gitignore: %s\n" % str(settings.respect_gitignore).lower())
     return EXIT_CLEAN
 
@@ -426,137 +427,9 @@ def check_usage(args, parser):
                          "--format %s" % args.format)
 
 
-class Checked:
-    """One checked path: how it is shown, its bytes (None when unreadable), its settings
-    and options, its Result; `path` is the path it was read through (the one --fix
-    writes), `info` the stat of what was read."""
-
-    def __init__(self, shown, data, settings, result=None, stdin=False, path=None, info=None):
-        self.shown = shown
-        self.data = data
-        self.settings = settings
-        self.options = settings.options_for(shown)
-        self.result = result
-        self.stdin = stdin
-        self.path = path
-        self.info = info
-
-
-# Files are read and checked in batches, and their bytes dropped once checked (unless
-# --fix or --diff needs them), so memory stays flat on trees of any size.
-BATCH = 512
-
-
 def stdin_excluded(args, resolver):
-    shown = engine.display_path(args.stdin_filename or "-")
+    shown = display_path(args.stdin_filename or "-")
     return resolver.settings_for(shown).excluded(shown)
-
-
-def check_paths(args, resolver, fixer=None):
-    """Checked for every file under the paths that is not excluded, in discovery order.
-    With a `fixer`, each file is fixed as soon as it is checked: the shorter the time
-    between reading and writing, the rarer an edit made meanwhile (which the fixer
-    detects, and then leaves the file alone)."""
-    cache = None if args.no_cache else Cache()
-    keep_bytes = args.fix or args.diff or args.add_noqa
-    checked, pending = [], []
-    found = to_check(args, resolver)
-    progress = Progress(sys.stderr, len(found), not args.quiet)
-    jobs = jobs_for(args.jobs, len(found))
-
-    def flush():
-        results = pool.check_all(
-            ((item.shown, item.data, item.options, item.settings.report_unused_noqa)
-             for item, _ in pending), jobs, progress.step)
-        for (item, key), result in zip(pending, results):
-            item.result = result
-            if key is not None:
-                cache.put(key, result)
-            if fixer is not None:
-                fixer.fix(item)
-            if not (keep_bytes or item.stdin):
-                item.data = None
-        del pending[:]
-
-    for path, shown, problem, settings in found:
-        stdin = path == "-"
-        if problem:
-            item = Checked(shown, None, settings)
-            item.result = check.unreadable(shown, problem, item.options)
-            checked.append(item)
-            progress.step()
-            continue
-        try:
-            if stdin:
-                data, info = files.read_bytes(path, sys.stdin.buffer), None
-            else:
-                data, info = files.read_file(path)
-        except OSError as error:
-            item = Checked(shown, None, settings)
-            message = "cannot read: %s" % (error.strerror or error)
-            item.result = check.unreadable(shown, message, item.options)
-            checked.append(item)
-            progress.step()
-            continue
-        item = Checked(shown, data, settings, stdin=stdin, path=path, info=info)
-        checked.append(item)
-        key = None
-        if cache is not None and not stdin:
-            key = cache.key(shown, data, item.options, settings.report_unused_noqa)
-            item.result = cache.get(key, shown)
-            if item.result is not None and item.result.fixes and keep_bytes:
-                # Never apply or show a fix read from the cache: anyone who can write
-                # the folder could plant one. Check the file again for its fixes.
-                item.result = None
-        if item.result is None:
-            pending.append((item, key))
-            if len(pending) >= BATCH:
-                flush()
-        else:
-            progress.step()
-            if fixer is not None:
-                fixer.fix(item)
-            elif not keep_bytes:
-                item.data = None
-    flush()
-    progress.close()
-    return checked
-
-
-def to_check(args, resolver):
-    """(path, shown, problem, settings) for every file to check, in discovery order, all
-    found before any is checked: discovery is cheap, and the progress line needs the total."""
-    def ignored_under(folder):
-        if not resolver.settings_in(folder).respect_gitignore:
-            return None
-        from cglint import gitignore  # only runs that walk a folder pay for subprocess
-
-        return gitignore.ignored_under(folder)
-
-    found = []
-    for path, problem in files.discover(args.paths, ignored_under):
-        shown = engine.display_path(args.stdin_filename if path == "-" and args.stdin_filename
-                                    else path)
-        settings = resolver.settings_for(shown)
-        if not settings.excluded(shown):
-            found.append((path, shown, problem, settings))
-    return found
-
-
-def add_run_level_findings(checked):
-    """Findings of the rules that judge the whole run, added to their files' results."""
-    by_path = {item.shown: item for item in checked}
-
-    def text(path):
-        data = by_path[path].data
-        loaded = files.decode(path, data) if data is not None else files.load(path)
-        return loaded.text if isinstance(loaded, files.Source) else None
-
-    found = check.run_level([item.result for item in checked],
-                            lambda path: by_path[path].options, text)
-    for diagnostic in found:
-        result = by_path[diagnostic.path].result
-        result.diagnostics = sorted(result.diagnostics + [diagnostic])
 
 
 def _text(item):
@@ -571,8 +444,7 @@ def _fixed(item):
         return None
     from cglint import autofix  # only --fix and --diff pay for importing the fixers
 
-    fixed = autofix.fix_text(item.shown, text, item.options, item.settings.report_unused_noqa,
-                             item.result)
+    fixed = autofix.fix_text(item.shown, text, item.options, item.result)
     return fixed if fixed.text != text else None
 
 

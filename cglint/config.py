@@ -14,7 +14,8 @@ import re
 import sys
 from dataclasses import dataclass, field, replace
 
-from cglint import engine
+from cglint.options import Options
+from cglint.rules import all_rules
 
 # configparser.ConfigParser.BOOLEAN_STATES, without importing configparser at start-up.
 _INI_BOOLEANS = {"1": True, "yes": True, "true": True, "on": True,
@@ -56,10 +57,9 @@ class Config:
 class Settings:
     """The effective settings of a run: what to report, where, for which targets."""
 
-    options: engine.Options = field(default_factory=engine.Options)
+    options: Options = field(default_factory=Options)
     per_file_ignores: tuple = ()  # ((root, glob, codes), ...)
     exclude: tuple = ()  # ((root, glob), ...)
-    report_unused_noqa: bool = False
     respect_gitignore: bool = True
     source: str = ""  # the settings file they came from; "" when none
 
@@ -99,7 +99,7 @@ def check_known(code, where):
         return
     if not _CODE.match(code):
         raise ConfigError("%s: %r is not a code prefix like CG1 or CG103" % (where, code))
-    if not any(known.startswith(code) for known in engine.rules()):
+    if not any(known.startswith(code) for known in all_rules()):
         raise ConfigError("%s: %r matches no rule (see `cglint --list-rules`)" % (where, code))
 
 
@@ -312,11 +312,12 @@ def resolve(file_config, command_line):
 
     target_python = pick("target_python") or "2.7"
     chosen = selected_codes((file_config, command_line))
-    options = engine.Options(
+    options = Options(
         # Expressed as what is left out, so the default (every rule) is Options() itself.
-        ignore=tuple(code for code in engine.rules() if code not in chosen),
+        ignore=tuple(code for code in all_rules() if code not in chosen),
         target_python=tuple(int(part) for part in target_python.split(".")),
         target_tf=pick("target_tf") or "1.8",
+        report_unused_noqa=bool(pick("report_unused_noqa")),
     )
     per_file = _rooted(command_line if command_line.per_file_ignores is not None
                        else file_config, "per_file_ignores")
@@ -327,8 +328,7 @@ def resolve(file_config, command_line):
     return Settings(options,
                     tuple((root, glob, tuple(_prefix(code) for code in codes))
                           for root, (glob, codes) in per_file),
-                    exclude, bool(pick("report_unused_noqa")),
-                    True if respect_gitignore is None else respect_gitignore,
+                    exclude, True if respect_gitignore is None else respect_gitignore,
                     file_config.path)
 
 
@@ -338,7 +338,7 @@ def selected_codes(layers):
     `extend-select` adds to it, `ignore` and `extend-ignore` take from it. Within a layer
     the more specific prefix wins (`ignore = CG1` with `extend-select = CG103` keeps
     CG103); at equal specificity, ignore wins."""
-    every = tuple(engine.rules())
+    every = tuple(all_rules())
     chosen = set(every)
     for layer in layers:
         selectors = [(prefix, True) for prefix in (layer.select or ()) + layer.extend_select]

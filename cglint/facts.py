@@ -6,8 +6,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Optional
 
-from cglint.names import Names, same_scope_nodes
-from cglint.variable_creators import creates_variables
+from cglint.fstrings import find_fstrings
+from cglint.names import Names, children, same_scope_nodes
+from cglint.newsyntax import newer_syntax
+from cglint.source import LineIndex, Span
+from cglint.variable_creators import creates_trained_variables
 
 CUSTOM_GRADIENT = frozenset((
     "tensorflow.custom_gradient",
@@ -26,6 +29,9 @@ GRADIENT_TAPES = frozenset((
     "tensorflow.contrib.eager.GradientTape",
     "tensorflow.compat.v1.GradientTape",
 ))
+# `tf.print` (TF 1.12+), which CG401 explains and CG402 leaves to it.
+TF_PRINTS = frozenset(("tensorflow.print", "tensorflow.compat.v1.print",
+                       "tensorflow.compat.v2.print"))
 # TensorFlow functions that return a list or tuple of tensors: counting a gradient
 # function's return through one of these is not possible statically.
 MULTI_OUTPUT = frozenset((
@@ -108,17 +114,58 @@ class KeywordRead:
 
 def keyword_reads(function, kwarg):
     """Reads of the `**kwarg` dict in a function's own body, in source order."""
+    optional = _optional_keys(function, kwarg)
     found = []
     for node in own_nodes(function):
         if (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load)
                 and isinstance(node.value, ast.Name) and node.value.id == kwarg):
-            found.append(KeywordRead(node, _literal_key(node.slice), True))
+            key = _literal_key(node.slice)
+            found.append(KeywordRead(node, key, not _is_optional(key, optional)))
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
               and isinstance(node.func.value, ast.Name) and node.func.value.id == kwarg
               and node.func.attr in ("get", "pop") and node.args):
-            required = node.func.attr == "pop" and len(node.args) == 1
-            found.append(KeywordRead(node, _literal_key(node.args[0]), required))
+            key = _literal_key(node.args[0])
+            required = (node.func.attr == "pop" and len(node.args) == 1
+                        and not _is_optional(key, optional))
+            found.append(KeywordRead(node, key, required))
     return sorted(found, key=lambda read: (read.node.lineno, read.node.col_offset))
+
+
+def _optional_keys(function, kwarg):
+    """Keys the body shows may be absent: tested with `"x" in kwargs` or read with
+    `kwargs.get("x")` (a read guarded by it works without the keyword), and None (every
+    key) when the body fills the dict, catches the KeyError, or tests a key it cannot
+    name."""
+    keys = set()
+    for node in own_nodes(function):
+        if isinstance(node, ast.Compare) and any(
+                isinstance(op, (ast.In, ast.NotIn)) for op in node.ops) and any(
+                isinstance(side, ast.Name) and side.id == kwarg for side in node.comparators):
+            key = _literal_key(node.left)
+            if key is None:
+                return None
+            keys.add(key)
+        elif isinstance(node, ast.Try) and node.handlers:
+            return None  # a read inside may be the one its handler expects to fail
+        elif (isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store)
+              and isinstance(node.value, ast.Name) and node.value.id == kwarg):
+            return None
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+              and isinstance(node.func.value, ast.Name) and node.func.value.id == kwarg):
+            if node.func.attr in ("setdefault", "update"):
+                return None
+            if node.func.attr in ("get", "has_key") and node.args:
+                # `if kwargs.get("x"): kwargs["x"]`, Python 2's `kwargs.has_key("x")`
+                key = _literal_key(node.args[0])
+                if key is None:
+                    return None
+                keys.add(key)
+    return keys
+
+
+def _is_optional(key, optional):
+    # a key the code computes (`for k in kwargs: kwargs[k]`) may only name keys present
+    return key is None or optional is None or key in optional
 
 
 def _literal_key(node):
@@ -153,6 +200,15 @@ class Site:
         method's `self` (TF converts it too, and fails: CG108's business)."""
         skip = 1 if self.is_method and self.params.names else 0
         return max(self.params.required - skip, 0), len(self.params.names) - skip
+
+    @property
+    def grad_functions(self):
+        """The gradient functions its returns give, each once, in order."""
+        found = []
+        for ret in self.returns:
+            if ret.grad is not None and ret.grad not in found:
+                found.append(ret.grad)
+        return found
 
 
 @dataclass(eq=False)
@@ -203,13 +259,13 @@ class ImportUse:
 
 
 class ModuleFacts:
-    def __init__(self, path, text, tree, target_python=(2, 7), python2_syntax=False,
-                 target_tf="1.8"):
+    def __init__(self, path, text, parsed, target_python=(2, 7), target_tf="1.8"):
         self.path = path
-        self.text = text
-        self.tree = tree
+        self.text = text  # the original text; `parsed.text` is what the tree was made from
+        self.parsed = parsed  # cglint.parse.Parsed
+        self.tree = parsed.tree
         self.target_python = target_python
-        self.python2_syntax = python2_syntax
+        self.python2_syntax = parsed.python2_syntax
         self.target_tf = target_tf
         self._instance_variables = {}  # id(class scope) -> attributes holding variables
         self._attribute_classes = {}  # id(class scope) -> {attribute: TensorFlow class}
@@ -218,8 +274,65 @@ class ModuleFacts:
         self._imported = {}  # (module, level, name) -> ImportedSite or None
 
     @cached_property
+    def lines(self):
+        """LineIndex of the original text, for what is found in the text itself."""
+        return self.parsed.lines if self.parsed.text == self.text else LineIndex(self.text)
+
+    def span(self, node):
+        """The Span of an `ast` node in the original text: characters, not bytes, and on
+        lines rewritten from Python 2, columns of the line as written."""
+        parsed = self.parsed
+        line = node.lineno
+        end_line = getattr(node, "end_lineno", None) or line
+        end_col = getattr(node, "end_col_offset", None) or node.col_offset
+        return Span(line, parsed.original_col(line, node.col_offset) + 1,
+                    end_line, parsed.original_col(end_line, end_col) + 1)
+
+    @cached_property
+    def fstrings(self):
+        """Every f-string group of the original text (cglint.fstrings.FString), in order."""
+        return find_fstrings(self.text, self.lines)
+
+    @cached_property
+    def new_syntax(self):
+        """Constructs newer than the target Python (cglint.newsyntax.NewSyntax), in order."""
+        return newer_syntax(self)
+
+    @cached_property
     def names(self):
         return Names(self.tree)
+
+    @cached_property
+    def parents(self):
+        """id(node) -> the node it is a child of. Only the few modules whose facts climb
+        the tree (gradient registrations, override maps) pay for it."""
+        parents = {}
+        stack = [self.tree]
+        while stack:
+            node = stack.pop()
+            for child in children(node):
+                parents[id(child)] = node
+                stack.append(child)
+        return parents
+
+    @cached_property
+    def overrides(self):
+        """Gradient override maps and registrations (cglint.overrides.OverrideFacts)."""
+        from cglint import overrides  # it builds on this module's GradFunction
+
+        return overrides.build(self)
+
+    @cached_property
+    def grad_functions(self):
+        """[(site, GradFunction)]: each gradient function the sites return, once, with
+        the first site that returns it."""
+        found, seen = [], set()
+        for site in self.sites:
+            for grad in site.grad_functions:
+                if grad not in seen:
+                    seen.add(grad)
+                    found.append((site, grad))
+        return found
 
     @property
     def nodes(self):
@@ -334,15 +447,10 @@ class ModuleFacts:
                 if binding.kind != "def":
                     continue
                 method_scope = self.names.scope_for_def[id(binding.node)]
-                for node in own_nodes(binding.node):
-                    if not isinstance(node, ast.Assign):
-                        continue
-                    for target in node.targets:
-                        if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-                                and self.instance_class(target.value, method_scope) is owner):
-                            kind = self._constructed(node.value, method_scope)
-                            previous = found.get(target.attr, kind)
-                            found[target.attr] = kind if previous == kind else None
+                for attr, value in self._attribute_stores(binding.node, method_scope, owner):
+                    kind = self._constructed(value, method_scope)
+                    previous = found.get(attr, kind)
+                    found[attr] = kind if previous == kind else None
         found = {name: kind for name, kind in found.items() if kind is not None}
         self._attribute_classes[id(owner)] = found
         return found
@@ -474,14 +582,18 @@ class ModuleFacts:
     def resolve(self, expr):
         return self.names.resolve(expr, self.names.scope_of(expr))
 
-    def count_values(self, expr, scope, depth=0):
-        """How many tensors `nest.flatten(expr)` gives, or None when it cannot be known."""
+    def count_values(self, expr, scope, depth=0, arguments=None):
+        """How many tensors `nest.flatten(expr)` gives, or None when it cannot be known.
+
+        The parameters of `scope` are tensors (a gradient or custom-gradient function's),
+        unless `arguments` (see `_call_arguments`) says `scope` is a helper being followed:
+        then a parameter counts as the argument the call passed it."""
         if depth > _MAX_DEPTH or expr is None:
             return None
         if isinstance(expr, (ast.Tuple, ast.List)):
             total = 0
             for element in expr.elts:
-                count = self.count_values(element, scope, depth + 1)
+                count = self.count_values(element, scope, depth + 1, arguments)
                 if count is None:
                     return None
                 total += count
@@ -491,47 +603,50 @@ class ModuleFacts:
         if isinstance(expr, (ast.BinOp, ast.UnaryOp)):
             operands = [expr.left, expr.right] if isinstance(expr, ast.BinOp) else [expr.operand]
             if any(isinstance(o, (ast.List, ast.Tuple, ast.ListComp)) for o in operands):
-                return self._count_repeated(expr, scope, depth)
-            return 1 if self._is_tensor(expr, scope, depth) else None
+                return self._count_repeated(expr, scope, depth, arguments)
+            return 1 if self._is_tensor(expr, scope, depth, arguments) else None
         if isinstance(expr, ast.Call):
-            if self._is_tensor(expr, scope, depth):
+            if self._is_tensor(expr, scope, depth, arguments):
                 return 1
-            return self._count_returned(expr, scope, depth)
+            return self._count_returned(expr, scope, depth, arguments)
         if isinstance(expr, ast.Name):
             values = self.assigned_values(expr, scope)
             if values is None:
-                return 1 if self._is_parameter(expr, scope) else None
-            return _agreed(self.count_values(value, scope, depth + 1) for value in values)
+                return 1 if self._is_parameter(expr, scope, depth, arguments) else None
+            return _agreed(self.count_values(value, scope, depth + 1, arguments)
+                           for value in values)
         if isinstance(expr, ast.IfExp):
-            counts = {self.count_values(expr.body, scope, depth + 1),
-                      self.count_values(expr.orelse, scope, depth + 1)}
+            counts = {self.count_values(expr.body, scope, depth + 1, arguments),
+                      self.count_values(expr.orelse, scope, depth + 1, arguments)}
             return counts.pop() if len(counts) == 1 else None
         return None
 
-    def _count_repeated(self, expr, scope, depth):
+    def _count_repeated(self, expr, scope, depth, arguments):
         """`[g] * 2`, `2 * (g,)`: the list's count times a literal int, else None."""
         if not isinstance(expr, ast.BinOp) or not isinstance(expr.op, ast.Mult):
             return None
         for sequence, times in ((expr.left, expr.right), (expr.right, expr.left)):
             if (isinstance(sequence, (ast.List, ast.Tuple)) and isinstance(times, ast.Constant)
                     and type(times.value) is int):
-                count = self.count_values(sequence, scope, depth + 1)
+                count = self.count_values(sequence, scope, depth + 1, arguments)
                 return None if count is None else count * times.value
         return None
 
-    def _count_returned(self, call, scope, depth):
+    def _count_returned(self, call, scope, depth, arguments):
         """The count every `return` of the called project function agrees on, or None."""
         function = self.called_function(call, scope)
         if function is None:
             return None
         own_scope = self.names.scope_for_def[id(function)]
+        passed = _call_arguments(call, function, (scope, arguments))
         body = list(own_nodes(function))
         if any(isinstance(node, (ast.Yield, ast.YieldFrom)) for node in body):
             return None  # a generator
         values = [node.value for node in body if isinstance(node, ast.Return)]
         if not values:
             return None
-        return _agreed(self.count_values(value, own_scope, depth + 1) for value in values)
+        return _agreed(self.count_values(value, own_scope, depth + 1, (own_scope, passed))
+                       for value in values)
 
     def called_function(self, call, scope):
         """The def a call runs, when the module shows it: `helper(...)` for a def bound once,
@@ -539,16 +654,31 @@ class ModuleFacts:
         func = call.func
         if isinstance(func, ast.Name):
             binding = self.names.definitions(func, scope)
-            if binding is not None and binding.kind == "def":
-                return binding.node
+            if binding is not None and binding.kind == "def" and not binding.node.decorator_list:
+                return binding.node  # a decorator may change what the call returns
             return None
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
             owner = self.instance_class(func.value, scope)
             if owner is not None:
                 methods = owner.bindings.get(func.attr, [])
-                if len(methods) == 1 and methods[0].kind == "def":
+                if len(methods) == 1 and methods[0].kind == "def" and all(
+                        _decorator_name(d) in ("staticmethod", "classmethod")
+                        for d in methods[0].node.decorator_list) and not self._overridden(
+                        owner.node.name, func.attr):
                     return methods[0].node
         return None
+
+    def _overridden(self, class_name, method):
+        """True when a class of the module derives from `class_name` and defines `method`:
+        `self.method()` may then run the subclass's."""
+        for node in self.nodes[ast.ClassDef]:
+            bases = {b.id if isinstance(b, ast.Name) else getattr(b, "attr", None)
+                     for b in node.bases}
+            if class_name in bases and any(
+                    isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Assign))
+                    and method in _defined_names(item) for item in node.body):
+                return True
+        return False
 
     def instance_class(self, name, scope):
         """The class scope when `name` is the `self` parameter of one of its methods."""
@@ -582,44 +712,86 @@ class ModuleFacts:
                 if binding.kind != "def":
                     continue
                 method_scope = self.names.scope_for_def[id(binding.node)]
-                for node in own_nodes(binding.node):
-                    if not isinstance(node, ast.Assign):
+                for attr, value in self._attribute_stores(binding.node, method_scope, owner):
+                    if _is_none(value):
                         continue
-                    for target in node.targets:
-                        if (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-                                and self.instance_class(target.value, method_scope) is owner
-                                and not _is_none(node.value)):
-                            creates = isinstance(node.value, ast.Call) and creates_variables(
-                                self.names.resolve(node.value.func, method_scope))
-                            verdicts[target.attr] = verdicts.get(target.attr, True) and creates
+                    creates = isinstance(value, ast.Call) and (
+                        creates_trained_variables(
+                            value, self.names.resolve(value.func, method_scope))
+                        or self._adds_weight(value, owner, method_scope))
+                    verdicts[attr] = verdicts.get(attr, True) and creates
         found = frozenset(name for name, creates in verdicts.items() if creates)
         self._instance_variables[id(owner)] = found
         return found
 
-    def _is_tensor(self, expr, scope, depth):
+    def _attribute_stores(self, method, scope, owner):
+        """(attribute, value) for every store to `self.attribute` in a method's own body;
+        value is None where the store is not `self.x = value` (`self.x, self.y = ...`,
+        `self.x += ...`, `with ... as self.x`), so it agrees with no other."""
+        body = list(own_nodes(method))
+        plain = {}  # id(target) -> the value a plain assignment stores
+        for node in body:
+            if isinstance(node, ast.Assign):
+                plain.update((id(t), node.value) for t in node.targets)
+            elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                plain[id(node.target)] = node.value
+        for node in body:
+            if (isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
+                    and isinstance(node.value, ast.Name)
+                    and self.instance_class(node.value, scope) is owner):
+                yield node.attr, plain.get(id(node))
+
+    def _adds_weight(self, call, owner, scope):
+        """`self.add_weight(...)` (or add_variable) in a class derived from a TensorFlow
+        class (a Keras or tf.layers Layer): a new trained variable."""
+        func = call.func
+        if not (isinstance(func, ast.Attribute) and func.attr in ("add_weight", "add_variable")
+                and isinstance(func.value, ast.Name)
+                and self.instance_class(func.value, scope) is owner):
+            return False
+        class_scope = self.names.scope_of(owner.node)
+        if not any((self.names.resolve(base, class_scope) or "").startswith("tensorflow.")
+                   for base in owner.node.bases):
+            return False
+        return creates_trained_variables(call, "tensorflow.Variable")
+
+    def _is_tensor(self, expr, scope, depth, arguments=None):
         """True for expressions that are one tensor: TF calls and arithmetic on tensors."""
         if isinstance(expr, ast.Call):
             qualname = self.names.resolve(expr.func, scope)
             if not qualname or not qualname.startswith("tensorflow."):
                 return False
-            return qualname.split(".", 1)[1] not in MULTI_OUTPUT
+            return _tf_path(qualname) not in MULTI_OUTPUT
         if isinstance(expr, ast.BinOp):
-            return any(self._is_tensor(side, scope, depth + 1) or self._is_parameter(side, scope)
+            return any(self._is_tensor(side, scope, depth + 1, arguments)
+                       or self._is_parameter(side, scope, depth, arguments)
                        for side in (expr.left, expr.right))
         if isinstance(expr, ast.UnaryOp):
-            return self._is_tensor(expr.operand, scope, depth + 1) or self._is_parameter(
-                expr.operand, scope)
+            return self._is_tensor(expr.operand, scope, depth + 1, arguments) or (
+                self._is_parameter(expr.operand, scope, depth, arguments))
         if isinstance(expr, ast.Name) and depth < _MAX_DEPTH:
             value = self.single_value(expr, scope)
-            return value is not None and self._is_tensor(value, scope, depth + 1)
+            return value is not None and self._is_tensor(value, scope, depth + 1, arguments)
         return False
 
-    def _is_parameter(self, expr, scope):
+    def _is_parameter(self, expr, scope, depth=0, arguments=None):
+        """True for a parameter of `scope` holding one tensor: any parameter of a gradient
+        or custom-gradient function, a helper's only when its call passed one."""
         if not isinstance(expr, ast.Name):
             return False
         bindings = scope.bindings.get(expr.id, [])
-        return len(bindings) == 1 and bindings[0].kind == "param" and (
-            bindings[0].node.arg not in _star_names(scope.node))
+        if not (len(bindings) == 1 and bindings[0].kind == "param" and (
+                bindings[0].node.arg not in _star_names(scope.node))):
+            return False
+        if arguments is None or arguments[0] is not scope:
+            return True
+        passed = arguments[1].get(expr.id)
+        if passed is None or depth > _MAX_DEPTH:
+            return False  # a default, or passed in a way not followed: unknown
+        value, (caller_scope, caller_arguments) = passed
+        # one tensor, not merely one element: `[dy]` passed to `a + b` is a list
+        return self._is_tensor(value, caller_scope, depth + 1, caller_arguments) or (
+            self._is_parameter(value, caller_scope, depth + 1, caller_arguments))
 
     def single_value(self, name, scope):
         """The value a Name was assigned exactly once in `scope`, and never mutated."""
@@ -635,6 +807,46 @@ class ModuleFacts:
         if _is_mutated(name.id, scope.node):
             return None
         return [binding.node for binding in bindings]
+
+
+def _call_arguments(call, function, caller):
+    """{parameter name: (argument, caller)} for the arguments `call` passes `function` by
+    position or keyword (`self` aside for `self.method(...)`); empty when a `*args` or
+    `**kwargs` at the call hides which parameter gets what. `caller` is the (scope,
+    arguments) pair the argument is counted in."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(
+            k.arg is None for k in call.keywords):
+        return {}
+    params = list(getattr(function.args, "posonlyargs", [])) + list(function.args.args)
+    static = any(_decorator_name(d) == "staticmethod" for d in function.decorator_list)
+    if isinstance(call.func, ast.Attribute) and not static:
+        params = params[1:]  # `self.method(...)`: self (or the class) is bound
+    passed = {param.arg: (value, caller) for param, value in zip(params, call.args)}
+    keyword_params = {a.arg for a in params} | {a.arg for a in function.args.kwonlyargs}
+    for keyword in call.keywords:
+        if keyword.arg in keyword_params:
+            passed[keyword.arg] = (keyword.value, caller)
+    return passed
+
+
+def _defined_names(statement):
+    if isinstance(statement, ast.Assign):
+        return {t.id for t in statement.targets if isinstance(t, ast.Name)}
+    return {statement.name}
+
+
+def _decorator_name(decorator):
+    return decorator.id if isinstance(decorator, ast.Name) else None
+
+
+def _tf_path(qualname):
+    """`tensorflow.compat.v1.gradients` -> `gradients`: the compat modules re-export the
+    same functions, so they return as many tensors as the root's."""
+    path = qualname.split(".", 1)[1]
+    for prefix in ("compat.v1.", "compat.v2."):
+        if path.startswith(prefix):
+            return path[len(prefix):]
+    return path
 
 
 def _agreed(counts):
@@ -681,6 +893,7 @@ class _SiteFinder:
     def __init__(self, module):
         self.module = module
         self.names = module.names
+        self.grads = {}  # id(def or lambda) -> its GradFunction: one per function
 
     def find(self):
         sites = []
@@ -766,6 +979,13 @@ class _SiteFinder:
         return [binding.node for binding in bindings]
 
     def _grad_function(self, node):
+        """The GradFunction of a def or lambda, made once: every return handing it back
+        (and every site) shares it."""
+        if id(node) not in self.grads:
+            self.grads[id(node)] = self._new_grad_function(node)
+        return self.grads[id(node)]
+
+    def _new_grad_function(self, node):
         name = "lambda" if isinstance(node, ast.Lambda) else node.name
         own_scope = self.names.scope_for_def[id(node)]
         if isinstance(node, ast.Lambda):

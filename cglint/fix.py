@@ -13,7 +13,7 @@ import stat
 import tempfile
 import tokenize
 
-_NEWLINE = re.compile(r"\r\n|\r|\n")
+from cglint.source import LineIndex
 
 
 class OverlappingEdits(ValueError):
@@ -24,9 +24,10 @@ def apply_edits(text, edits):
     """`text` with every edit applied; raises OverlappingEdits, or ValueError for a
     position outside the text. Two edits at the same start overlap (their order would be
     a guess); one may start where another ends."""
-    starts = [0] + [match.end() for match in _NEWLINE.finditer(text)]
+    lines = LineIndex(text)
     spans = sorted(
-        ((_offset(text, starts, e.line, e.col), _offset(text, starts, e.end_line, e.end_col), e) for e in edits),
+        ((lines.checked_offset(e.line, e.col), lines.checked_offset(e.end_line, e.end_col), e)
+         for e in edits),
         key=lambda span: span[:2],
     )
     pieces, pos, previous_start = [], 0, None
@@ -40,16 +41,6 @@ def apply_edits(text, edits):
         pos, previous_start = end, start
     pieces.append(text[pos:])
     return "".join(pieces)
-
-
-def _offset(text, starts, line, col):
-    if not 1 <= line <= len(starts):
-        raise ValueError("line %d is outside the text (1..%d)" % (line, len(starts)))
-    line_end = starts[line] if line < len(starts) else len(text)
-    offset = starts[line - 1] + col - 1
-    if not starts[line - 1] <= offset <= line_end:
-        raise ValueError("column %d is outside line %d" % (col, line))
-    return offset
 
 
 def encode_like(text, original):

@@ -13,9 +13,10 @@ An f-string and the string literals implicitly concatenated with it form one gro
 to the concatenated whole.
 """
 import ast
-import bisect
 import re
 from dataclasses import dataclass
+
+from cglint.source import LineIndex, Span
 
 _PREFIXES = {"", "r", "u", "b", "br", "rb", "ur", "f", "fr", "rf"}
 
@@ -51,24 +52,15 @@ _BRACE_ESCAPE = re.compile(r"\\(?:N\{|x7[bdBD]|17[35]|u007[bdBD]|U0000007[bdBD])
 class FString:
     """One f-string, or a group of implicitly concatenated literals holding one or more.
 
-    `line` is 1-based; `col` and `end_col` are 0-based character columns (tabs count 1),
-    `end_col` exclusive; `source` is the exact text from the first literal's prefix to
-    the last literal's closing quote, with whatever stands between the literals.
+    `span` is where it stands in the text; `start` is the character offset of its first
+    character, so a LineIndex of the text places any offset into `source`, which is the
+    exact text from the first literal's prefix to the last literal's closing quote, with
+    whatever stands between the literals.
     """
 
-    line: int
-    col: int
-    end_line: int
-    end_col: int
+    span: Span
+    start: int
     source: str
-
-    def position(self, offset):
-        """(line, col) of a character offset into `source`."""
-        before = self.source[:offset]
-        breaks = list(_NEWLINE.finditer(before))
-        if not breaks:
-            return self.line, self.col + offset
-        return self.line + len(breaks), offset - breaks[-1].end()
 
 
 @dataclass(frozen=True)
@@ -107,19 +99,16 @@ class NotConvertible(ValueError):
     """An f-string with no exact `str.format()` equivalent that Python 2.7 accepts."""
 
 
-def find_fstrings(text):
-    """Every f-string group in `text`, in order (see FString)."""
+def find_fstrings(text, lines=None):
+    """Every f-string group in `text`, in order (see FString); `lines` is the text's
+    LineIndex when the caller has one."""
     found = []
     if not _may_hold_fstrings(text):
         return found
-    line_starts = None
     for group in _groups(text):
-        if line_starts is None:
-            line_starts = [0] + [m.end() for m in _NEWLINE.finditer(text)]
+        lines = lines or LineIndex(text)
         start, end = group[0].start, group[-1].end
-        line, col = _position(line_starts, start)
-        end_line, end_col = _position(line_starts, end)
-        found.append(FString(line, col, end_line, end_col, text[start:end]))
+        found.append(FString(lines.span_of(start, end), start, text[start:end]))
     return found
 
 
@@ -254,11 +243,6 @@ def _convert_nested(expr):
         pos = group[-1].end
     pieces.append(expr[pos:])
     return "".join(pieces)
-
-
-def _position(line_starts, offset):
-    index = bisect.bisect_right(line_starts, offset) - 1
-    return index + 1, offset - line_starts[index]
 
 
 def _groups(text, depth=0):

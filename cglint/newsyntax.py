@@ -7,14 +7,13 @@ reported here.
 """
 import ast
 import io
-import itertools
-import operator
 import re
 import tokenize
 from dataclasses import dataclass
 
 from cglint import fstrings
 from cglint.names import children, same_scope_nodes
+from cglint.source import Span
 
 # The first Python that accepts each construct.
 MINIMUM_VERSION = {
@@ -85,59 +84,35 @@ GENERIC_BUILTINS = {"list", "dict", "tuple", "set", "frozenset", "type"}
 BUILTIN_TYPES = GENERIC_BUILTINS | {"int", "float", "complex", "str", "bytes", "bool", "object"}
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-_NEWLINE = re.compile(r"\r\n|\r|\n")
 # `with (` or `async with (`, blanks and line continuations allowed between.
 _OPENS_WITH_PARENTHESIS = re.compile(r"(?:async[ \t\f\\\r\n]+)?with[ \t\f\\\r\n]*\(")
 
 
 @dataclass(frozen=True)
 class NewSyntax:
-    """One construct newer than the target; line 1-based, columns 0-based characters."""
+    """One construct newer than the target, where it stands in the original text."""
 
-    line: int
-    col: int
+    span: Span
     construct: str
     minimum: tuple
     message: str
-    end_line: int = 0
-    end_col: int = 0
 
 
-def newer_syntax(tree, text, target, python2_syntax=False, index=None):
-    """NewSyntax records for `tree` (an ast.Module of `text`, or None) and `text`, in order.
-
-    `index` maps node types to the tree's nodes (cglint.names.Names.index, built by the
-    walk that binds names); without it the tree is walked here.
-    """
-    source = _Source(text)
+def newer_syntax(module, index=None):
+    """NewSyntax records for a ModuleFacts, in order. `index` maps node types to the
+    tree's nodes; it defaults to the module's (recorded by the walk that binds names)."""
+    target = module.target_python
+    index = module.nodes if index is None else index
     found = []
-    index = index if index is not None or tree is None else _index(tree)
-    if tree is not None:
-        checker = _Checker(tree, source, target, index, python2_syntax)
-        for at, construct, detail in checker.run():
-            if MINIMUM_VERSION[construct] > target:
-                found.append(_record(source, target, at, construct, detail))
-    # Without a tree only the text can tell; with one, no JoinedStr means no f-string.
-    if target >= (3, 6) and (tree is None or index.get(ast.JoinedStr)):
-        found.extend(_in_fstrings(text, target))
-    return sorted(found, key=lambda record: (record.line, record.col))
-
-
-def _index(tree):
-    index = {}
-    for node in ast.walk(tree):
-        index.setdefault(type(node), []).append(node)
-    return index
-
-
-def _record(source, target, at, construct, detail):
-    if isinstance(at, ast.AST):
-        line, col = at.lineno, source.char_col(at.lineno, at.col_offset)
-        end_line = getattr(at, "end_lineno", None) or line
-        end_col = source.char_col(end_line, getattr(at, "end_col_offset", None) or at.col_offset)
-    else:
-        (line, col), (end_line, end_col) = at, at
-    return NewSyntax(line, col, construct, MINIMUM_VERSION[construct], _message(construct, detail, target), end_line, end_col)
+    checker = _Checker(module.tree, module.parsed.lines, target, index, module.python2_syntax)
+    for node, construct, detail in checker.run():
+        if MINIMUM_VERSION[construct] > target:
+            found.append(NewSyntax(module.span(node), construct, MINIMUM_VERSION[construct],
+                                   _message(construct, detail, target)))
+    # No JoinedStr in the tree means no f-string in the text.
+    if target >= (3, 6) and index.get(ast.JoinedStr):
+        found.extend(_in_fstrings(module, target))
+    return sorted(found, key=lambda record: record.span[:2])
 
 
 def _message(construct, detail, target):
@@ -153,8 +128,9 @@ def _message(construct, detail, target):
     return "%s; %s" % (message, note) if note else message
 
 
-def _in_fstrings(text, target):
-    for group in fstrings.find_fstrings(text):
+def _in_fstrings(module, target):
+    lines = module.lines
+    for group in module.fstrings:
         for literal in fstrings.parse(group.source):
             for field in _all_fields(literal.fields or ()):
                 for construct, present in (
@@ -164,10 +140,9 @@ def _in_fstrings(text, target):
                     ("comment in an f-string expression", field.comment),
                 ):
                     if present and MINIMUM_VERSION[construct] > target:
-                        line, col = group.position(field.start)
-                        end_line, end_col = group.position(field.end)
+                        span = lines.span_of(group.start + field.start, group.start + field.end)
                         message = _message(construct, group.source[field.start : field.end], target)
-                        yield NewSyntax(line, col, construct, MINIMUM_VERSION[construct], message, end_line, end_col)
+                        yield NewSyntax(span, construct, MINIMUM_VERSION[construct], message)
 
 
 def _all_fields(fields):
@@ -197,7 +172,7 @@ _UNDERSCORED_NUMBER = re.compile(r"_(?<=[0-9]_)[0-9a-fA-F]")
 
 
 class _Checker:
-    """One method per node type, each yielding (node or (line, col), construct, detail).
+    """One method per node type, each yielding (node, construct, detail).
 
     Methods run over the index's nodes of their type, never over the whole tree: names
     and constants, most of any tree, are looked at only when the text says they may
@@ -205,9 +180,9 @@ class _Checker:
     comprehension, a subscript) is worked out only when a node of that kind is there.
     """
 
-    def __init__(self, tree, source, target, index, python2_syntax):
+    def __init__(self, tree, lines, target, index, python2_syntax):
         self.tree = tree
-        self.source = source
+        self.lines = lines  # LineIndex of the text the tree was parsed from
         self.target = target
         self.index = index
         futures = _futures(tree)
@@ -333,10 +308,11 @@ class _Checker:
 
     def _parenthesized(self, node):
         """Whether one pair of parentheses holds all the items of a `with` statement."""
-        source = self.source
-        if not _OPENS_WITH_PARENTHESIS.match(source.text, source.offset(node.lineno, node.col_offset)):
+        lines = self.lines
+        start = lines.ast_offset(node.lineno, node.col_offset)
+        if not _OPENS_WITH_PARENTHESIS.match(lines.text, start):
             return False  # most `with` statements: no tokenizing
-        header = source.text[source.offset(node.lineno, node.col_offset) : source.offset(node.body[0].lineno, node.body[0].col_offset)]
+        header = lines.text[start : lines.ast_offset(node.body[0].lineno, node.body[0].col_offset)]
         tokens = (t for t in tokenize.generate_tokens(io.StringIO(header).readline) if t.type in (tokenize.OP, tokenize.NAME))
         depth = 0
         try:
@@ -376,7 +352,7 @@ class _Checker:
             return
         if any(parent.slice is node for parent in self.nodes(ast.Subscript)):
             yield node, "`*` unpacking in a subscript", None
-        elif any(parent.value is node for parent in self.nodes(ast.Return, ast.Yield)) and not self.source.starts_with(node, "("):
+        elif any(parent.value is node for parent in self.nodes(ast.Return, ast.Yield)) and not self._starts_with(node, "("):
             yield node, "unparenthesized unpacking in `return`/`yield`", None
         else:
             yield node, "iterable unpacking in a display", None
@@ -436,7 +412,7 @@ class _Checker:
                     yield node, "`from __future__ import %s`" % alias.name, None
 
     def _constants(self):
-        text = self.source.text
+        text = self.lines.text
         ellipses = "..." in text
         underscores = _UNDERSCORED_NUMBER.search(text) is not None
         if not (ellipses or underscores):
@@ -452,8 +428,15 @@ class _Checker:
             for node in constants:
                 value = node.value
                 if isinstance(value, (int, float, complex)) and not isinstance(value, bool):
-                    if "_" in self.source.segment(node):
-                        yield node, "underscore in a numeric literal", self.source.segment(node)
+                    if "_" in self._segment(node):
+                        yield node, "underscore in a numeric literal", self._segment(node)
+
+    def _segment(self, node):
+        lines = self.lines
+        return lines.text[lines.ast_offset(node.lineno, node.col_offset) : lines.ast_offset(node.end_lineno, node.end_col_offset)]
+
+    def _starts_with(self, node, text):
+        return self.lines.text.startswith(text, self.lines.ast_offset(node.lineno, node.col_offset))
 
     def _slices(self):
         """ids of subscripts' slices, and of the elements of those that are tuples."""
@@ -484,42 +467,3 @@ def _dotted(node):
 
 def _builtin_type(node):
     return (isinstance(node, ast.Name) and node.id in BUILTIN_TYPES) or (isinstance(node, ast.Constant) and node.value is None)
-
-
-class _Source:
-    """The module text by lines, to turn ast positions (UTF-8 byte columns) into characters."""
-
-    def __init__(self, text):
-        self.text = text
-        self._starts = None
-
-    @property
-    def starts(self):
-        if self._starts is None:
-            if "\r" in self.text:
-                self._starts = [0] + [match.end() for match in _NEWLINE.finditer(self.text)]
-            else:  # the usual case, several times faster: all in C
-                lengths = map(len, self.text.split("\n"))
-                self._starts = list(map(operator.add, itertools.accumulate(lengths, initial=0),
-                                        itertools.count()))[:-1]
-        return self._starts
-
-    def line(self, lineno):
-        start = self.starts[lineno - 1]
-        end = self.starts[lineno] if lineno < len(self.starts) else len(self.text)
-        return self.text[start:end]
-
-    def char_col(self, lineno, byte_col):
-        line = self.line(lineno)
-        if line.isascii():
-            return byte_col
-        return len(line.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
-
-    def offset(self, lineno, byte_col):
-        return self.starts[lineno - 1] + self.char_col(lineno, byte_col)
-
-    def segment(self, node):
-        return self.text[self.offset(node.lineno, node.col_offset) : self.offset(node.end_lineno, node.end_col_offset)]
-
-    def starts_with(self, node, text):
-        return self.text.startswith(text, self.offset(node.lineno, node.col_offset))

@@ -12,12 +12,11 @@ import ast
 import os
 import re
 import string
-import weakref
 from dataclasses import dataclass, field
 from typing import Optional
 
 from cglint.facts import EAGER_SWITCHES, GradFunction, Parameters, own_nodes
-from cglint.names import children, same_scope_nodes
+from cglint.names import same_scope_nodes
 from cglint.ops import load as load_ops
 
 REGISTER_GRADIENT = frozenset((
@@ -139,22 +138,16 @@ def registered_names(facts):
     return RegisteredNames(names, patterns, any_name)
 
 
-_CACHE = weakref.WeakKeyDictionary()
-
-
-def of(module):
-    """The OverrideFacts of a ModuleFacts, built once."""
-    facts = _CACHE.get(module)
-    if facts is None:
-        facts = _CACHE[module] = _Builder(module).build()
-    return facts
+def build(module):
+    """The OverrideFacts of a ModuleFacts (read them as `module.overrides`)."""
+    return _Builder(module).build()
 
 
 class _Builder:
     def __init__(self, module):
         self.module = module
         self.names = module.names
-        self.parents = {}
+        self.parents = {}  # id(node) -> its parent: module.parents, once needed
         self.qualnames = {}  # id(Call) -> what it calls
         self.calls_by_name = {}  # `f` -> the calls `f(...)` of a plain name
 
@@ -164,12 +157,7 @@ class _Builder:
                               imports=imported_components(module))
         if not any(marker in module.text for marker in _MARKERS):
             return facts
-        stack = [module.tree]
-        while stack:
-            node = stack.pop()
-            for child in children(node):
-                self.parents[id(child)] = node
-                stack.append(child)
+        self.parents = module.parents
         for call, qualname in module.calls:
             self.qualnames[id(call)] = qualname
             if isinstance(call.func, ast.Name):

@@ -16,7 +16,10 @@ import ast
 import re
 import warnings
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Optional
+
+from cglint.source import LineIndex
 
 # 2to3 fixers that only rewrite Python-2-only syntax, each within its own lines.
 _PY2_FIXERS = tuple("fissix.fixes.fix_" + name for name in (
@@ -63,38 +66,19 @@ class Parsed:
     error: Optional[tuple] = None
     column_maps: dict = field(default_factory=dict)  # line -> list: new col -> original col
 
+    @cached_property
+    def lines(self):
+        """LineIndex of the parsed text, where the tree's positions are."""
+        return LineIndex(self.text)
+
     def original_col(self, line, col):
         """0-based character column in the original text for an `ast` column (a UTF-8
         byte offset) in the parsed text."""
-        col = utf8_to_char_col(self.text, line, col)
+        col = self.lines.char_col(line, col)
         mapping = self.column_maps.get(line)
         if mapping is None:
             return col
         return mapping[min(col, len(mapping) - 1)]
-
-
-def _line(text, line):
-    start = 0
-    for _ in range(line - 1):
-        start = text.find("\n", start) + 1
-        if start == 0:
-            return ""
-    end = text.find("\n", start)
-    return text[start:] if end < 0 else text[start:end]
-
-
-def utf8_to_char_col(text, line, col):
-    """`ast` columns count UTF-8 bytes; users and editors count characters."""
-    if text.isascii():
-        return col
-    source_line = _line(text, line)
-    return len(source_line.encode("utf-8")[:col].decode("utf-8", "ignore"))
-
-
-def char_to_utf8_col(text, line, col):
-    if text.isascii():
-        return col
-    return len(_line(text, line)[:col].encode("utf-8"))
 
 
 def _syntax_error_position(error):

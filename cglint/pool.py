@@ -23,7 +23,7 @@ _checked = 0
 
 
 def check_item(item):
-    """Check one (path, data bytes, options, report_unused_noqa) item."""
+    """Check one (path, data bytes, options) item."""
     global _checked
     result = check.check_bytes(*item)
     _checked += 1

@@ -248,15 +248,19 @@ def _summarize(path, with_imports):
     if not (defines or registers):
         return summary
     from cglint.facts import ModuleFacts
-    module = ModuleFacts(path, text, parsed.tree)
+    module = ModuleFacts(path, text, parsed)
     for site in module.sites:
         if module.names.scope_of(site.func) is module.names.module:  # importable ones
             _add_site(summary, module, site, site.name)
     for alias, site in _module_level_wraps(module):
         _add_site(summary, module, site, alias)
+    for name in list(summary.sites):
+        # `f = wrap(f)` after the def, or a def per branch: importers may get another f
+        if len(module.names.module.bindings.get(name, ())) != 1:
+            del summary.sites[name]
     if registers:
         from cglint import overrides
-        facts = overrides.of(module)
+        facts = module.overrides
         found = overrides.registered_names(facts)
         summary.registered = found.names
         summary.registered_patterns = tuple(found.patterns)

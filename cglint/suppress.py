@@ -10,8 +10,8 @@ import re
 import tokenize
 from dataclasses import dataclass
 
-from cglint.diagnostics import Diagnostic
-from cglint.rules.base import Edit
+from cglint.diagnostics import Diagnostic, Edit
+from cglint.source import Span
 
 UNUSED_CODE = "CG003"
 _CODES = r"[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*"
@@ -118,8 +118,8 @@ def _tokenize(generate, comment_type, text):
 
 
 def apply(diagnostics, directives, path, enabled=None, report_unused=False):
-    """(kept diagnostics, CG003 fixes) after the directives; with `report_unused`, CG003
-    findings for each directive code that silenced nothing, where `enabled(code)` says the
+    """The diagnostics the directives keep; with `report_unused`, and a CG003 finding (with
+    its fix) for each directive code that silenced nothing, where `enabled(code)` says the
     code's rule ran (a code of a rule that did not run might well be needed)."""
     used = set()
     kept = []
@@ -140,29 +140,26 @@ def apply(diagnostics, directives, path, enabled=None, report_unused=False):
                     silenced = True
         if not silenced:
             kept.append(diagnostic)
-    fixes = []
     if report_unused:
         for noqa in sorted(directives.inline.values(), key=lambda n: n.line):
             unused = [code for code in noqa.codes
                       if _CG_CODE.match(code) and code != UNUSED_CODE
                       and (noqa.line, code) not in used and (enabled is None or enabled(code))]
             if unused:
-                finding = _unused_finding(path, noqa, unused)
-                kept.append(finding)
-                fixes.append((finding, (_removal(noqa, unused),)))
-    return kept, fixes
+                kept.append(_unused_finding(path, noqa, unused))
+    return kept
 
 
 def _unused_finding(path, noqa, unused):
     message = "unused `noqa` code%s: %s" % ("" if len(unused) == 1 else "s", ", ".join(unused))
-    return Diagnostic(path, noqa.line, noqa.start + 1, UNUSED_CODE, message, noqa.line,
-                      noqa.end + 1)
+    return Diagnostic.at(path, Span(noqa.line, noqa.start + 1, noqa.line, noqa.end + 1),
+                         UNUSED_CODE, message, fix=(_removal(noqa, unused),))
 
 
 def _removal(noqa, unused):
     """An Edit dropping the unused codes, or the whole directive when none stays."""
     kept = [code for code in noqa.codes if code not in unused]
     if kept:
-        return Edit(noqa.line, noqa.start + 1, noqa.line, noqa.end + 1,
+        return Edit(Span(noqa.line, noqa.start + 1, noqa.line, noqa.end + 1),
                     "# noqa: " + ", ".join(kept))
-    return Edit(noqa.line, noqa.cut + 1, noqa.line, noqa.end + 1, noqa.rest)
+    return Edit(Span(noqa.line, noqa.cut + 1, noqa.line, noqa.end + 1), noqa.rest)

@@ -3,6 +3,8 @@
 These are the creators TF 1.8 users reach for. Layer *classes* create their variables when
 the instance is first called, so an instantiation counts too.
 """
+import ast
+
 # Exact qualified names of functions that return a new variable.
 VARIABLE_FUNCTIONS = frozenset((
     "tensorflow.Variable",
@@ -48,3 +50,12 @@ def creates_variables(qualname):
     if qualname in VARIABLE_FUNCTIONS:
         return True
     return qualname.startswith(LAYER_MODULES) and qualname.rsplit(".", 1)[1] in WEIGHTED_LAYERS
+
+
+def creates_trained_variables(call, qualname):
+    """creates_variables, less the calls that visibly make a variable no optimizer trains:
+    `trainable=False` or a local variable (a closure read of those needs no gradient)."""
+    if not creates_variables(qualname) or qualname == "tensorflow.get_local_variable":
+        return False
+    return not any(k.arg == "trainable" and isinstance(k.value, ast.Constant)
+                   and k.value.value is False for k in call.keywords)

@@ -2,13 +2,13 @@ import textwrap
 
 import pytest
 
-from cglint import engine
+from cglint import check, engine
 
 
 def lint(code, select=(), target_python=(2, 7)):
-    """(code, line, col) of every finding on a dedented snippet."""
+    """(code, line, col) of every finding on a dedented snippet, as a run of that file."""
     options = engine.Options(select=tuple(select), target_python=target_python)
-    result = engine.lint_text("snippet.py", textwrap.dedent(code), options)
+    result = check.check_alone("snippet.py", textwrap.dedent(code), options)
     assert not result.error, result.error
     return [(d.code, d.line, d.col) for d in result.diagnostics]
 

@@ -8,8 +8,8 @@ import pytest
 
 from cglint import autofix, engine
 from cglint.cli import main
-from cglint.diagnostics import Diagnostic
-from cglint.rules.base import Edit
+from cglint.diagnostics import Diagnostic, Edit
+from cglint.source import Span
 
 BAD = (
     "import tensorflow as tf\n"
@@ -79,10 +79,9 @@ def test_fix_and_diff_together_is_a_usage_error(capsys):
 def test_a_file_that_does_not_parse_is_never_touched(tmp_path, capsys):
     broken = BAD + "def g(:\n"
     (tmp_path / "a.py").write_text(broken)
-    result = engine.Result("a.py", [Diagnostic("a.py", 5, 36, "CG003", "unused")],
-                           [(Diagnostic("a.py", 5, 36, "CG003", "unused"),
-                             (Edit(5, 1, 5, 2, "X"),))])
-    fixed = autofix.fix_text("a.py", broken, engine.Options(), True, result)
+    result = engine.Result("a.py", [Diagnostic("a.py", 5, 36, "CG003", "unused",
+                                               fix=(Edit(Span(5, 1, 5, 2), "X"),))])
+    fixed = autofix.fix_text("a.py", broken, engine.Options(report_unused_noqa=True), result)
     assert fixed.text == broken and fixed.applied == 0
     run(capsys, "a.py", "--fix")
     assert (tmp_path / "a.py").read_text() == broken
@@ -90,8 +89,8 @@ def test_a_file_that_does_not_parse_is_never_touched(tmp_path, capsys):
 
 def test_a_fix_that_would_break_the_syntax_is_dropped():
     text = "x = 1\n"
-    bad_fix = (Diagnostic("a.py", 1, 1, "CG003", "m"), (Edit(1, 1, 1, 2, "def"),))
-    result = engine.Result("a.py", [bad_fix[0]], [bad_fix])
+    bad_fix = Diagnostic("a.py", 1, 1, "CG003", "m", fix=(Edit(Span(1, 1, 1, 2), "def"),))
+    result = engine.Result("a.py", [bad_fix])
     assert autofix.fix_text("a.py", text, engine.Options(), result=result).text == text
 
 
@@ -99,7 +98,7 @@ def test_overlapping_fixes_wait_for_the_next_pass():
     text = "x = 1\n"
     first = Diagnostic("a.py", 1, 1, "CG003", "one")
     second = Diagnostic("a.py", 1, 2, "CG003", "two")
-    edits = {first: (Edit(1, 1, 1, 4, "y ="),), second: (Edit(1, 2, 1, 5, "z"),)}
+    edits = {first: (Edit(Span(1, 1, 1, 4), "y ="),), second: (Edit(Span(1, 2, 1, 5), "z"),)}
     chosen = autofix._compatible_edits(text, list(edits.items()))
     assert chosen == list(edits[first])
 

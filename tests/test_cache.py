@@ -6,7 +6,7 @@ import time
 import pytest
 
 from cglint import cache as cache_module
-from cglint import cli
+from cglint import cli, lint_run
 from cglint.cli import main
 
 from snippets import BAD
@@ -51,7 +51,7 @@ def caches(monkeypatch, tmp_path):
             super().__init__(*args, **kwargs)
             made.append(self)
 
-    monkeypatch.setattr(cli, "Cache", Recorded)
+    monkeypatch.setattr(lint_run, "Cache", Recorded)
     return made
 
 
@@ -221,6 +221,33 @@ def test_second_run_over_1000_unchanged_files(caches, tmp_path, capsys):
     assert warm < cold / 3  # loose: shared CI machines are noisy; measured 10-20x
 
 
+UNREGISTERED = '''import tensorflow as tf
+
+g = tf.get_default_graph()
+with g.gradient_override_map({"Relu": "Missing"}):  # noqa: CG202
+    y = tf.nn.relu(tf.constant([1.0]))
+with g.gradient_override_map({"Relu": "AlsoMissing"}):
+    y = tf.nn.relu(tf.constant([1.0]))
+'''
+
+
+def test_whole_run_findings_obey_noqa_from_the_cache_without_reading_files(
+        tmp_path, monkeypatch, capsys):
+    (tmp_path / "m.py").write_text(UNREGISTERED)
+    monkeypatch.chdir(tmp_path)
+    assert main(["--format", "json", "m.py"]) == 1
+    cold = capsys.readouterr().out
+    assert '"Missing"' not in cold and "`AlsoMissing`" in cold
+
+    def no_reading(*args):
+        raise AssertionError("read a file while judging the whole run")
+
+    monkeypatch.setattr(cli.files, "load", no_reading)
+    monkeypatch.setattr(cli.files, "decode", no_reading)
+    assert main(["--format", "json", "m.py"]) == 1  # from the cache
+    assert capsys.readouterr().out == cold
+
+
 # ------------------------------------------------- the cache folder is untrusted input
 
 def victim_tree(root):
@@ -251,7 +278,7 @@ def test_links_in_the_cache_folder_are_removed_never_followed(caches, tmp_path, 
     version = top / cache_module.fingerprint()[:16]
     version.mkdir()
     key = cache_module.Cache.key("a.py", BAD.encode(), cli.load_settings(
-        cli.build_parser().parse_args(["."])).settings_for("a.py").options_for("a.py"), False)
+        cli.build_parser().parse_args(["."])).settings_for("a.py").options_for("a.py"))
     (version / key[:2]).symlink_to(victim)
     assert run(capsys, ".") == expected
     assert_untouched(victim)
@@ -308,6 +335,7 @@ def forged(code="CG301", edit_text="import os; os.system('echo owned')\n"):
         "fixes": [[0, [[1, 1, 1, 1, edit_text]]]],
         "summaries": {"d": []},
         "dependencies": [],
+        "directives": None,
     }).encode()
 
 

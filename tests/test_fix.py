@@ -4,12 +4,14 @@ import glob
 import os
 import stat
 import subprocess
-from types import SimpleNamespace
 
 import pytest
 
 from cglint.fix import OverlappingEdits, apply_edits, encode_like, write_atomic
-from cglint.rules.base import Edit
+from cglint.diagnostics import Edit
+from cglint.source import Span
+from cglint.facts import ModuleFacts
+from cglint.parse import parse
 from cglint.rules.cg301_fstring import FStringRule
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -18,29 +20,29 @@ PYTHON27 = os.path.expanduser("~/.pyenv/versions/2.7.18/bin/python")
 
 def test_apply_edits_replaces_by_line_and_column():
     text = "a = 1\nb = f(x)\n"
-    edits = [Edit(2, 5, 2, 9, "g(y)"), Edit(1, 5, 1, 6, "10")]
+    edits = [Edit(Span(2, 5, 2, 9), "g(y)"), Edit(Span(1, 5, 1, 6), "10")]
     assert apply_edits(text, edits) == "a = 10\nb = g(y)\n"
 
 
 def test_apply_edits_across_lines_and_crlf():
     text = "a = (1,\r\n     2)\r\nb\r\n"
-    assert apply_edits(text, [Edit(1, 5, 2, 8, "3")]) == "a = 3\r\nb\r\n"
+    assert apply_edits(text, [Edit(Span(1, 5, 2, 8), "3")]) == "a = 3\r\nb\r\n"
 
 
 def test_adjacent_edits_are_fine_overlapping_ones_raise():
     text = "abcdef"
-    assert apply_edits(text, [Edit(1, 1, 1, 3, "X"), Edit(1, 3, 1, 5, "Y")]) == "XYef"
+    assert apply_edits(text, [Edit(Span(1, 1, 1, 3), "X"), Edit(Span(1, 3, 1, 5), "Y")]) == "XYef"
     with pytest.raises(OverlappingEdits):
-        apply_edits(text, [Edit(1, 1, 1, 4, "X"), Edit(1, 3, 1, 5, "Y")])
+        apply_edits(text, [Edit(Span(1, 1, 1, 4), "X"), Edit(Span(1, 3, 1, 5), "Y")])
     with pytest.raises(OverlappingEdits):
-        apply_edits(text, [Edit(1, 2, 1, 2, "X"), Edit(1, 2, 1, 2, "Y")])
+        apply_edits(text, [Edit(Span(1, 2, 1, 2), "X"), Edit(Span(1, 2, 1, 2), "Y")])
 
 
 def test_positions_outside_the_text_raise():
     with pytest.raises(ValueError):
-        apply_edits("abc\n", [Edit(1, 6, 1, 7, "X")])
+        apply_edits("abc\n", [Edit(Span(1, 6, 1, 7), "X")])
     with pytest.raises(ValueError):
-        apply_edits("abc\n", [Edit(4, 1, 4, 1, "X")])
+        apply_edits("abc\n", [Edit(Span(4, 1, 4, 1), "X")])
 
 
 def test_encode_like_keeps_encoding_bom_and_line_endings():
@@ -79,7 +81,7 @@ def test_write_atomic_leaves_the_old_file_when_writing_fails(tmp_path, monkeypat
 
 
 def fix_text(text, target=(2, 7)):
-    module = SimpleNamespace(text=text, tree=None, target_python=target, python2_syntax=False)
+    module = ModuleFacts("m.py", text, parse(text, target), target)
     findings = list(FStringRule().check(module))
     edits = [edit for finding in findings if finding.fix for edit in finding.fix]
     return apply_edits(text, edits), findings

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from cglint import engine
+from cglint import check, engine
 from fixture_files import (ROOT, fixture_name, fixture_paths, header_of, is_project,
                            project_files, rule_of)
 
@@ -20,9 +20,13 @@ def _options(path):
 
 def _lint_run(paths, options):
     """{path: sorted (code, line, col)} of one run over `paths`, whole-run findings too."""
-    results = [engine.lint_path(path, options) for path in paths]
+    results = []
+    for path in paths:
+        with open(path, "rb") as handle:
+            results.append(check.check_bytes(path, handle.read(), options))
     assert not any(result.error for result in results)
-    diagnostics = [d for r in results for d in r.diagnostics] + engine.finish_run(results, options)
+    check.finish(results, lambda _: options)
+    diagnostics = [d for r in results for d in r.diagnostics]
     found = {path: [] for path in paths}
     for d in diagnostics:
         found[d.path].append((d.code, d.line, d.col))

@@ -14,17 +14,22 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cglint.fstrings import NotConvertible, convert, find_fstrings, parse, to_format
+from cglint.source import LineIndex
 
 PYTHON27 = os.path.expanduser("~/.pyenv/versions/2.7.18/bin/python")
 
 
 def spans(text):
-    return [(f.line, f.col, f.end_line, f.end_col, f.source) for f in find_fstrings(text)]
+    """(line, col, end line, end col, source) of each group, columns 0-based like ast's."""
+    return [(f.span.line, f.span.col - 1, f.span.end_line, f.span.end_col - 1, f.source)
+            for f in find_fstrings(text)]
 
 
-def test_positions_are_one_based_lines_and_zero_based_columns():
-    text = 'x = 1\ny = "a" + f"{x}!"\n'
-    assert spans(text) == [(2, 10, 2, 17, 'f"{x}!"')]
+def test_spans_are_one_based_lines_and_columns_in_characters():
+    text = 'x = "é"\ny = "中" + f"{x}!"\n'
+    (found,) = find_fstrings(text)
+    assert found.span == (2, 11, 2, 18)
+    assert text[found.start:].startswith('f"{x}!"')
 
 
 def test_implicitly_concatenated_literals_form_one_group():
@@ -128,10 +133,12 @@ def test_agrees_with_the_ast_on_the_standard_library():
 def _fstring_literals(text):
     """(start, end) positions of each f-string literal, from our groups."""
     result = []
-    for group in find_fstrings(text):
+    lines = LineIndex(text)
+    for group in find_fstrings(text, lines):
         for literal in parse(group.source):
             if literal.fields is not None:
-                result.append(group.position(literal.start) + group.position(literal.end))
+                result.append(lines.position(group.start + literal.start)
+                              + lines.position(group.start + literal.end))
     return result
 
 

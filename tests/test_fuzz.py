@@ -204,7 +204,7 @@ def test_command_line_on_a_tree_of_mutated_files(mutated_tree, jobs):
     for number in range(0, CLI_INPUTS, 7):
         path = str(mutated_tree / ("m%03d.py" % number))
         data = open(path, "rb").read()
-        expected = {d.code for d in check.check_bytes(path, data, engine.Options(), True).diagnostics}
+        expected = {d.code for d in check.check_bytes(path, data, engine.Options(report_unused_noqa=True)).diagnostics}
         if files.decode(path, data).__class__ is files.Unreadable:
             assert expected == {"CG002"}
         got = {r["code"] for r in records if r["path"] == path}

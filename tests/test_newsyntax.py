@@ -5,12 +5,19 @@ import textwrap
 
 import pytest
 
+from cglint.facts import ModuleFacts
 from cglint.newsyntax import MINIMUM_VERSION, NOTES, newer_syntax
+from cglint.parse import Parsed, parse
+
+
+def module_of(code, target=(2, 7), python2_syntax=False):
+    parsed = Parsed(ast.parse(code), python2_syntax, code)
+    return ModuleFacts("m.py", code, parsed, target)
 
 
 def constructs(code, target=(2, 7), python2_syntax=False):
     code = textwrap.dedent(code)
-    return [r.construct for r in newer_syntax(ast.parse(code), code, target, python2_syntax)]
+    return [r.construct for r in newer_syntax(module_of(code, target, python2_syntax))]
 
 
 FLAGGED = [
@@ -113,23 +120,29 @@ def test_fstring_internals_below_36_are_left_to_cg301():
 
 def test_message_position_and_note():
     code = "class Model(object):\n    def call(self, x, *, scale=2.0):\n        return super().call(x)\n"
-    records = newer_syntax(ast.parse(code), code, (2, 7))
-    assert [(r.line, r.col, r.minimum, r.message) for r in records] == [
-        (2, 25, (3, 0), "keyword-only parameter `scale` needs Python 3.0+ (target is 2.7)"),
-        (3, 15, (3, 0), "argument-less `super()` needs Python 3.0+ (target is 2.7); " + NOTES["argument-less `super()`"]),
+    records = newer_syntax(module_of(code))
+    assert [(r.span.line, r.span.col, r.minimum, r.message) for r in records] == [
+        (2, 26, (3, 0), "keyword-only parameter `scale` needs Python 3.0+ (target is 2.7)"),
+        (3, 16, (3, 0), "argument-less `super()` needs Python 3.0+ (target is 2.7); " + NOTES["argument-less `super()`"]),
     ]
     assert "TypeError: super() takes at least 1 argument (0 given)" in records[1].message
 
 
 def test_columns_count_characters_not_bytes():
     code = "s = 'é'; y = a @ b\n"
-    (record,) = newer_syntax(ast.parse(code), code, (2, 7))
-    assert (record.line, record.col, record.end_col) == (1, 13, 18)
+    (record,) = newer_syntax(module_of(code))
+    assert record.span == (1, 14, 1, 19)
 
 
-def test_without_a_tree_only_the_text_is_checked():
-    records = newer_syntax(None, 'print "x"\ns = f"{x=}"\n', (3, 6))
-    assert [(r.line, r.col, r.construct) for r in records] == [(2, 6, "f-string `=` specifier")]
+def test_python2_files_report_columns_of_the_line_as_written():
+    code = 'print "é", 1; nonlocal_ = lambda *, k: k\ns = f"{x=}"\n'
+    parsed = parse(code, (3, 6))
+    assert parsed.python2_syntax
+    records = newer_syntax(ModuleFacts("m.py", code, parsed, (3, 6)))
+    assert [(r.span, r.construct) for r in records] == [
+        ((2, 7, 2, 11), "f-string `=` specifier")]
+    records = newer_syntax(ModuleFacts("m.py", code, parsed, (2, 7)))
+    assert [(r.span[:2], r.construct) for r in records] == [((1, 37), "keyword-only parameter")]
 
 
 def test_every_construct_has_a_version_and_every_note_a_construct():
@@ -144,7 +157,9 @@ def test_the_binders_node_index_finds_what_a_full_walk_finds(code):
     from cglint.names import Names
 
     tree = ast.parse(code)
+    walked = {}
+    for node in ast.walk(tree):
+        walked.setdefault(type(node), []).append(node)
     for target in ((2, 7), (3, 5), (3, 6)):
-        walked = newer_syntax(tree, code, target)
-        indexed = newer_syntax(tree, code, target, index=Names(tree).index)
-        assert indexed == walked
+        module = ModuleFacts("m.py", code, Parsed(tree, text=code), target)
+        assert newer_syntax(module, Names(tree).index) == newer_syntax(module, walked)

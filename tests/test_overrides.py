@@ -7,39 +7,27 @@ import textwrap
 
 import pytest
 
-from cglint import overrides
+from cglint import check, engine
 from cglint.facts import ModuleFacts
 from cglint.parse import parse
-from cglint.rules import (cg201_override_key, cg202_override_unregistered,
-                          cg203_gradient_registered_twice, cg204_registered_gradient_count)
 from fixture_files import ROOT, fixture_paths, header_of
-
-RULES = [module.RULE() for module in (
-    cg201_override_key, cg202_override_unregistered, cg203_gradient_registered_twice,
-    cg204_registered_gradient_count)]
-
 
 def facts_of(code, path="snippet.py"):
     text = textwrap.dedent(code)
     parsed = parse(text)
-    return ModuleFacts(path, text, parsed.tree, (2, 7), parsed.python2_syntax)
+    return ModuleFacts(path, text, parsed)
+
+
+def overrides_of(code):
+    return facts_of(code).overrides
 
 
 def findings(files):
-    """{path: code} linted as one run: sorted (path, code, line, col, message), col 1-based."""
-    found, summaries = [], {}
-    for path, code in files.items():
-        module = facts_of(code, path)
-        for rule in RULES:
-            found += [(path, rule.code, f.line, f.col + 1, f.message) for f in rule.check(module)]
-            summary = rule.summarize(module)
-            if summary is not None:
-                summaries.setdefault(rule.code, {})[path] = summary
-    for rule in RULES:
-        if rule.code in summaries:
-            found += [(d.path, d.code, d.line, d.col, d.message)
-                      for d in rule.check_run(summaries[rule.code])]
-    return sorted(found)
+    """{path: code} linted as one run: sorted (path, code, line, col, message)."""
+    results = check.check_texts({path: textwrap.dedent(code) for path, code in files.items()},
+                                engine.Options(select=("CG2",)))
+    return sorted((d.path, d.code, d.line, d.col, d.message)
+                  for result in results for d in result.diagnostics)
 
 
 def run(files):
@@ -281,7 +269,7 @@ def test_names_built_at_run_time_are_unknown(name_expr):
     b = clipped_relu(tf.constant([2.0]))
     """ % name_expr
     assert lint(code) == []
-    facts = overrides.of(facts_of(code))
+    facts = overrides_of(code)
     registration, = facts.registrations
     assert registration.name.value is None
     assert registration.name.identity == facts.maps[0].entries[0].value.identity
@@ -302,7 +290,7 @@ def test_constant_names_through_variables_and_concatenation_are_known():
         with tf.get_default_graph().gradient_override_map({"Relu": name}):
             return tf.nn.relu(x)
     """
-    facts = overrides.of(facts_of(code))
+    facts = overrides_of(code)
     assert facts.registrations[0].name.value == "ClippedReluGrad"
     assert facts.maps[0].entries[0].value.value == "ClippedReluGrad"
     assert lint(code) == []
@@ -661,7 +649,7 @@ def test_registration_in_one_module_and_map_in_another():
 # Facts
 
 def test_registration_facts():
-    facts = overrides.of(facts_of("""
+    facts = overrides_of("""
     import tensorflow as tf
 
     @tf.RegisterGradient("A")
@@ -675,7 +663,7 @@ def test_registration_facts():
     helper()
     unused = tf.RegisterGradient("C")
     tf.NoGradient("D")
-    """))
+    """)
     a, b, c, d = facts.registrations
     assert (a.name.value, a.applied, a.function.name, a.runs) == ("A", True, "_a", [(4, False)])
     assert (b.name.value, b.in_function.name, b.runs) == ("B", "helper", [(11, False), (12, False)])
@@ -684,14 +672,14 @@ def test_registration_facts():
 
 
 def test_override_map_facts():
-    facts = overrides.of(facts_of("""
+    facts = overrides_of("""
     import tensorflow as tf
 
     def build(x, name):
         with tf.get_default_graph().gradient_override_map({"Relu": name, "Sign": "Identity"}):
             y = tf.nn.relu(x) + tf.sign(x)
         return y
-    """))
+    """)
     found, = facts.maps
     assert [(e.key, e.value.value, e.value.from_caller) for e in found.entries] == [
         ("Relu", None, True), ("Sign", "Identity", False)]
@@ -702,7 +690,7 @@ def test_override_map_facts():
 
 
 def test_modules_without_override_code_are_not_walked():
-    facts = overrides.of(facts_of("import tensorflow as tf\nx = tf.constant(1.0)\n"))
+    facts = overrides_of("import tensorflow as tf\nx = tf.constant(1.0)\n")
     assert facts.maps == [] and facts.registrations == []
 
 

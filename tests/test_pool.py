@@ -35,7 +35,7 @@ def test_output_is_byte_identical_for_any_number_of_jobs(tree, capsys, format_):
 
 
 def test_pool_keeps_the_input_order():
-    items = [("m%d.py" % n, BAD.format(n=n).encode() * (n % 3), engine.Options(), False)
+    items = [("m%d.py" % n, BAD.format(n=n).encode() * (n % 3), engine.Options())
              for n in range(80)]
     in_process = pool.check_all(items, 1)
     done = []
@@ -80,7 +80,8 @@ def test_checking_leaves_no_reference_cycles_behind():
 
     paths = sorted(glob.glob("fixtures/**/*.py", recursive=True))
     assert len(paths) > 50
-    items = [(path, open(path, "rb").read(), engine.Options(), True) for path in paths]
+    items = [(path, open(path, "rb").read(), engine.Options(report_unused_noqa=True))
+             for path in paths]
     pool.check_all(items[:1], 1)  # load the rules and API tables first
     gc.collect()
     was_enabled = gc.isenabled()
@@ -103,6 +104,6 @@ def test_the_collector_is_as_it_was_after_a_run():
     import gc
 
     assert gc.isenabled()
-    pool.check_all([("a.py", b"x = 1\n", engine.Options(), False)] * 40, 1)
+    pool.check_all([("a.py", b"x = 1\n", engine.Options())] * 40, 1)
     assert gc.isenabled()
     assert gc.get_freeze_count() == 0

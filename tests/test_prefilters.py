@@ -4,6 +4,7 @@ import ast
 
 from cglint import facts, overrides
 from cglint.facts import ModuleFacts
+from cglint.parse import Parsed
 
 
 def test_every_looked_for_name_ends_in_its_prefilter_word():
@@ -15,7 +16,7 @@ def test_every_looked_for_name_ends_in_its_prefilter_word():
 
 
 def module(code):
-    return ModuleFacts("m.py", code, ast.parse(code))
+    return ModuleFacts("m.py", code, Parsed(ast.parse(code), text=code))
 
 
 def test_aliases_still_carry_the_word_and_are_found():

@@ -7,9 +7,9 @@ import pytest
 
 from cglint import ruledocs
 from cglint.cli import main
-from cglint.diagnostics import Diagnostic
+from cglint.diagnostics import Diagnostic, Edit
+from cglint.source import Span
 from cglint.report import github, sarif
-from cglint.rules.base import Edit
 
 SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
                       "sarif-schema-2.1.0.json")
@@ -107,7 +107,7 @@ def test_sarif_absolute_paths_and_findings_without_an_end(tmp_path):
     path = str(tmp_path / "x y.py")
     findings = [(Diagnostic(path, 1, 1, "CG002", "cannot read: denied"), None),
                 (Diagnostic("rel.py", 2, 3, "CG999", "a code no rule has", 2, 5),
-                 (Edit(2, 3, 2, 5, "z"),))]
+                 (Edit(Span(2, 3, 2, 5), "z"),))]
     stream = io.StringIO()
     sarif.write(stream, findings)
     log = json.loads(stream.getvalue())

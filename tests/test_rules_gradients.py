@@ -1,4 +1,7 @@
 """CG101-CG110 on code written the way users write custom gradients, and near-misses."""
+import textwrap
+
+from cglint import engine
 from conftest import codes, lint
 
 
@@ -560,3 +563,394 @@ def test_columns_count_characters_not_utf8_bytes():
         return x, grad
     """
     assert lint(code, select=["CG103"]) == [("CG103", 7, 18)]
+
+
+def test_cg103_compat_v1_multi_output_calls_are_not_one_gradient():
+    # tensor2tensor's shake-shake: a Defun grad_func returning `tf.gradients(...)` reached
+    # through `tensorflow.compat.v1` (a list, one gradient per input) works in TF 1.8.
+    clean = """
+        import tensorflow.compat.v1 as tf
+        from tensorflow.python.framework import function
+
+        @function.Defun()
+        def pair_grad(x1, x2, dy):
+            y = x1 * 0.5 + x2 * 0.5
+            dx = tf.gradients(ys=[y], xs=[x1, x2], grad_ys=[dy])
+            return dx
+
+        @function.Defun(grad_func=pair_grad)
+        def pair(x1, x2):
+            return x1 * 0.3 + x2 * 0.7
+
+        @tf.custom_gradient
+        def halves(a, b):
+            def grad(dy):
+                return tf.split(dy, 2)
+            return a + b, grad
+    """
+    assert lint(clean, select=("CG103",)) == []
+    near_miss = """
+        import tensorflow.compat.v1 as tf
+        from tensorflow.python.framework import function
+
+        @function.Defun()
+        def pair_grad(x1, x2, dy):
+            return tf.identity(dy)
+
+        @function.Defun(grad_func=pair_grad)
+        def pair(x1, x2):
+            return x1 * 0.3 + x2 * 0.7
+    """
+    assert codes(near_miss, select=("CG103",)) == ["CG103"]
+
+
+def test_cg103_helper_parameters_count_as_the_arguments_passed():
+    # A helper's parameter is whatever its caller passed: a list of two gradients handed to
+    # `_pack(grads): return grads` is two gradients (TF 1.8 runs both: verified).
+    clean = """
+        import tensorflow as tf
+
+        def _pack(grads):
+            return grads
+
+        def _join(a, b):
+            return a + b
+
+        @tf.custom_gradient
+        def f(a, b):
+            def grad(dy):
+                return _pack([dy, dy])
+            return a + b, grad
+
+        @tf.custom_gradient
+        def g(a, b):
+            def grad(dy):
+                return _join([dy], [dy])
+            return a + b, grad
+    """
+    assert lint(clean, select=("CG103",)) == []
+    near_miss = """
+        import tensorflow as tf
+
+        def _pack(grads):
+            return grads
+
+        def _scaled(dy, k):
+            return (dy * k,)
+
+        @tf.custom_gradient
+        def f(a, b):
+            def grad(dy):
+                return _pack(dy)
+            return a + b, grad
+
+        @tf.custom_gradient
+        def g(a, b):
+            def grad(dy):
+                return _scaled(dy, k=2.0)
+            return a + b, grad
+    """
+    assert [c for c, _, _ in lint(near_miss, select=("CG103",))] == ["CG103", "CG103"]
+
+
+def test_cg105_kwargs_reads_guarded_by_membership_are_optional():
+    # `kwargs["factor"]` under `if "factor" in kwargs` never runs in graph mode: the
+    # function works there (TF 1.8 py2.7 and py3.6: verified), so nothing is reported.
+    clean = """
+        import tensorflow as tf
+
+        @tf.custom_gradient
+        def scale(x, **kwargs):
+            if "factor" in kwargs:
+                f = kwargs["factor"]
+            else:
+                f = 2.0
+            def grad(dy):
+                return dy * f
+            return x * f, grad
+
+        @tf.custom_gradient
+        def scale2(x, **kwargs):
+            f = kwargs["factor"] if "factor" in kwargs else 2.0
+            def grad(dy):
+                return dy * f
+            return x * f, grad
+
+        @tf.custom_gradient
+        def scale3(x, **kwargs):
+            kwargs.setdefault("factor", 2.0)
+            f = kwargs["factor"]
+            def grad(dy):
+                return dy * f
+            return x * f, grad
+
+        @tf.custom_gradient
+        def scale6(x, **kwargs):
+            f = kwargs["factor"] if kwargs.get("factor") else 2.0
+            if kwargs.has_key("bias"):
+                f = f + kwargs["bias"]
+            def grad(dy):
+                return dy * f
+            return x * f, grad
+
+        @tf.custom_gradient
+        def scale5(x, **kwargs):
+            for key in kwargs:
+                x = x * kwargs[key]
+            def grad(dy):
+                return dy
+            return x, grad
+
+        @tf.custom_gradient
+        def scale4(x, **kwargs):
+            try:
+                f = kwargs["factor"]
+            except KeyError:
+                f = 2.0
+            def grad(dy):
+                return dy * f
+            return x * f, grad
+    """
+    assert lint(clean, select=("CG105",)) == []
+    near_miss = """
+        import tensorflow as tf
+
+        @tf.custom_gradient
+        def scale(x, **kwargs):
+            if "other" in kwargs:
+                pass
+            f = kwargs["factor"]
+            g = kwargs.pop("g")
+            def grad(dy):
+                return dy * f * g
+            return x * f, grad
+    """
+    assert lint(near_miss, select=("CG105",)) == [("CG105", 8, 9), ("CG105", 9, 9)]
+
+
+def test_cg102_shape_and_dtype_of_a_variable_are_not_reads():
+    # `self.w.shape` / `w.dtype` inside the function read no value: the variable passed as
+    # an input trains (TF 1.8 py2.7 and py3.6: d/dw is not None, verified).
+    clean = """
+        import tensorflow as tf
+
+        v = tf.get_variable("v", [2])
+
+        class Layer(object):
+            def __init__(self):
+                self.w = tf.get_variable("w", [])
+
+            def __call__(self, x):
+                @tf.custom_gradient
+                def f(x, w_in):
+                    n = self.w.get_shape().ndims
+                    dt = self.w.dtype
+                    k = tf.zeros(v.shape, dtype=v.dtype)
+                    def grad(dy):
+                        return dy * w_in, dy * x
+                    return x * w_in, grad
+                return f(x, self.w)
+    """
+    assert lint(clean, select=("CG102",)) == []
+    near_miss = clean.replace("dt = self.w.dtype", "dt = self.w * 2.0")
+    assert lint(near_miss, select=("CG102",)) == [("CG102", 14, 18)]
+
+
+def test_cg103_decorated_helpers_are_not_followed_static_methods_are():
+    # A decorator may change what a helper returns (`with_none` adds a slot: TF 1.8 runs
+    # it, verified); a staticmethod called through self binds no self.
+    clean = """
+        import tensorflow as tf
+
+        def with_none(fn):
+            def wrapped(*args):
+                return fn(*args), None
+            return wrapped
+
+        @with_none
+        def _grad_x(dy, y):
+            return dy * y
+
+        @tf.custom_gradient
+        def mul(x, y):
+            def grad(dy):
+                return _grad_x(dy, y)
+            return x * y, grad
+    """
+    assert lint(clean, select=("CG103",)) == []
+    near_miss = """
+        import tensorflow as tf
+
+        class Mul(object):
+            @staticmethod
+            def _grads(dy, x, y):
+                return (dy * y,)
+
+            def __call__(self, x, y):
+                @tf.custom_gradient
+                def mul(x, y):
+                    def grad(dy):
+                        return self._grads(dy, x, y)
+                    return x * y, grad
+                return mul(x, y)
+    """
+    assert lint(near_miss, select=("CG103",)) == [("CG103", 13, 17)]
+
+
+def test_cg102_variables_no_optimizer_trains_may_be_read_by_closure():
+    # A moving average kept in `trainable=False` (or a local) variable needs no gradient:
+    # reading it by closure loses nothing.
+    clean = """
+        import tensorflow as tf
+
+        steps = tf.get_local_variable("steps", [], initializer=tf.zeros_initializer())
+
+        class Norm(object):
+            def __init__(self):
+                self.mean = tf.get_variable("mean", [2], trainable=False)
+
+            def __call__(self, x):
+                mean = self.mean
+
+                @tf.custom_gradient
+                def f(x):
+                    def grad(dy):
+                        return dy
+                    return x - mean - self.mean + steps, grad
+                return f(x)
+    """
+    assert lint(clean, select=("CG102",)) == []
+    near_miss = clean.replace("trainable=False", "trainable=True")
+    assert lint(near_miss, select=("CG102",)) == [("CG102", 17, 24), ("CG102", 17, 31)]
+
+
+def test_cg103_self_method_overridden_by_a_subclass_is_not_followed():
+    # `self._grads` may run the subclass's: Mul()(a, b) works in TF 1.8 (verified).
+    clean = """
+        import tensorflow as tf
+
+        class Base(object):
+            def _grads(self, dy, x, y):
+                return (dy,)
+
+            def __call__(self, x, y):
+                @tf.custom_gradient
+                def mul(x, y):
+                    def grad(dy):
+                        return self._grads(dy, x, y)
+                    return x * y, grad
+                return mul(x, y)
+
+        class Mul(Base):
+            def _grads(self, dy, x, y):
+                return dy * y, dy * x
+    """
+    assert lint(clean, select=("CG103",)) == []
+    near_miss = clean.replace("class Mul(Base):\n            def _grads",
+                              "class Mul(Base):\n            def _other")
+    assert near_miss != clean
+    assert lint(near_miss, select=("CG103",)) == [("CG103", 12, 17)]
+
+
+def test_cg105_imported_name_rebound_after_the_def_is_not_a_site(tmp_path):
+    # ops.scale is rebound to a plain wrapper that takes `factor`: the importer's keyword
+    # call works in TF 1.8 (verified); a def per branch is as unknown.
+    (tmp_path / "ops.py").write_text(textwrap.dedent("""
+        import tensorflow as tf
+
+        def _with_factor(fn):
+            def wrapped(x, factor=1.0):
+                return fn(x) * factor
+            return wrapped
+
+        @tf.custom_gradient
+        def scale(x):
+            def grad(dy):
+                return dy * 2.0
+            return x * 2.0, grad
+
+        scale = _with_factor(scale)
+
+        if tf.__version__ < "1.7":
+            def twice(x, factor=2.0):
+                return x * factor
+        else:
+            @tf.custom_gradient
+            def twice(x):
+                def grad(dy):
+                    return dy * 2.0
+                return x * 2.0, grad
+
+        @tf.custom_gradient
+        def thrice(x):
+            def grad(dy):
+                return dy * 3.0
+            return x * 3.0, grad
+    """))
+    model = tmp_path / "model.py"
+    model.write_text(textwrap.dedent("""
+        import tensorflow as tf
+        from ops import scale, twice, thrice
+
+        x = tf.constant(1.0)
+        y = scale(x, factor=3.0) + twice(x, factor=1.0)
+        z = thrice(x, factor=1.0)
+    """))
+    options = engine.Options(select=("CG105",), target_python=(2, 7))
+    result = engine.lint_text(str(model), model.read_text(), options)
+    assert [(d.code, d.line) for d in result.diagnostics] == [("CG105", 7)]
+
+
+def test_cg102_weights_a_tensorflow_layer_adds_are_variables():
+    # `self.add_weight` in a Keras Layer's build makes a variable: read by closure in
+    # `call`, TF 1.8 gives it a None gradient (verified).
+    bad = """
+        import tensorflow as tf
+
+        class Scale(tf.keras.layers.Layer):
+            def build(self, input_shape):
+                self.w = self.add_weight("w", shape=[])
+                self.frozen = self.add_weight("f", shape=[], trainable=False)
+
+            def call(self, x):
+                @tf.custom_gradient
+                def f(x):
+                    def grad(dy):
+                        return dy * self.w
+                    return x * self.w * self.frozen, grad
+                return f(x)
+    """
+    assert lint(bad, select=("CG102",)) == [("CG102", 14, 24)]
+    not_a_layer = bad.replace("tf.keras.layers.Layer", "object")
+    assert lint(not_a_layer, select=("CG102",)) == []
+
+
+def test_instance_attributes_stored_otherwise_agree_with_no_assignment():
+    # `self.w, self.b = ...` or `self.opt += ...` may store anything: neither CG102 nor
+    # CG403 may rely on the plain `self.x = tf...(...)` elsewhere in the class.
+    template = """
+        import tensorflow as tf
+
+        class Model(object):
+            def __init__(self):
+                self.w = tf.get_variable("w", [])
+                self.opt = tf.train.AdamOptimizer(0.1)
+
+            def reset(self, pair):
+                STORE
+
+            def __call__(self, x, loss):
+                self.opt.minimize(loss, bogus=True)
+
+                @tf.custom_gradient
+                def f(x):
+                    def grad(dy):
+                        return dy
+                    return x * self.w, grad
+                return f(x)
+    """
+    plain = template.replace("STORE", "pass")
+    assert lint(plain, select=("CG102", "CG403")) == [("CG403", 13, 33), ("CG102", 19, 24)]
+    for store in ("self.w, self.opt = pair", "self.w += pair; self.opt += pair",
+                  "self.w: object = pair; self.opt: object = pair"):
+        assert lint(template.replace("STORE", store), select=("CG102", "CG403")) == [], store

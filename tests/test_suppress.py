@@ -1,5 +1,6 @@
 """`# noqa` comments: what they silence, where they count, and the unused-code report."""
 import textwrap
+from dataclasses import replace
 
 import pytest
 
@@ -18,7 +19,7 @@ OPTIONS = engine.Options()
 
 
 def codes_of(text, report_unused=False, options=OPTIONS):
-    result = check.check_text("m.py", text, options, report_unused)
+    result = check.check_text("m.py", text, replace(options, report_unused_noqa=report_unused))
     return [(d.code, d.line) for d in result.diagnostics]
 
 
@@ -85,7 +86,7 @@ def test_python2_source_directives_are_read():
 def test_unused_codes_are_reported_only_when_asked():
     text = BAD.format(noqa="  # noqa: CG103, CG101, E501")
     assert codes_of(text) == []
-    result = check.check_text("m.py", text, OPTIONS, True)
+    result = check.check_text("m.py", text, replace(OPTIONS, report_unused_noqa=True))
     [finding] = result.diagnostics
     assert (finding.code, finding.line, finding.col) == ("CG003", 5, 36)
     assert finding.message == "unused `noqa` code: CG101"
@@ -112,7 +113,7 @@ def test_bare_noqa_other_tools_codes_and_disabled_rules_are_not_judged():
 ])
 def test_unused_code_fix(comment, fixed):
     text = BAD.format(noqa=comment)
-    result = check.check_text("m.py", text, OPTIONS, True)
+    result = check.check_text("m.py", text, replace(OPTIONS, report_unused_noqa=True))
     [(diagnostic, edits)] = result.fixes
     assert diagnostic.code == "CG003"
     assert apply_edits(text, edits) == BAD.format(noqa=fixed)

@@ -47,7 +47,7 @@ def targets_in(path, settings_specs=None):
     if parsed.tree is None:
         line, _, message = parsed.error
         raise FileError("cannot parse (line %d): %s" % (line, message))
-    module = ModuleFacts(path, loaded.text, parsed.tree, (3, 6), parsed.python2_syntax)
+    module = ModuleFacts(path, loaded.text, parsed, (3, 6))
     lines = loaded.text.splitlines()
     wrappers = _module_level_wrappers(module)
     findings = _findings(path, loaded.text)

@@ -22,8 +22,7 @@ class CglintChecker:
         if settings.excluded(self.filename):
             return
         result = check.check_alone(self.filename, "".join(self.lines),
-                                  settings.options_for(self.filename),
-                                  settings.report_unused_noqa)
+                                   settings.options_for(self.filename))
         for diagnostic in result.diagnostics:
             # flake8 columns are 0-based offsets; it adds 1 when it prints them.
             yield (diagnostic.line, diagnostic.col - 1,

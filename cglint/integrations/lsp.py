@@ -30,7 +30,9 @@ from pygls.uris import to_fs_path
 from pygls.workspace import PositionCodec, TextDocument
 
 from cglint import __version__, autofix, check, config, engine, ruledocs, suppress
+from cglint.diagnostics import Edit
 from cglint.integrations import lsp_transport, lsp_worker
+from cglint.source import Span
 
 DEBOUNCE = 0.3  # seconds of quiet after a change before the buffer is checked
 FIX_ALL = types.CodeActionKind.SourceFixAll + ".cglint"
@@ -322,8 +324,9 @@ class Checked:
 
     @property
     def directives(self):
+        """The buffer's `# noqa` comments: those its check read, when it read them."""
         if self._directives is None:
-            self._directives = suppress.scan(self.text)
+            self._directives = self.result.directives or suppress.scan(self.text)
         return self._directives
 
 
@@ -350,8 +353,7 @@ def check_buffer(uri, stamp, path, source, encoding, fallback, fresh):
     if settings.excluded(path):
         result = engine.Result(path)
     else:
-        result = check.check_alone(path, text, settings.options_for(path),
-                                   settings.report_unused_noqa)
+        result = check.check_alone(path, text, settings.options_for(path))
     document = TextDocument(uri, source, position_codec=PositionCodec(encoding))
     checked = _checked[uri] = Checked(stamp, path, settings, error, text, document, result)
     _checked.move_to_end(uri)
@@ -403,8 +405,7 @@ def actions_job(uri, stamp, path, source, encoding, fallback, wanted, only):
         actions += ignore_actions(uri, checked, where)
     if result.fixes and (not only or any(FIX_ALL.startswith(kind) for kind in only)):
         settings, path = checked.settings, checked.path
-        fixed = autofix.fix_text(path, text, settings.options_for(path),
-                                 settings.report_unused_noqa, result)
+        fixed = autofix.fix_text(path, text, settings.options_for(path), result)
         if fixed.text != text:
             whole = types.Range(types.Position(0, 0), _end(document))
             actions.append(types.CodeAction(
@@ -459,9 +460,7 @@ def noqa_edit(lines, line, code, noqa, commentable):
 
 def autofix_edit(line, start, end, text):
     """An Edit (1-based line and columns, as fixes have) replacing columns [start, end)."""
-    from cglint.rules.base import Edit
-
-    return Edit(line, start + 1, line, end + 1, text)
+    return Edit(Span(line, start + 1, line, end + 1), text)
 
 
 def commentable_lines(text):
@@ -485,21 +484,29 @@ def commentable_lines(text):
     return set(range(1, last + 1)) - ends_in_token - continued
 
 
-def to_range(document, diagnostic, lines=None):
+def client_range(document, span, lines=None):
+    """The LSP Range of a Span: cglint counts characters from 1, the client (by default)
+    UTF-16 code units from 0. The one place positions are converted for the editor."""
     # `lines` splits the whole buffer on each access: pass it in when converting many
-    # diagnostics (12,000 findings in a 5 MB buffer took minutes, one split each).
+    # spans (12,000 findings in a 5 MB buffer took minutes, one split each).
+    lines = document.lines if lines is None else lines
+    codec = document.position_codec
+    return types.Range(
+        start=codec.position_to_client_units(lines, types.Position(span.line - 1, span.col - 1)),
+        end=codec.position_to_client_units(
+            lines, types.Position(span.end_line - 1, span.end_col - 1)),
+    )
+
+
+def to_range(document, diagnostic, lines=None):
     lines = document.lines if lines is None else lines
     end_line, end_col = diagnostic.end_line, diagnostic.end_col
     if not end_line:  # no end known (CG002): mark the rest of the line
         end_line = diagnostic.line
         end_col = len(lines[diagnostic.line - 1].rstrip("\r\n")) + 1 \
             if diagnostic.line <= len(lines) else diagnostic.col
-    codec = document.position_codec
-    return types.Range(
-        start=codec.position_to_client_units(
-            lines, types.Position(diagnostic.line - 1, diagnostic.col - 1)),
-        end=codec.position_to_client_units(lines, types.Position(end_line - 1, end_col - 1)),
-    )
+    return client_range(document, Span(diagnostic.line, diagnostic.col, end_line, end_col),
+                        lines)
 
 
 def to_lsp(document, diagnostic, lines=None):
@@ -516,13 +523,8 @@ def to_lsp(document, diagnostic, lines=None):
 
 
 def _text_edit(document, edit):
-    codec, lines = document.position_codec, document.lines
-    start = types.Position(edit.line - 1, edit.col - 1)
-    end = types.Position(edit.end_line - 1, edit.end_col - 1)
-    return types.TextEdit(
-        range=types.Range(start=codec.position_to_client_units(lines, start),
-                          end=codec.position_to_client_units(lines, end)),
-        new_text=_newlines_like(edit.text, document.source))
+    return types.TextEdit(range=client_range(document, edit.span),
+                          new_text=_newlines_like(edit.text, document.source))
 
 
 def _end(document):

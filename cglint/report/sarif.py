@@ -7,8 +7,9 @@ depends on the time or the machine, so equal findings give equal bytes.
 import json
 import os
 
-from cglint import __version__, engine, ruledocs
+from cglint import __version__, ruledocs
 from cglint.report.json import end_of
+from cglint.rules import all_rules
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 ROOT = "%SRCROOT%"
@@ -64,7 +65,7 @@ def result(diagnostic, edits, rule_index):
 
 
 def log(findings):
-    rules = list(engine.rules().values())
+    rules = list(all_rules().values())
     rule_index = {rule.code: index for index, rule in enumerate(rules)}
     return {
         "$schema": SCHEMA,

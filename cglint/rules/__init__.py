@@ -1,4 +1,7 @@
-"""The rule registry: every rule module is listed here, in code order."""
+"""The rule registry: every rule module is listed here, in code order
+(tests/test_registry.py checks that none is missing and that each file's code is its
+rule's)."""
+import functools
 import importlib
 
 _MODULES = (
@@ -28,8 +31,9 @@ _MODULES = (
 )
 
 
+@functools.lru_cache(maxsize=None)
 def all_rules():
-    """Instances of every rule, keyed by code."""
+    """The one instance of every rule, keyed by code, in code order."""
     rules = {}
     for name in _MODULES:
         module = importlib.import_module("cglint.rules." + name)

@@ -1,31 +1,9 @@
 """The shape every rule has: a stable code, a name, docs, and a check over facts."""
 import inspect
-from dataclasses import dataclass
-from typing import Optional
 
-
-@dataclass(frozen=True)
-class Edit:
-    """Replace text between two 1-based (line, col) positions of the original source."""
-
-    line: int
-    col: int
-    end_line: int
-    end_col: int
-    text: str
-
-
-@dataclass(frozen=True)
-class Finding:
-    """What a rule reports before the engine attaches the path: ast positions (col 0-based)."""
-
-    line: int
-    col: int
-    message: str
-    end_line: int = 0
-    end_col: int = 0
-    fix: Optional[tuple] = None  # tuple of Edit, or None when no safe fix exists
-    noqa_lines: tuple = ()  # the def and decorator lines of the function it is about
+# Rules build their findings and fixes from these.
+from cglint.diagnostics import Edit, Finding  # noqa: F401
+from cglint.source import Span  # noqa: F401
 
 
 class Rule:
@@ -57,21 +35,15 @@ class Rule:
         return None
 
     def check_run(self, summaries):
-        """Yield Diagnostic from {path: summary} of every module in the run."""
+        """Yield Finding, each with its path and Span, from {path: summary} of every
+        module in the run (a summary holds Spans made by ModuleFacts.span, never nodes)."""
         return ()
 
     @staticmethod
     def at(node, message, fix=None, function=None):
         """A Finding at `node`; `function` (a def) lets `# noqa` on its def line apply."""
-        return Finding(
-            node.lineno,
-            node.col_offset,
-            message,
-            getattr(node, "end_lineno", None) or node.lineno,
-            getattr(node, "end_col_offset", None) or node.col_offset,
-            fix,
-            _definition_lines(function) if function is not None else (),
-        )
+        return Finding(message, node=node, fix=fix, noqa_lines=_definition_lines(function)
+                       if function is not None else ())
 
 
 def _definition_lines(function):

@@ -3,6 +3,7 @@ import ast
 from cglint.facts import own_nodes
 from cglint.rules.base import Rule
 from cglint.variable_creators import creates_variables
+from cglint.wording import tf_name
 
 
 class VariableCreatedInside(Rule):
@@ -43,11 +44,7 @@ class VariableCreatedInside(Rule):
                     yield self.at(node, "`%s` creates a variable inside custom-gradient "
                                   "function `%s`: TF 1.8 gives it no gradient (None); create "
                                   "it outside and pass it in as an argument" % (
-                                      _short(qualname), site.name), function=site.func)
-
-
-def _short(qualname):
-    return "tf." + qualname.split(".", 1)[1] if "." in qualname else qualname
+                                      tf_name(qualname), site.name), function=site.func)
 
 
 RULE = VariableCreatedInside

@@ -2,7 +2,11 @@ import ast
 
 from cglint.facts import own_nodes
 from cglint.rules.base import Rule
-from cglint.variable_creators import creates_variables
+from cglint.variable_creators import creates_trained_variables
+
+
+# Attributes of a variable that describe it without reading its value.
+_DESCRIPTIONS = frozenset(("shape", "get_shape", "dtype", "name", "device", "graph"))
 
 
 class VariableReadByClosure(Rule):
@@ -25,9 +29,13 @@ class VariableReadByClosure(Rule):
         names = module.names
         for site in module.sites:
             reported = set()
-            nodes = sorted((n for n in own_nodes(site.func)
+            body = list(own_nodes(site.func))
+            # `w.shape`, `w.dtype`: reading what a variable is, not its value, needs no gradient
+            described = {id(n.value) for n in body
+                         if isinstance(n, ast.Attribute) and n.attr in _DESCRIPTIONS}
+            nodes = sorted((n for n in body
                             if isinstance(n, (ast.Name, ast.Attribute))
-                            and isinstance(n.ctx, ast.Load)),
+                            and isinstance(n.ctx, ast.Load) and id(n) not in described),
                            key=lambda n: (n.lineno, n.col_offset))
             for node in nodes:
                 if isinstance(node, ast.Attribute):
@@ -62,8 +70,8 @@ class VariableReadByClosure(Rule):
         value = binding.node
         if isinstance(value, ast.Attribute):  # `w = self.w` in the enclosing method
             return cls._instance_variable(module, value, binding.scope) is not None
-        return isinstance(value, ast.Call) and creates_variables(
-            module.names.resolve(value.func, binding.scope))
+        return isinstance(value, ast.Call) and creates_trained_variables(
+            value, module.names.resolve(value.func, binding.scope))
 
 
 RULE = VariableReadByClosure

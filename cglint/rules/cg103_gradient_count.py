@@ -2,6 +2,7 @@ import ast
 
 from cglint.facts import variable_gradients
 from cglint.rules.base import Rule
+from cglint.wording import counted
 
 
 class GradientCountMismatch(Rule):
@@ -54,14 +55,14 @@ class GradientCountMismatch(Rule):
                         node = anchor.body if isinstance(anchor, ast.Lambda) else anchor
                         yield self.at(node, "`%s` takes %s but its gradient function `%s` "
                                       "returns %s" % (site.name, _inputs(low, high),
-                                                      grad.name, _gradients(count)), function=site.func)
+                                                      grad.name, counted(count, "gradient")), function=site.func)
             if module.eager or len(counts) != 1:
                 continue
             count = counts.pop()
             for call in site.calls:
                 given = _extra_inputs(call, count, low, high)
                 if given is not None:
-                    yield self.at(call, _EXTRA % (site.name, given, _gradients(count)),
+                    yield self.at(call, _EXTRA % (site.name, given, counted(count, "gradient")),
                                   function=site.func)
         yield from self._check_defuns(module)
         if module.eager:
@@ -72,7 +73,7 @@ class GradientCountMismatch(Rule):
             (count,) = site.gradient_counts
             given = _extra_inputs(call, count, site.required, len(site.positional))
             if given is not None:
-                yield self.at(call, _EXTRA % (site.name, given, _gradients(count)))
+                yield self.at(call, _EXTRA % (site.name, given, counted(count, "gradient")))
 
 
     def _check_defuns(self, module):
@@ -88,7 +89,7 @@ class GradientCountMismatch(Rule):
                     if count is not None and count != site.inputs:
                         yield self.at(anchor, "Defun `%s` has %s but its %s `%s` returns %s"
                                       % (site.name, _inputs(site.inputs, site.inputs), kind,
-                                         grad.name, _gradients(count)), function=site.func)
+                                         grad.name, counted(count, "gradient")), function=site.func)
 
 
 _EXTRA = ("`%s` is called with %d positional inputs here but its gradient function returns "
@@ -109,12 +110,8 @@ def _extra_inputs(call, count, low, high):
 
 def _inputs(low, high):
     if low == high:
-        return "%d tensor input%s" % (low, "" if low == 1 else "s")
+        return counted(low, "tensor input")
     return "%d to %d tensor inputs" % (low, high)
-
-
-def _gradients(count):
-    return "%d gradient%s" % (count, "" if count == 1 else "s")
 
 
 RULE = GradientCountMismatch

@@ -1,4 +1,5 @@
 from cglint.rules.base import Rule
+from cglint.wording import plural
 
 
 class GradParameterCountMismatch(Rule):
@@ -22,35 +23,34 @@ class GradParameterCountMismatch(Rule):
 
     def check(self, module):
         for site in module.sites:
-            seen = set()
-            for ret in site.returns:
-                grad = ret.grad
-                if grad is None or ret.outputs is None or id(grad.node) in seen:
-                    continue
-                outputs = module.count_values(ret.outputs, site.scope)
-                if outputs is None:
-                    continue
+            for grad in site.grad_functions:
                 positional = grad.params.nodes
                 required = positional[:grad.params.required]
                 low = sum(1 for arg in required if arg is not grad.variables_param)
                 high = None if grad.params.vararg else sum(
                     1 for arg in positional if arg is not grad.variables_param)
-                if outputs < low or (high is not None and outputs > high):
-                    seen.add(id(grad.node))
-                    yield self.at(grad.node, "`%s` returns %d output%s, so its gradient "
-                                  "function `%s` receives %d upstream gradient%s, but it takes "
-                                  "%s" % (site.name, outputs, _s(outputs), grad.name, outputs,
-                                          _s(outputs), _takes(low, high)), function=site.func)
+                for ret in site.returns:
+                    if ret.grad is not grad or ret.outputs is None:
+                        continue
+                    outputs = module.count_values(ret.outputs, site.scope)
+                    if outputs is not None and (outputs < low or (
+                            high is not None and outputs > high)):
+                        yield self.at(grad.node, "`%s` returns %d output%s, so its gradient "
+                                      "function `%s` receives %d upstream gradient%s, but it "
+                                      "takes %s" % (site.name, outputs, plural(outputs),
+                                                    grad.name, outputs, plural(outputs),
+                                                    _takes(low, high)), function=site.func)
+                        break  # one finding per gradient function
         for site in module.defun_sites:
             if site.outputs is None:
                 continue
             # python_grad_func(op, *grads); grad_func is a Defun of (*inputs, *grads).
             for grad, given, what in (
                     (site.python_grad, 1 + site.outputs,
-                     "the op and %d upstream gradient%s" % (site.outputs, _s(site.outputs))),
+                     "the op and %d upstream gradient%s" % (site.outputs, plural(site.outputs))),
                     (site.grad_defun, None if site.inputs is None else site.inputs + site.outputs,
                      "the %s inputs and %d upstream gradient%s" % (
-                         site.inputs, site.outputs, _s(site.outputs)))):
+                         site.inputs, site.outputs, plural(site.outputs)))):
                 if grad is None or given is None:
                     continue
                 low = grad.params.required
@@ -58,12 +58,9 @@ class GradParameterCountMismatch(Rule):
                 if given < low or (high is not None and given > high):
                     yield self.at(grad.node, "Defun `%s` returns %d output%s, so its gradient "
                                   "function `%s` receives %s, but it takes %s" % (
-                                      site.name, site.outputs, _s(site.outputs), grad.name,
+                                      site.name, site.outputs, plural(site.outputs), grad.name,
                                       what, _takes(low, high)), function=site.func)
 
-
-def _s(count):
-    return "" if count == 1 else "s"
 
 
 def _takes(low, high):

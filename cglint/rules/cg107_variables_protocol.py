@@ -23,31 +23,25 @@ class VariablesProtocol(Rule):
     name = "variables-protocol"
 
     def check(self, module):
-        seen = set()
-        for site in module.sites:
-            for ret in site.returns:
-                grad = ret.grad
-                if grad is None or id(grad.node) in seen:
-                    continue
-                seen.add(id(grad.node))
-                param = grad.variables_param
-                if param is not None:
-                    yield self.at(param, "gradient function `%s` takes `variables`, which TF "
-                                  "1.8 never passes: variables used in `%s` get no gradient; "
-                                  "pass them as positional inputs instead" % (grad.name,
-                                                                             site.name), function=site.func)
-                read = grad.variables_read
-                if read is not None:
-                    yield self.at(read, "gradient function `%s` reads `variables` from "
-                                  "`**%s`, which TF 1.8 never fills: variables used in `%s` "
-                                  "get no gradient; pass them as positional inputs instead"
-                                  % (grad.name, grad.params.kwarg, site.name), function=site.func)
-                for _, value in grad.returns:
-                    listed = variable_gradients(module, site, grad, value)
-                    if listed is not None:
-                        yield self.at(listed, "gradient function `%s` returns variable "
-                                      "gradients (the newer `variables` protocol): TF 1.8 "
-                                      "counts them as extra input gradients" % grad.name, function=site.func)
+        for site, grad in module.grad_functions:
+            param = grad.variables_param
+            if param is not None:
+                yield self.at(param, "gradient function `%s` takes `variables`, which TF 1.8 "
+                              "never passes: variables used in `%s` get no gradient; pass "
+                              "them as positional inputs instead" % (grad.name, site.name),
+                              function=site.func)
+            read = grad.variables_read
+            if read is not None:
+                yield self.at(read, "gradient function `%s` reads `variables` from `**%s`, "
+                              "which TF 1.8 never fills: variables used in `%s` get no "
+                              "gradient; pass them as positional inputs instead"
+                              % (grad.name, grad.params.kwarg, site.name), function=site.func)
+            for _, value in grad.returns:
+                listed = variable_gradients(module, site, grad, value)
+                if listed is not None:
+                    yield self.at(listed, "gradient function `%s` returns variable gradients "
+                                  "(the newer `variables` protocol): TF 1.8 counts them as "
+                                  "extra input gradients" % grad.name, function=site.func)
 
 
 RULE = VariablesProtocol

@@ -21,18 +21,12 @@ class NumberAsGradient(Rule):
     name = "number-as-gradient"
 
     def check(self, module):
-        seen = set()
-        for site in module.sites:
-            for ret in site.returns:
-                grad = ret.grad
-                if grad is None or id(grad.node) in seen:
-                    continue
-                seen.add(id(grad.node))
-                for _, value in grad.returns:
-                    for number in _numbers(value):
-                        yield self.at(number, "gradient function `%s` returns the number %s as "
-                                      "a gradient: TF 1.8 needs a tensor or None" % (
-                                          grad.name, ast.unparse(number)), function=site.func)
+        for site, grad in module.grad_functions:
+            for _, value in grad.returns:
+                for number in _numbers(value):
+                    yield self.at(number, "gradient function `%s` returns the number %s as a "
+                                  "gradient: TF 1.8 needs a tensor or None" % (
+                                      grad.name, ast.unparse(number)), function=site.func)
 
 
 def _numbers(value):

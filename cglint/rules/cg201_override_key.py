@@ -1,6 +1,6 @@
-from cglint import overrides
 from cglint.ops import load as load_ops
 from cglint.rules.base import Rule
+from cglint.wording import listed
 
 
 class OverrideNeverApplies(Rule):
@@ -29,7 +29,7 @@ class OverrideNeverApplies(Rule):
     name = "override-never-applies"
 
     def check(self, module):
-        facts = overrides.of(module)
+        facts = module.overrides
         ops = load_ops()
         for found in facts.maps:
             if module.eager:
@@ -51,7 +51,7 @@ class OverrideNeverApplies(Rule):
                 built = {t for call in found.built for t in call.op_types} | found.maybe_built
                 if not built & set(op_keys):
                     yield self.at(found.call, "the override of %s applies to no op built in "
-                                  "this `with` block: %s" % (_listed(op_keys), _built(found, ops)))
+                                  "this `with` block: %s" % (listed(op_keys), _built(found, ops)))
 
 
 def _suggestion(entry, facts, ops):
@@ -68,7 +68,7 @@ def _suggestion(entry, facts, ops):
             return "; `tf.%s` builds a call of the TF function `%s`, which an override " \
                    "map cannot change" % (function, built[0])
         if built:
-            return "; `tf.%s` builds %s in TF 1.8" % (function, _listed(built))
+            return "; `tf.%s` builds %s in TF 1.8" % (function, listed(built))
     return "; did you mean `%s`?" % similar if similar else ""
 
 
@@ -83,7 +83,7 @@ def _built(found, ops):
             parts.append("%s builds a call of the TF function `%s`, which no override map "
                          "can change" % (name, function_ops[0]))
         else:
-            parts.append("%s builds %s" % (name, _listed(call.op_types)))
+            parts.append("%s builds %s" % (name, listed(call.op_types)))
     unique = []
     for part in parts:
         if part not in unique:
@@ -91,18 +91,11 @@ def _built(found, ops):
     return "; ".join(unique) + " in TF 1.8"
 
 
-def _listed(names):
-    quoted = ["`%s`" % name for name in names]
-    if len(quoted) == 1:
-        return quoted[0]
-    return ", ".join(quoted[:-1]) + " and " + quoted[-1]
-
-
 def _never_used(entries):
     values = [e.value.value for e in entries if e.value.value is not None]
     if not values:
         return "the gradients it names are never used"
-    return "%s %s never used" % (_listed(values), "is" if len(values) == 1 else "are")
+    return "%s %s never used" % (listed(values), "is" if len(values) == 1 else "are")
 
 
 RULE = OverrideNeverApplies

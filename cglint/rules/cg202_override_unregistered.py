@@ -3,9 +3,8 @@ import os
 import re
 
 from cglint import overrides, project
-from cglint.diagnostics import Diagnostic
 from cglint.ops import load as load_ops
-from cglint.rules.base import Rule
+from cglint.rules.base import Finding, Rule, Span
 
 
 class OverrideGradientNotRegistered(Rule):
@@ -34,7 +33,7 @@ class OverrideGradientNotRegistered(Rule):
         return ()  # a whole-run rule: the registration may be in another file
 
     def summarize(self, module):
-        facts = overrides.of(module)
+        facts = module.overrides
         if not facts.maps and not facts.registrations and not facts.unresolved_registrations:
             return None
         ops = load_ops()
@@ -44,9 +43,7 @@ class OverrideGradientNotRegistered(Rule):
                 for entry in found.entries:
                     value = entry.value
                     if value.value is not None and value.value not in ops.registered:
-                        node = value.node
-                        uses.append((value.value, entry.key, node.lineno, node.col_offset,
-                                     node.end_lineno, node.end_col_offset))
+                        uses.append((value.value, entry.key, tuple(module.span(value.node))))
         own = overrides.registered_names(facts)
         registered = sorted(own.names.items())
         any_name, imported, patterns = own.any_name, [], list(own.patterns)
@@ -73,18 +70,17 @@ class OverrideGradientNotRegistered(Rule):
                 registered.setdefault(name, {}).setdefault(where, line)
         patterns = [re.compile(p) for summary in summaries.values() for p in summary[4]]
         for path in sorted(summaries):
-            for value, key, line, col, end_line, end_col in summaries[path][0]:
+            for value, key, place in summaries[path][0]:
                 if value in registered or any(p.fullmatch(value) for p in patterns):
                     continue
                 override = " (the override for `%s`)" % key if key else ""
                 op_type = " (op type: %s)" % key if key else ""
-                yield Diagnostic(
-                    path, line, col + 1, self.code,
+                yield Finding(
                     "gradient `%s`%s is never registered with `tf.RegisterGradient` in the "
                     "checked files or the project modules they import: `tf.gradients` "
                     "raises `LookupError: No gradient defined for operation ...%s`%s"
                     % (value, override, op_type, _did_you_mean(value, registered, path)),
-                    end_line, end_col + 1)
+                    span=Span(*place), path=path)
 
 
 def _shown(path):

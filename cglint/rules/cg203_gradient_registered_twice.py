@@ -1,7 +1,6 @@
 from cglint import overrides
-from cglint.diagnostics import Diagnostic
 from cglint.ops import load as load_ops
-from cglint.rules.base import Rule
+from cglint.rules.base import Finding, Rule, Span
 
 _KEY_ERROR = ("`KeyError: \"Registering two gradient with name '%s' !(Previous registration "
               "was in ...)\"`")
@@ -34,7 +33,7 @@ class GradientRegisteredTwice(Rule):
     name = "gradient-registered-twice"
 
     def check(self, module):
-        facts = overrides.of(module)
+        facts = module.overrides
         ops = load_ops()
         by_name = {}
         for registration in facts.registrations:
@@ -70,7 +69,7 @@ class GradientRegisteredTwice(Rule):
                                   % (name, first.call.lineno, _KEY_ERROR % name))
 
     def summarize(self, module):
-        facts = overrides.of(module)
+        facts = module.overrides
         names = {}
         ops = load_ops()
         for registration in facts.registrations:
@@ -80,8 +79,7 @@ class GradientRegisteredTwice(Rule):
                 continue
             call = registration.call
             unguarded = not all(guarded for _, guarded in registration.runs)
-            names.setdefault(name, []).append((call.lineno, call.col_offset, call.end_lineno,
-                                               call.end_col_offset, unguarded))
+            names.setdefault(name, []).append((tuple(module.span(call)), unguarded))
         return facts.components, facts.imports, names
 
     def check_run(self, summaries):
@@ -102,17 +100,15 @@ class GradientRegisteredTwice(Rule):
                           if other != path and other in together[path]]
                 # Import order is unknown: blame the later path, or the unguarded side.
                 earlier = [other for other, other_places in others if other < path or not any(
-                    unguarded for *_, unguarded in other_places)]
+                    unguarded for _, unguarded in other_places)]
                 if not earlier:
                     continue
-                for line, col, end_line, end_col, unguarded in places:
+                for place, unguarded in places:
                     if unguarded:
-                        yield Diagnostic(path, line, col + 1, self.code,
-                                         "gradient `%s` is also registered in %s, which is "
-                                         "loaded in the same program: the second "
-                                         "registration raises %s"
-                                         % (name, earlier[0], _KEY_ERROR % name),
-                                         end_line, end_col + 1)
+                        yield Finding("gradient `%s` is also registered in %s, which is "
+                                      "loaded in the same program: the second registration "
+                                      "raises %s" % (name, earlier[0], _KEY_ERROR % name),
+                                      span=Span(*place), path=path)
 
 
 def _runs_again(registration, name):

@@ -1,9 +1,9 @@
 import ast
 
 from cglint import overrides
-from cglint.diagnostics import Diagnostic
 from cglint.ops import load as load_ops
-from cglint.rules.base import Rule
+from cglint.rules.base import Finding, Rule, Span
+from cglint.wording import plural
 
 
 class RegisteredGradientCount(Rule):
@@ -32,7 +32,7 @@ class RegisteredGradientCount(Rule):
     def check(self, module):
         if module.eager:
             return  # override maps are ignored under eager execution (CG201)
-        facts = overrides.of(module)
+        facts = module.overrides
         for registration in facts.registrations:
             if registration.function is None or registration.name.identity is None:
                 continue
@@ -47,7 +47,7 @@ class RegisteredGradientCount(Rule):
                               function=function.node if function.name != "lambda" else None)
 
     def summarize(self, module):
-        facts = overrides.of(module)
+        facts = module.overrides
         registrations = []
         for registration in facts.registrations:
             name = registration.name.value
@@ -58,8 +58,7 @@ class RegisteredGradientCount(Rule):
                 count = _count(module, registration, value)
                 node = anchor.body if isinstance(anchor, ast.Lambda) else anchor
                 if count is not None:
-                    returns.append((node.lineno, node.col_offset, node.end_lineno,
-                                    node.end_col_offset, count))
+                    returns.append((tuple(module.span(node)), count))
             if returns:
                 registrations.append((name, registration.function.name, returns))
         uses = []
@@ -88,15 +87,14 @@ class RegisteredGradientCount(Rule):
                     inputs = ops.fixed_inputs(key)
                     if value != name or not inputs:
                         continue
-                    for ret_line, col, end_line, end_col, count in returns:
-                        if count == inputs or (ret_line, col) in reported:
+                    for place, count in returns:
+                        if count == inputs or place in reported:
                             continue
-                        reported.add((ret_line, col))
+                        reported.add(place)
                         if where != path:
-                            yield Diagnostic(path, ret_line, col + 1, self.code,
-                                             _message(function, "`%s`" % name, key,
-                                                      "%s:%d" % (where, line), inputs, count),
-                                             end_line, end_col + 1)
+                            yield Finding(_message(function, "`%s`" % name, key,
+                                                   "%s:%d" % (where, line), inputs, count),
+                                          span=Span(*place), path=path)
 
 
 def _mismatches(module, registration, uses):
@@ -127,8 +125,8 @@ def _message(function, name, key, where, inputs, count):
     return ("`%s`, registered as %s and overriding `%s` (%s), returns %d gradient%s, but a "
             "`%s` op has %d input%s: `tf.gradients` raises `ValueError: Num gradients %d "
             "generated for op name: ...`" % (
-                function, name, key, where, count, "" if count == 1 else "s", key, inputs,
-                "" if inputs == 1 else "s", count))
+                function, name, key, where, count, plural(count), key, inputs,
+                plural(inputs), count))
 
 
 RULE = RegisteredGradientCount

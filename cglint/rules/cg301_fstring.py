@@ -1,7 +1,7 @@
 """CG301: f-strings in code that must run on Python 2.7 or 3.5."""
 import ast
-from cglint.fstrings import NotConvertible, convert, find_fstrings
-from cglint.parse import char_to_utf8_col
+
+from cglint.fstrings import NotConvertible, convert
 from cglint.rules.base import Edit, Finding, Rule
 
 
@@ -32,22 +32,18 @@ class FStringRule(Rule):
     def check(self, module):
         if module.target_python >= (3, 6):
             return
-        if module.tree is not None and not module.nodes.get(ast.JoinedStr):
+        if not module.nodes.get(ast.JoinedStr):
             return  # the tree has no f-string: the text scan would find none
         target = ".".join(map(str, module.target_python))
-        for found in find_fstrings(module.text):
+        for found in module.fstrings:
             message = "f-string needs Python 3.6+ (target is %s)" % target
-            # Findings use ast's units (UTF-8 byte columns); edits count characters.
-            col = char_to_utf8_col(module.text, found.line, found.col)
-            end_col = char_to_utf8_col(module.text, found.end_line, found.end_col)
             try:
                 replacement = convert(found.source)
             except NotConvertible as reason:
-                yield Finding(found.line, col, "%s; not fixable automatically: %s" % (
-                    message, reason), found.end_line, end_col)
+                yield Finding("%s; not fixable automatically: %s" % (message, reason),
+                              span=found.span)
                 continue
-            edit = Edit(found.line, found.col + 1, found.end_line, found.end_col + 1, replacement)
-            yield Finding(found.line, col, message, found.end_line, end_col, (edit,))
+            yield Finding(message, span=found.span, fix=(Edit(found.span, replacement),))
 
 
 RULE = FStringRule

@@ -1,5 +1,4 @@
 """CG302: Python constructs newer than the target Python."""
-from cglint.newsyntax import newer_syntax
 from cglint.rules.base import Finding, Rule
 
 
@@ -33,9 +32,8 @@ class NewerSyntaxRule(Rule):
     needs_tensorflow = False
 
     def check(self, module):
-        for record in newer_syntax(module.tree, module.text, module.target_python,
-                                   module.python2_syntax, module.nodes):
-            yield Finding(record.line, record.col, record.message, record.end_line, record.end_col)
+        for record in module.new_syntax:
+            yield Finding(record.message, span=record.span)
 
 
 RULE = NewerSyntaxRule

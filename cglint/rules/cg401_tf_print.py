@@ -1,9 +1,8 @@
 import ast
 
 from cglint import tfapi
+from cglint.facts import TF_PRINTS
 from cglint.rules.base import Rule
-
-_PRINTS = ("tensorflow.print", "tensorflow.compat.v1.print", "tensorflow.compat.v2.print")
 
 
 class TfPrint(Rule):
@@ -27,7 +26,7 @@ class TfPrint(Rule):
     def check(self, module):
         python2_parse_error = module.target_python < (3, 0) and not _has_print_function(module)
         for use in module.api_uses:
-            if use.qualname not in _PRINTS or not tfapi.missing(use.qualname, module.target_tf):
+            if use.qualname not in TF_PRINTS or not tfapi.missing(use.qualname, module.target_tf):
                 continue
             message = ("`tf.print` is not in TF %s: use `tf.Print(x, [x], message)` and use its "
                        "result (it is an identity op)" % module.target_tf)

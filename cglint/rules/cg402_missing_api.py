@@ -1,9 +1,9 @@
 import ast
 
 from cglint import tfapi
-from cglint.parse import utf8_to_char_col
+from cglint.facts import TF_PRINTS
 from cglint.rules.base import Edit, Rule
-from cglint.rules.cg401_tf_print import _PRINTS
+from cglint.wording import tf_name
 
 
 # TensorFlow's own packages, imported by path (`from tensorflow.python.ops import
@@ -43,7 +43,7 @@ class MissingApi(Rule):
     def check(self, module):
         target = module.target_tf
         for use in module.api_uses:
-            if use.qualname in _PRINTS or is_private(use.qualname):
+            if use.qualname in TF_PRINTS or is_private(use.qualname):
                 continue  # CG401 says more about tf.print
             missing = tfapi.missing(use.qualname, target)
             if missing is not None:
@@ -57,12 +57,8 @@ class MissingApi(Rule):
                                   use)))
 
 
-def _short(name):
-    return "tf" + name[len("tensorflow"):] if name.startswith("tensorflow") else name
-
-
 def _message(missing, target):
-    name, full = _short(missing.name), _short(missing.qualname)
+    name, full = tf_name(missing.name), tf_name(missing.qualname)
     if missing.first is None:
         history = "in no TensorFlow release"
     elif _version(missing.first) > _version(target):
@@ -74,7 +70,7 @@ def _message(missing, target):
     else:
         message = "`%s` is not in TF %s (`%s` is %s)" % (full, target, name, history)
     if missing.replacement:
-        message += "; use `%s`" % _short(missing.replacement)
+        message += "; use `%s`" % tf_name(missing.replacement)
     return message
 
 
@@ -106,10 +102,7 @@ def _fix(module, use, missing):
     if not replacement.startswith(root_qualname + "."):
         return None
     new = root.id + replacement[len(root_qualname):]
-    node = use.node
-    col = utf8_to_char_col(module.text, node.lineno, node.col_offset)
-    end_col = utf8_to_char_col(module.text, node.end_lineno, node.end_col_offset)
-    return (Edit(node.lineno, col + 1, node.end_lineno, end_col + 1, new),)
+    return (Edit(module.span(use.node), new),)
 
 
 RULE = MissingApi

@@ -1,5 +1,6 @@
 from cglint import tfapi
 from cglint.rules.base import Rule
+from cglint.wording import tf_name
 
 
 class UnknownKeyword(Rule):
@@ -30,9 +31,8 @@ class UnknownKeyword(Rule):
             for keyword in use.call.keywords:
                 if keyword.arg and tfapi.accepts_keyword(use.qualname, keyword.arg,
                                                          module.target_tf) is False:
-                    name = "tf" + use.qualname[len("tensorflow"):]
                     yield self.at(keyword, "`%s` takes no keyword argument `%s` in TF %s" % (
-                        name, keyword.arg, module.target_tf))
+                        tf_name(use.qualname), keyword.arg, module.target_tf))
 
 
 RULE = UnknownKeyword
