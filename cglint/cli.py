@@ -179,11 +179,13 @@ def main(argv=None):
         from cglint.integrations.lsp import main as lsp_main
 
         return lsp_main(argv[1:])
-    parser = build_parser()
     try:
+        parser = build_parser()
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # argparse exits 2 on usage errors, 0 on --help/--version
         return exit_.code
+    except KeyboardInterrupt:  # Ctrl-C before the run started: no traceback either
+        return 130
     previous = _stop_cleanly_on_sigterm()
     try:
         return run(args, parser)
