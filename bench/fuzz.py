@@ -28,7 +28,9 @@ Every --cli-every-th batch is also written to a folder and run through the comma
 (`cglint.cli.main`, in the worker process), which must exit 0 or 1, never 2.
 
 Input number N is made from (--seed, N) alone, so `--start N --count 1` remakes it.
-The standard library only (plus cglint itself); run from anywhere with Python 3.9+.
+The standard library only (plus cglint and what it needs); run from anywhere with Python
+3.9+ where cglint's dependencies are installed (`.venv/bin/python bench/fuzz.py`): a
+missing one is an environment error (exit 2), not a crash of the linter.
 """
 import argparse
 import ast
@@ -495,6 +497,8 @@ def work(task):
             check_input(data)
         except Slow:
             return number - start, known, (number, "slow: one check took over %gs" % slow)
+        except ImportError as error:  # this interpreter lacks a dependency: not a crash
+            return number - start, known, (number, ENVIRONMENT + str(error))
         except BaseException:
             text = traceback.format_exc()
             pattern = next((p for p in known_patterns if re.search(p, text)), None)
@@ -536,7 +540,31 @@ def save_crash(out, number, data, failure, master_seed):
     return base + ".py"
 
 
+ENVIRONMENT = "environment error: "
+# What the per-file check imports only when an input needs it (Python 2 sources): import
+# it first, so a missing one is reported before the first input, whatever the inputs.
+LAZY_DEPENDENCIES = ("fissix.refactor", "fissix.pgen2.tokenize", "six")
+
+
+def environment_problem():
+    """A message when cglint or a dependency cannot be imported by this interpreter."""
+    import importlib
+
+    for name in ("cglint.check", "cglint.autofix") + LAZY_DEPENDENCIES:
+        try:
+            importlib.import_module(name)
+        except ImportError as error:
+            return ("%s%s, needed by cglint, cannot be imported by %s: %s (run with the "
+                    "interpreter cglint is installed in, e.g. .venv/bin/python bench/fuzz.py)"
+                    % (ENVIRONMENT, name.split(".")[0], sys.executable, error))
+    return None
+
+
 def run(args):
+    problem = environment_problem()
+    if problem:
+        sys.stderr.write(problem + "\n")
+        return 2
     seeds = load_seeds(args.seeds)
     if not seeds:
         sys.exit("no seeds under %s" % args.seeds)
@@ -554,6 +582,10 @@ def run(args):
                     data = make_input(seeds, args.seed, number)
                     save_crash(args.out, number, data, "known: " + pattern, args.seed)
                 tally.setdefault(pattern, []).append(number)
+            if failure is not None and failure[1].startswith(ENVIRONMENT):
+                pool.terminate()
+                sys.stderr.write(failure[1] + "\n")
+                return 2
             if failure is not None:
                 number, text = failure
                 data = make_input(seeds, args.seed, number)

@@ -1,14 +1,16 @@
 """The `cglint` command: parse options, lint the paths, report, choose the exit code."""
 import argparse
 import os
+import re
 import signal
 import sys
 from collections import Counter
 
 from cglint import __version__, config, engine, files
 from cglint.config import TARGET_PYTHONS, TARGET_TFS, ConfigError
-from cglint.lint_run import lint_paths
-from cglint.report import FORMATS, WRITERS
+from cglint.diagnostics import is_safe
+from cglint.lint_run import display_path, lint_paths, to_check
+from cglint.report import FORMATS, WRITERS, Run
 from cglint.report.text import printable
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -18,14 +20,32 @@ class UsageError(Exception):
     pass
 
 
+# Words that `cglint WORD` dispatches on (main), named when a path that does not exist
+# looks like a mistyped or unknown subcommand.
+SUBCOMMANDS = ("confirm", "doctor", "gradcheck", "lsp")
+
+
 def _jobs(text):
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError("expected a number of processes, got %r" % text)
-    if value < 1:
-        raise argparse.ArgumentTypeError("expected at least 1, got %d" % value)
+    if value < 0:
+        raise argparse.ArgumentTypeError("expected 0 (all CPUs) or more, got %d" % value)
     return value
+
+
+# Measured with TF 1.8's own files on 2 CPUs: below about 300 files a process pool's
+# start-up costs more than it saves (256 files: 0.7 s alone, 0.8 s on two processes; 512
+# files: 1.1 s alone, 0.8 s on two).
+POOL_MIN_FILES = 300
+
+
+def jobs_for(requested, count):
+    """Processes for checking `count` files when --jobs is `requested` (None: not given)."""
+    if requested is None:
+        return available_cpus() if count >= POOL_MIN_FILES else 1
+    return requested or available_cpus()
 
 
 def available_cpus():
@@ -51,9 +71,15 @@ def build_parser():
                         help="files or folders to check; `-` reads standard input")
     what = parser.add_argument_group("what to report")
     what.add_argument("--select", metavar="CODES",
-                      help="comma-separated code prefixes to report (default: all)")
+                      help="comma-separated code prefixes to report, replacing the "
+                           "config's selection (default: ALL)")
+    what.add_argument("--extend-select", metavar="CODES",
+                      help="code prefixes to report as well")
     what.add_argument("--ignore", metavar="CODES",
-                      help="comma-separated code prefixes not to report")
+                      help="comma-separated code prefixes not to report, added to the "
+                           "config's `ignore`")
+    what.add_argument("--extend-ignore", metavar="CODES",
+                      help="the same as --ignore (flake8's spelling)")
     what.add_argument("--per-file-ignores", metavar="GLOB:CODES",
                       help="codes not to report in matching files, e.g. "
                            "'tests/*:CG101 legacy/*.py:CG3'")
@@ -68,6 +94,11 @@ def build_parser():
                       help="comma-separated globs to exclude as well")
     what.add_argument("--report-unused-noqa", action="store_true", default=None,
                       help="report `# noqa` codes that silence nothing (CG003)")
+    what.add_argument("--no-respect-gitignore", dest="respect_gitignore",
+                      action="store_false", default=None,
+                      help="also check files that git ignores (.gitignore, "
+                           ".git/info/exclude, the global excludes file); by default "
+                           "they are skipped when a folder is walked")
     where = parser.add_argument_group("settings files")
     where.add_argument("--config", metavar="FILE",
                        help="read settings from this pyproject.toml, setup.cfg or tox.ini "
@@ -80,26 +111,50 @@ def build_parser():
                           "annotations)")
     out.add_argument("--statistics", action="store_true",
                      help="count findings per code after the list (text format)")
+    out.add_argument("--show-source", action=argparse.BooleanOptionalAction, default=None,
+                     help="show each finding's line with its span underlined (text "
+                          "format; default: on when the output is a terminal)")
+    out.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                     help="color the text report: auto (default) when the output is a "
+                          "terminal and NO_COLOR is not set")
+    out.add_argument("--show-fixes", action="store_true",
+                     help="list the findings --fix fixed (or, without --fix, would fix), "
+                          "per file and code (text format)")
     out.add_argument("--quiet", "-q", action="store_true",
                      help="print findings only: no summary, no progress line")
     out.add_argument("--stdin-filename", metavar="PATH",
                      help="name to report for code read from standard input")
+    out.add_argument("--output-file", "-o", metavar="FILE",
+                     help="write the report to FILE instead of standard output")
+    out.add_argument("--exit-zero", action="store_true",
+                     help="exit 0 even when there are findings (2 still means an error)")
     fix = parser.add_argument_group("fixes")
     fix.add_argument("--fix", action="store_true",
                      help="apply the safe fixes in place, then report what is left")
     fix.add_argument("--diff", action="store_true",
                      help="print the safe fixes as a unified diff; change no file")
     fix.add_argument("--unsafe-fixes", action="store_true",
-                     help="with --fix or --diff, also apply the fixes that may change "
+                     help="with --fix or --diff, also apply fixes that may change the code's "
                           "behaviour (marked unsafe)")
+    fix.add_argument("--add-noqa", action="store_true",
+                     help="add `# noqa: CODE` comments that silence every current finding, "
+                          "to adopt cglint on existing code; then exit")
     speed = parser.add_argument_group("speed")
     speed.add_argument("--jobs", "-j", type=_jobs, default=None, metavar="N",
-                       help="processes to check files on (default: available CPUs)")
+                       help="processes to check files on; 0 = every available CPU "
+                            "(default: one process below %d files, else every CPU)"
+                            % POOL_MIN_FILES)
     speed.add_argument("--no-cache", action="store_true",
                        help="neither read nor write the .cglint_cache folder")
     info = parser.add_argument_group("information")
     info.add_argument("--list-rules", action="store_true", help="list every rule and exit")
-    info.add_argument("--explain", metavar="CODE", help="explain a rule and exit")
+    info.add_argument("--explain", metavar="CODE", help="explain a rule (by code or name) "
+                                                        "and exit")
+    info.add_argument("--show-settings", action="store_true",
+                      help="print the settings the first PATH gets, and from which file, "
+                           "and exit")
+    info.add_argument("--show-files", action="store_true",
+                      help="print the files that would be checked, and exit")
     info.add_argument("--version", action="version", version="cglint " + __version__)
     return parser
 
@@ -128,11 +183,13 @@ def main(argv=None):
         from cglint.integrations.lsp import main as lsp_main
 
         return lsp_main(argv[1:])
-    parser = build_parser()
     try:
+        parser = build_parser()
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # argparse exits 2 on usage errors, 0 on --help/--version
         return exit_.code
+    except KeyboardInterrupt:  # Ctrl-C before the run started: no traceback either
+        return 130
     previous = _stop_cleanly_on_sigterm()
     try:
         return run(args, parser)
@@ -175,9 +232,11 @@ def _stop_cleanly_on_sigterm():
 
 def command_line_config(args):
     """The options given on the command line, as a Config that overrides the file's."""
-    def codes(name):
+    def codes(name, default=None):
         value = getattr(args, name)
-        return None if value is None else config.parse_codes(value, "--" + name.replace("_", "-"))
+        if value is None:
+            return default
+        return config.parse_codes(value, "--" + name.replace("_", "-"))
 
     def globs(name):
         value = getattr(args, name)
@@ -187,7 +246,9 @@ def command_line_config(args):
     return config.Config(
         root=os.getcwd(),
         select=codes("select"),
+        extend_select=codes("extend_select", ()),
         ignore=codes("ignore"),
+        extend_ignore=codes("extend_ignore", ()),
         per_file_ignores=None if per_file is None else config.parse_per_file_ignores(
             per_file, "--per-file-ignores"),
         target_python=args.target_python,
@@ -195,22 +256,20 @@ def command_line_config(args):
         exclude=globs("exclude"),
         extend_exclude=globs("extend_exclude") or (),
         report_unused_noqa=args.report_unused_noqa,
+        respect_gitignore=args.respect_gitignore,
     )
 
 
 def load_settings(args):
-    overrides = command_line_config(args)
+    """A config.Resolver that gives each file its settings."""
+    fixed = None
     if args.isolated:
-        found = config.Config()
+        fixed = config.Config()
     elif args.config:
-        found = config.read(args.config)
-        if found is None:
+        fixed = config.read(args.config)
+        if fixed is None:
             raise UsageError("%s has no [tool.cglint] or [cglint] section" % args.config)
-    else:
-        where = [args.stdin_filename if path == "-" and args.stdin_filename else path
-                 for path in args.paths]
-        found = config.find(where)
-    return config.resolve(found, overrides)
+    return config.Resolver(command_line_config(args), fixed)
 
 
 def run(args, parser):
@@ -220,44 +279,169 @@ def run(args, parser):
             out.write("%s  %-28s %s\n" % (code, rule.name, rule.summary()))
         return EXIT_CLEAN
     if args.explain:
-        return explain(args.explain.upper(), out)
-    if not args.paths:
-        parser.print_usage(sys.stderr)
-        raise UsageError("no paths given (try `cglint .`)")
-    if args.fix and args.diff:
-        raise UsageError("--fix and --diff cannot be combined (--diff changes no file)")
-    settings = load_settings(args)
-    fixer = Fixer(settings, out, args.unsafe_fixes) if args.fix else None
-    checked = lint_paths(args.paths, settings, args.jobs or available_cpus(),
-                         cache=not args.no_cache, keep_bytes=args.fix or args.diff,
+        return explain(args.explain, out)
+    check_usage(args, parser)
+    resolver = load_settings(args)
+    if args.show_settings:
+        return show_settings(args.paths[0], resolver, out)
+    if args.show_files:
+        for shown in sorted(shown for _, shown, _, _ in to_check(args.paths, resolver, args.stdin_filename)):
+            out.write(shown + "\n")
+        return EXIT_CLEAN
+    if args.output_file is None:
+        return lint(args, resolver, out)
+    try:
+        report = open(args.output_file, "w", encoding="utf-8")
+    except OSError as error:
+        raise UsageError("cannot write %s: %s" % (args.output_file, error.strerror or error))
+    with report:
+        return lint(args, resolver, report)
+
+
+def lint(args, resolver, out):
+    """Check the paths, fix or report, and return the exit code; the report goes to `out`
+    (standard output unless --output-file)."""
+    to_file = out is not sys.stdout
+    stdin_skipped = "-" in args.paths and stdin_excluded(args, resolver)
+    if args.fix and stdin_skipped:
+        # An editor pipes its buffer through `--fix` and replaces the buffer with what
+        # comes out: an excluded buffer must come back unchanged, and nothing else.
+        sys.stdout.flush()
+        sys.stdout.buffer.write(files.read_bytes("-", sys.stdin.buffer))
+        sys.stdout.flush()
+        out = out if to_file else sys.stderr
+    fixer = Fixer(sys.stdout, args.unsafe_fixes) if args.fix else None
+    checked = lint_paths(args.paths, resolver, lambda count: jobs_for(args.jobs, count),
+                         cache=not args.no_cache,
+                         keep_bytes=args.fix or args.diff or args.add_noqa,
                          stdin_filename=args.stdin_filename, progress=not args.quiet,
                          on_checked=fixer.fix if fixer else None)
+    if not checked and not args.quiet and not stdin_skipped:
+        sys.stderr.write("cglint: warning: no Python files found under %s\n"
+                         % ", ".join(args.paths))
     errors = [item for item in checked if item.result.error]
     for item in errors:
         sys.stderr.write("cglint: internal error while checking %s: %s (please report "
                          "it)\n" % (printable(item.result.path), item.result.error))
-    fixed = 0
+    if args.add_noqa:
+        return add_noqa(checked) if not errors else EXIT_ERROR
     if args.diff:
-        return show_diffs(checked, args.quiet, settings, out,
-                          args.unsafe_fixes) if not errors else EXIT_ERROR
+        if errors:
+            return EXIT_ERROR
+        changed = show_diffs(checked, args.quiet, out, args.unsafe_fixes)
+        return EXIT_FINDINGS if changed and not args.exit_zero else EXIT_CLEAN
+    fixed = Counter()  # (path, code) -> findings fixed
     if args.fix:
-        fixed = fixer.applied
-        if any(item.stdin for item in checked):
+        fixed = fixer.removed
+        if any(item.stdin for item in checked) and not to_file:
             out = sys.stderr  # standard output carries the fixed source
     findings = sorted(((diagnostic, diagnostic.fix) for item in checked
                        for diagnostic in item.result.diagnostics), key=lambda pair: pair[0])
-    WRITERS[args.format](out, findings)
+    # What `--fix` would apply: safe fixes, and unsafe ones only with --unsafe-fixes. The
+    # text report marks those; JSON and SARIF carry every fix with its applicability.
+    applicable = [(diagnostic, edits if edits and (args.unsafe_fixes or is_safe(edits))
+                   else None) for diagnostic, edits in findings]
+    WRITERS[args.format](out, applicable if args.format == "text" else findings,
+                         report_run(args, checked, out))
     if args.format == "text":
+        findings = applicable
         if args.statistics:
-            write_statistics(out, [diagnostic for diagnostic, _ in findings])
+            write_statistics(out, findings)
+        fixable = sum(1 for _, edits in findings if edits)
+        if args.show_fixes:
+            write_fixes(out, fixed if args.fix else Counter(
+                (diagnostic.path, diagnostic.code) for diagnostic, edits in findings if edits),
+                args.fix)
         if not args.quiet:
-            if fixed:
-                out.write("Fixed %d finding%s.\n" % (fixed, "" if fixed == 1 else "s"))
+            count = sum(fixed.values())
+            if count:
+                out.write("Fixed %d finding%s.\n" % (count, "" if count == 1 else "s"))
             out.write(_summary(len(findings), len(checked)))
+            if fixable:
+                out.write("[*] %d fixable with `--fix`.\n" % fixable)
     out.flush()
     if errors:
         return EXIT_ERROR
-    return EXIT_FINDINGS if findings else EXIT_CLEAN
+    return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
+
+
+def report_run(args, checked, out):
+    """The Run the writers get: files checked, and for text, code frames and color."""
+    terminal = _is_terminal(out)
+    if args.color == "auto":
+        color = terminal and not os.environ.get("NO_COLOR")
+    else:
+        color = args.color == "always"
+    show_source = terminal if args.show_source is None else args.show_source
+    by_path = {item.shown: item for item in checked}
+
+    def lines_of(path):
+        item = by_path.get(path)
+        if item is None or item.stdin and item.data is None:
+            return None
+        loaded = files.decode(path, item.data) if item.data is not None else files.load(path)
+        return loaded.text.split("\n") if isinstance(loaded, files.Source) else None
+
+    return Run(len(checked), show_source, color, lines_of)
+
+
+def _is_terminal(stream):
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def show_settings(path, resolver, out):
+    """Print the settings a file gets (or a folder's files get), and where they are from."""
+    settings = resolver.settings_for(path) if not os.path.isdir(path) else \
+        resolver.settings_in(path)
+    options = settings.options
+    rules = [code for code in engine.rules() if options.selected(code)]
+    out.write("Settings for: %s\n" % path)
+    out.write("Settings file: %s\n" % (settings.source or "none (defaults)"))
+    out.write("Excluded: %s\n" % ("yes" if settings.excluded(path) else "no"))
+    out.write("Rules (%d): %s\n" % (len(rules), " ".join(rules)))
+    out.write("target-python: %s\n" % ".".join(str(part) for part in options.target_python))
+    out.write("target-tf: %s\n" % options.target_tf)
+    out.write("per-file-ignores:%s\n" % "".join(
+        "\n  %s: %s" % (os.path.join(root, glob), ", ".join(codes))
+        for root, glob, codes in settings.per_file_ignores))
+    out.write("exclude:%s\n" % "".join(
+        "\n  %s" % os.path.join(root, glob) for root, glob in settings.exclude))
+    out.write("report-unused-noqa: %s\n" % str(options.report_unused_noqa).lower())
+    out.write("respect-gitignore: %s\n" % str(settings.respect_gitignore).lower())
+    return EXIT_CLEAN
+
+
+def check_usage(args, parser):
+    """Raise UsageError for options that cannot work together, with a hint."""
+    if args.stdin_filename and "-" not in args.paths:
+        raise UsageError("--stdin-filename names the code read from standard input: pass "
+                         "`-` as the path (`cglint - --stdin-filename %s`)"
+                         % args.stdin_filename)
+    if not args.paths:
+        parser.print_usage(sys.stderr)
+        raise UsageError("no paths given (try `cglint .`)")
+    first = args.paths[0]
+    if re.match(r"^[a-z][a-z-]*$", first) and not os.path.exists(first):
+        raise UsageError("no file or folder %r; subcommands are %s, and come first "
+                         "(`cglint --help` lists the options)"
+                         % (first, ", ".join(SUBCOMMANDS)))
+    if args.fix and args.diff:
+        raise UsageError("--fix and --diff cannot be combined (--diff changes no file)")
+    if args.add_noqa and (args.fix or args.diff or "-" in args.paths):
+        raise UsageError("--add-noqa changes files in place: it goes with neither --fix, "
+                         "--diff nor `-`")
+    if args.diff and args.format != "text":
+        # A diff is no list of findings: SARIF, JSON or annotations cannot carry it.
+        raise UsageError("--diff prints a unified diff; it cannot be combined with "
+                         "--format %s" % args.format)
+
+
+def stdin_excluded(args, resolver):
+    shown = display_path(args.stdin_filename or "-")
+    return resolver.settings_for(shown).excluded(shown)
 
 
 def _text(item):
@@ -265,7 +449,7 @@ def _text(item):
     return None if source is None or isinstance(source, files.Unreadable) else source.text
 
 
-def _fixed(item, settings, unsafe=False):
+def _fixed(item, unsafe=False):
     """autofix.Fixed for a checked file, or None when it has no fix to apply."""
     text = _text(item) if item.result.fixes else None
     if text is None:
@@ -278,16 +462,15 @@ def _fixed(item, settings, unsafe=False):
 
 class Fixer:
     """Writes each file's fixes in place as soon as it is checked (standard input's to
-    standard output, whole), and counts the findings they removed."""
+    standard output, whole), and counts the findings they removed by (path, code)."""
 
-    def __init__(self, settings, out, unsafe=False):
-        self.settings = settings
+    def __init__(self, out, unsafe=False):
         self.out = out
         self.unsafe = unsafe  # --unsafe-fixes
-        self.applied = 0
+        self.removed = Counter()
 
     def fix(self, item):
-        fixed = _fixed(item, self.settings, self.unsafe)
+        fixed = _fixed(item, self.unsafe)
         if item.stdin:
             text = fixed.text if fixed else _text(item)
             if text is None:
@@ -316,14 +499,60 @@ class Fixer:
                 return
             item.data = data
         if fixed:
+            gone = (Counter(d.code for d in item.result.diagnostics)
+                    - Counter(d.code for d in fixed.result.diagnostics))
+            for code, count in gone.items():
+                self.removed[item.shown, code] += count
             item.result = fixed.result
-            self.applied += fixed.applied
+            if item.stdin:
+                from cglint.fix import encode_like
+
+                item.data = encode_like(fixed.text, item.data)  # what code frames show
 
 
-def show_diffs(checked, quiet, settings, out, unsafe=False):
+def add_noqa(checked):
+    """--add-noqa: write each file with its findings' directives added, atomically, in
+    its own encoding and line endings; say how many were added."""
+    from cglint.add_noqa import add_noqa as with_noqa
+    from cglint.autofix import encode_like_original
+    from cglint.fix import ChangedOnDisk, write_atomic
+
+    added = changed = left = 0
+    for item in checked:
+        text = _text(item) if item.result.diagnostics else None
+        if text is None:
+            continue
+        new_text, count, not_added = with_noqa(text, item.result.diagnostics)
+        left += not_added
+        if new_text == text:
+            continue
+        try:
+            write_atomic(item.path, encode_like_original(new_text, item.data),
+                         expected=(item.data, item.info))
+        except ChangedOnDisk as error:
+            sys.stderr.write("cglint: not changing %s: %s; run again\n" % (
+                printable(item.shown), error.strerror))
+            continue
+        except OSError as error:
+            sys.stderr.write("cglint: cannot write %s: %s\n" % (
+                printable(item.shown), error.strerror or error))
+            continue
+        added += count
+        changed += 1
+    sys.stderr.write("Added noqa directives for %d finding%s in %d file%s.\n" % (
+        added, "" if added == 1 else "s", changed, "" if changed == 1 else "s"))
+    if left:
+        sys.stderr.write("cglint: %d finding%s could not take a noqa comment (a line that "
+                         "ends inside a string or after a backslash)\n"
+                         % (left, "" if left == 1 else "s"))
+    return EXIT_CLEAN
+
+
+def show_diffs(checked, quiet, out, unsafe=False):
+    """Print each fixable file's fixes as a unified diff; return how many would change."""
     changed = 0
     for item in checked:
-        fixed = _fixed(item, settings, unsafe)
+        fixed = _fixed(item, unsafe)
         if fixed is None:
             continue
         changed += 1
@@ -336,14 +565,32 @@ def show_diffs(checked, quiet, settings, out, unsafe=False):
     if not quiet:
         sys.stderr.write("%d file%s would be changed.\n" % (changed, "" if changed == 1 else "s"))
     out.flush()
-    return EXIT_FINDINGS if changed else EXIT_CLEAN
+    return changed
 
 
-def write_statistics(out, diagnostics):
+def write_statistics(out, findings):
+    """Findings per code, `[*]` marking codes with a finding --fix can fix (as ruff)."""
     rules = engine.rules()
-    for code, count in sorted(Counter(d.code for d in diagnostics).items()):
+    fixable = {diagnostic.code for diagnostic, edits in findings if edits}
+    for code, count in sorted(Counter(d.code for d, _ in findings).items()):
         name = rules[code].name if code in rules else ""
-        out.write("%5d  %s  %s\n" % (count, code, name))
+        out.write("%5d  %s  %s%s\n" % (count, code, "[*] " if code in fixable else "", name))
+
+
+def write_fixes(out, fixed, done):
+    """ruff's --show-fixes list: per file, how many findings of each code were fixed."""
+    if not fixed:
+        return
+    rules = engine.rules()
+    total = sum(fixed.values())
+    out.write("%s %d finding%s:\n" % ("Fixed" if done else "Would fix", total,
+                                      "" if total == 1 else "s"))
+    for path in sorted({path for path, _ in fixed}):
+        out.write("- %s:\n" % path)
+        for (where, code), count in sorted(fixed.items()):
+            if where == path:
+                name = rules[code].name if code in rules else ""
+                out.write("    %d \u00d7 %s (%s)\n" % (count, code, name))
 
 
 def _summary(count, checked):
@@ -354,11 +601,17 @@ def _summary(count, checked):
         count, "" if count == 1 else "s", checked, files_word)
 
 
-def explain(code, out):
-    rule = engine.rules().get(code)
+def explain(wanted, out):
+    """Print a rule's documentation and URL; `wanted` is its code or its name."""
+    from cglint import ruledocs
+
+    rules = engine.rules()
+    rule = rules.get(wanted.upper()) or next(
+        (rule for rule in rules.values() if rule.name == wanted.lower()), None)
     if rule is None:
-        raise UsageError("unknown rule %r (see `cglint --list-rules`)" % code)
-    out.write("%s (%s)\n\n%s\n" % (rule.code, rule.name, rule.documentation()))
+        raise UsageError("unknown rule %r (see `cglint --list-rules`)" % wanted)
+    out.write("%s (%s)\n\n%s\n\n%s\n" % (rule.code, rule.name, rule.documentation(),
+                                           ruledocs.url(rule.code)))
     return EXIT_CLEAN
 
 

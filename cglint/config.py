@@ -1,10 +1,12 @@
 """Find and read the project's cglint settings, and merge them with the command line.
 
 `[tool.cglint]` in pyproject.toml, else `[cglint]` in setup.cfg or tox.ini (TF 1.8-era
-projects rarely have a pyproject), in the first folder that has one, walking up from the
-checked paths: the same search ruff and flake8 users know. Command-line values replace
-the file's. Globs in the file are relative to its folder; globs given on the command line
-are relative to the current folder.
+projects rarely have a pyproject). Each file gets the settings of the closest folder above
+it that has one, as ruff does with nested configs: a nested settings file replaces its
+parent's (they are not merged), and the order of the paths on the command line does not
+matter. Command-line values replace the file's, except `--ignore`/`--extend-*`, which
+add to it (ruff's rule selection, see `selected_codes`). Globs in a file are relative to
+its folder; globs given on the command line are relative to the current folder.
 """
 import fnmatch
 import os
@@ -13,15 +15,18 @@ import sys
 from dataclasses import dataclass, field, replace
 
 from cglint.options import Options
+from cglint.rules import all_rules
 
 # configparser.ConfigParser.BOOLEAN_STATES, without importing configparser at start-up.
 _INI_BOOLEANS = {"1": True, "yes": True, "true": True, "on": True,
                  "0": False, "no": False, "false": False, "off": False}
 TARGET_PYTHONS = ("2.7", "3.5", "3.6")
 TARGET_TFS = ("1.8",)
-KEYS = ("select", "ignore", "per-file-ignores", "target-python", "target-tf", "exclude",
-        "extend-exclude", "report-unused-noqa")
+KEYS = ("select", "extend-select", "ignore", "extend-ignore", "per-file-ignores",
+        "target-python", "target-tf", "exclude", "extend-exclude", "report-unused-noqa",
+        "respect-gitignore")
 _CODE = re.compile(r"^CG\d{0,3}$")
+ALL = "ALL"  # every rule, in select, ignore and per-file-ignores (as in ruff)
 _SEPARATORS = re.compile(r"[,\s]+")
 
 
@@ -36,13 +41,16 @@ class Config:
     path: str = ""  # the file it was read from; "" for the command line or no file
     root: str = ""  # absolute folder its globs are relative to
     select: tuple = None
+    extend_select: tuple = ()
     ignore: tuple = None
+    extend_ignore: tuple = ()
     per_file_ignores: tuple = None  # ((glob, codes), ...)
     target_python: str = None
     target_tf: str = None
     exclude: tuple = None
     extend_exclude: tuple = ()
     report_unused_noqa: bool = None
+    respect_gitignore: bool = None
 
 
 @dataclass(frozen=True)
@@ -52,6 +60,8 @@ class Settings:
     options: Options = field(default_factory=Options)
     per_file_ignores: tuple = ()  # ((root, glob, codes), ...)
     exclude: tuple = ()  # ((root, glob), ...)
+    respect_gitignore: bool = True
+    source: str = ""  # the settings file they came from; "" when none
 
     def options_for(self, path):
         """Options for one file: per-file ignores join the ignore list, so the rules they
@@ -67,7 +77,11 @@ class Settings:
 
 
 def parse_codes(value, where):
-    """A tuple of code prefixes from a comma/space separated string or a list of strings."""
+    """A tuple of code prefixes from a comma/space separated string or a list of strings.
+
+    `ALL` stands for every rule. A prefix that matches no rule is an error: a typo would
+    otherwise silently turn every check off (in `select`) or nothing off (in `ignore`).
+    """
     if isinstance(value, str):
         items = _SEPARATORS.split(value)
     elif isinstance(value, (list, tuple)) and all(isinstance(item, str) for item in value):
@@ -76,9 +90,17 @@ def parse_codes(value, where):
         raise ConfigError("%s: expected codes like \"CG1, CG103\", got %r" % (where, value))
     codes = tuple(item.strip().upper() for item in items if item.strip())
     for code in codes:
-        if not _CODE.match(code):
-            raise ConfigError("%s: %r is not a code prefix like CG1 or CG103" % (where, code))
+        check_known(code, where)
     return codes
+
+
+def check_known(code, where):
+    if code == ALL:
+        return
+    if not _CODE.match(code):
+        raise ConfigError("%s: %r is not a code prefix like CG1 or CG103" % (where, code))
+    if not any(known.startswith(code) for known in all_rules()):
+        raise ConfigError("%s: %r matches no rule (see `cglint --list-rules`)" % (where, code))
 
 
 def parse_globs(value, where):
@@ -105,7 +127,7 @@ def parse_per_file_ignores(value, where):
             if glob is None or codes:
                 raise ConfigError("%s: expected `glob: CODES`, got %r" % (where, value))
             continue
-        if glob is not None and _CODE.match(token.upper()):
+        if glob is not None and (_CODE.match(token.upper()) or token.upper() == ALL):
             codes.append(token.upper())
             continue
         if glob is not None:
@@ -116,6 +138,8 @@ def parse_per_file_ignores(value, where):
     for glob, codes in pairs:
         if not codes:
             raise ConfigError("%s: no codes for %r (write `%s: CG101`)" % (where, glob, glob))
+        for code in codes:
+            check_known(code, where)
     return tuple(pairs)
 
 
@@ -148,16 +172,16 @@ def from_mapping(values, path, section):
         if key not in KEYS:
             raise ConfigError("%s: unknown key %r (known keys: %s)"
                               % (path, raw_key, ", ".join(KEYS)))
-        if key in ("select", "ignore"):
-            settings[key] = parse_codes(value, where)
+        if key in ("select", "ignore", "extend-select", "extend-ignore"):
+            settings[key.replace("-", "_")] = parse_codes(value, where)
         elif key == "per-file-ignores":
             settings["per_file_ignores"] = parse_per_file_ignores(value, where)
         elif key == "target-python":
             settings["target_python"] = parse_choice(value, TARGET_PYTHONS, where)
         elif key == "target-tf":
             settings["target_tf"] = parse_choice(value, TARGET_TFS, where)
-        elif key == "report-unused-noqa":
-            settings["report_unused_noqa"] = parse_bool(value, where)
+        elif key in ("report-unused-noqa", "respect-gitignore"):
+            settings[key.replace("-", "_")] = parse_bool(value, where)
         else:
             settings[key.replace("-", "_")] = parse_globs(value, where)
     return Config(path=path, root=root, **settings)
@@ -207,26 +231,77 @@ def read(path):
 CANDIDATES = ("pyproject.toml", "setup.cfg", "tox.ini")
 
 
-def find(paths):
-    """The Config of the first folder with one, walking up from each path in turn."""
-    looked = set()
-    for path in paths or ["."]:
-        folder = os.path.abspath("." if path == "-" else path)
-        if not os.path.isdir(folder):
-            folder = os.path.dirname(folder)
-        while folder not in looked:
-            looked.add(folder)
-            for name in CANDIDATES:
-                candidate = os.path.join(folder, name)
-                if os.path.isfile(candidate):
-                    found = read(candidate)
-                    if found is not None:
-                        return found
-            parent = os.path.dirname(folder)
-            if parent == folder:
+def find(path):
+    """The Config of the closest folder above `path` (a file, or a folder) that has one."""
+    folder = os.path.abspath(path)
+    if not os.path.isdir(folder):
+        folder = os.path.dirname(folder)
+    return Resolver().config_in(folder)
+
+
+def settings_for(path):
+    """The Settings of one file (or editor buffer), read anew: what the language server and
+    the flake8 plugin use; the command line uses the same Resolver, kept for the run."""
+    return Resolver().settings_for(path)
+
+
+class Resolver:
+    """Settings for each file of a run: those of the closest settings file above it,
+    overridden by the command line. It remembers what it found in each folder, so a run
+    reads each settings file once and looks in each folder once.
+
+    `fixed`, when given, is the Config for every file (`--config FILE`, `--isolated`).
+    """
+
+    def __init__(self, command_line=None, fixed=None):
+        self.command_line = command_line or Config()
+        self.fixed = fixed
+        self._in_folder = {}  # absolute folder -> Config of it or its closest parent
+        self._settings = {}  # Config -> Settings
+
+    def settings_for(self, path):
+        """Settings for a file; `-` (standard input without a name) is in the current
+        folder."""
+        return self.settings_in(os.path.dirname(os.path.abspath(path)))
+
+    def settings_in(self, folder):
+        """Settings for the files of a folder."""
+        found = self.fixed
+        if found is None:
+            found = self.config_in(os.path.abspath(folder))
+        settings = self._settings.get(found)
+        if settings is None:
+            settings = self._settings[found] = resolve(found, self.command_line)
+        return settings
+
+    def config_in(self, folder):
+        """The Config of `folder` or of its closest parent with one (Config() if none)."""
+        walked = []
+        found = None
+        while found is None:
+            found = self._in_folder.get(folder)
+            if found is not None:
                 break
+            walked.append(folder)
+            found = _read_folder(folder)
+            parent = os.path.dirname(folder)
+            if found is None and parent == folder:
+                found = Config()
             folder = parent
-    return Config()
+        for each in walked:
+            self._in_folder[each] = found
+        return found
+
+
+def _read_folder(folder):
+    """The Config of the first candidate file in `folder` with a cglint section, or None."""
+    for name in CANDIDATES:
+        candidate = os.path.join(folder, name)
+        if os.path.isfile(candidate):
+            found = read(candidate)
+            if found is not None:
+                return found
+    return None
 
 
 def resolve(file_config, command_line):
@@ -236,9 +311,10 @@ def resolve(file_config, command_line):
         return value if value is not None else getattr(file_config, name)
 
     target_python = pick("target_python") or "2.7"
+    chosen = selected_codes((file_config, command_line))
     options = Options(
-        select=pick("select") or (),
-        ignore=pick("ignore") or (),
+        # Expressed as what is left out, so the default (every rule) is Options() itself.
+        ignore=tuple(code for code in all_rules() if code not in chosen),
         target_python=tuple(int(part) for part in target_python.split(".")),
         target_tf=pick("target_tf") or "1.8",
         report_unused_noqa=bool(pick("report_unused_noqa")),
@@ -248,8 +324,43 @@ def resolve(file_config, command_line):
     exclude = _rooted(command_line if command_line.exclude is not None else file_config,
                       "exclude")
     exclude += _rooted(file_config, "extend_exclude") + _rooted(command_line, "extend_exclude")
-    return Settings(options, tuple((root, glob, codes) for root, (glob, codes) in per_file),
-                    exclude)
+    respect_gitignore = pick("respect_gitignore")
+    return Settings(options,
+                    tuple((root, glob, tuple(_prefix(code) for code in codes))
+                          for root, (glob, codes) in per_file),
+                    exclude, True if respect_gitignore is None else respect_gitignore,
+                    file_config.path)
+
+
+def selected_codes(layers):
+    """The set of rule codes to report, from the settings file's and then the command
+    line's Config, resolved as ruff does: a layer's `select` starts the set anew,
+    `extend-select` adds to it, `ignore` and `extend-ignore` take from it. Within a layer
+    the more specific prefix wins (`ignore = CG1` with `extend-select = CG103` keeps
+    CG103); at equal specificity, ignore wins."""
+    every = tuple(all_rules())
+    chosen = set(every)
+    for layer in layers:
+        selectors = [(prefix, True) for prefix in (layer.select or ()) + layer.extend_select]
+        selectors += [(prefix, False) for prefix in (layer.ignore or ()) + layer.extend_ignore]
+        updates = {}
+        for prefix, on in sorted(selectors, key=lambda pair: (_specificity(pair[0]), not pair[1])):
+            for code in every:
+                if code.startswith(_prefix(prefix)):
+                    updates[code] = on
+        if layer.select is not None:
+            chosen = set()
+        chosen.update(code for code, on in updates.items() if on)
+        chosen.difference_update(code for code, on in updates.items() if not on)
+    return chosen
+
+
+def _prefix(code):
+    return "CG" if code == ALL else code  # every code starts with CG
+
+
+def _specificity(code):
+    return 0 if code == ALL else len(code)
 
 
 def _rooted(config, name):

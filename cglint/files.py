@@ -43,11 +43,13 @@ def is_virtualenv(path):
     return os.path.exists(os.path.join(path, "pyvenv.cfg"))
 
 
-def discover(paths):
+def discover(paths, ignored_under=None):
     """Yield (path, problem) pairs: every *.py under `paths`, once, in sorted order.
 
     problem is None for a file to lint, else a message for a path that cannot be walked.
     Explicitly named files are linted whatever their suffix, like flake8 and ruff do.
+    `ignored_under(folder)`, when given, is a predicate (or None) saying which paths found
+    while walking that folder to pass over (gitignore.ignored_under); named paths never are.
     """
     seen = set()
     for top in paths:
@@ -60,7 +62,8 @@ def discover(paths):
             yield top, "cannot read: %s" % (error.strerror or error)
             continue
         if stat.S_ISDIR(info.st_mode):
-            for found in _walk(top, seen):
+            skip = ignored_under(top) if ignored_under else None
+            for found in _walk(top, seen, skip):
                 yield found
         elif stat.S_ISREG(info.st_mode):
             key = (info.st_dev, info.st_ino)
@@ -71,7 +74,7 @@ def discover(paths):
             yield top, "not a regular file or folder"
 
 
-def _walk(top, seen):
+def _walk(top, seen, skip=None):
     visited = set()
     stack = [top]
     while stack:
@@ -92,6 +95,8 @@ def _walk(top, seen):
             continue
         subfolders = []
         for entry in entries:
+            if skip is not None and skip(entry.path):
+                continue
             try:
                 is_dir = entry.is_dir()
                 is_file = entry.is_file()

@@ -1,6 +1,7 @@
-"""Lint a set of paths as one run: discover the files, skip the excluded, read them in
-batches, take what the cache knows, check the rest (on a pool when it pays), and add the
-whole-run findings. The command line reports what this returns."""
+"""Lint a set of paths as one run: discover the files (git-ignored ones skipped), skip the
+excluded, read them in batches, take what the cache knows, check the rest (on a pool when
+it pays), and add the whole-run findings. Each file gets the settings of the closest
+settings file above it (config.Resolver). The command line reports what this returns."""
 import os
 import sys
 
@@ -14,14 +15,15 @@ def display_path(path):
 
 
 class Checked:
-    """One checked path: how it is shown, its bytes (None when unreadable), its Result;
-    `path` is the path it was read through (the one --fix writes), `info` the stat of
-    what was read."""
+    """One checked path: how it is shown, its bytes (None when unreadable), its settings
+    and options, its Result; `path` is the path it was read through (the one --fix
+    writes), `info` the stat of what was read."""
 
-    def __init__(self, shown, data, options, result=None, stdin=False, path=None, info=None):
+    def __init__(self, shown, data, settings, result=None, stdin=False, path=None, info=None):
         self.shown = shown
         self.data = data
-        self.options = options
+        self.settings = settings
+        self.options = settings.options_for(shown)
         self.result = result
         self.stdin = stdin
         self.path = path
@@ -33,17 +35,40 @@ class Checked:
 BATCH = 512
 
 
-def lint_paths(paths, settings, jobs, cache=True, keep_bytes=False, stdin_filename=None,
+def to_check(paths, resolver, stdin_filename=None):
+    """(path, shown, problem, settings) for every file to check, in discovery order, all
+    found before any is checked: discovery is cheap, and the progress line needs the total."""
+    def ignored_under(folder):
+        if not resolver.settings_in(folder).respect_gitignore:
+            return None
+        from cglint import gitignore  # only runs that walk a folder pay for subprocess
+
+        return gitignore.ignored_under(folder)
+
+    found = []
+    for path, problem in files.discover(paths, ignored_under):
+        shown = display_path(stdin_filename if path == "-" and stdin_filename else path)
+        settings = resolver.settings_for(shown)
+        if not settings.excluded(shown):
+            found.append((path, shown, problem, settings))
+    return found
+
+
+def lint_paths(paths, resolver, jobs_for, cache=True, keep_bytes=False, stdin_filename=None,
                progress=True, on_checked=None):
-    """Checked for every file under `paths` that `settings` does not exclude, in
-    discovery order, whole-run findings included. `-` is standard input, reported as
-    `stdin_filename` when given; `keep_bytes` keeps each file's bytes (for --fix and
-    --diff); `progress` shows a progress line on standard error. `on_checked(item)` is
-    called as soon as each readable file is checked (--fix writes it then: the shorter
-    the time between reading and writing, the rarer an edit made meanwhile)."""
+    """Checked for every file under `paths` that its settings do not exclude, in
+    discovery order, whole-run findings included. `resolver` gives each file its
+    settings (config.Resolver); `jobs_for(count)` the processes for `count` files. `-`
+    is standard input, reported as `stdin_filename` when given; `keep_bytes` keeps each
+    file's bytes (for --fix, --diff, --add-noqa); `progress` shows a progress line on
+    standard error. `on_checked(item)` is called as soon as each readable file is checked
+    (--fix writes it then: the shorter the time between reading and writing, the rarer an
+    edit made meanwhile)."""
     cache = Cache() if cache else None
     checked, pending = [], []
-    progress = Progress(sys.stderr, 0, progress)
+    found = to_check(paths, resolver, stdin_filename)
+    progress = Progress(sys.stderr, len(found), progress)
+    jobs = jobs_for(len(found))
 
     def flush():
         results = pool.check_all(((item.shown, item.data, item.options) for item, _ in pending),
@@ -58,14 +83,13 @@ def lint_paths(paths, settings, jobs, cache=True, keep_bytes=False, stdin_filena
                 item.data = None
         del pending[:]
 
-    for path, problem in files.discover(paths):
+    for path, shown, problem, settings in found:
         stdin = path == "-"
-        shown = display_path(stdin_filename if stdin and stdin_filename else path)
-        if settings.excluded(shown):
-            continue
-        options = settings.options_for(shown)
         if problem:
-            checked.append(Checked(shown, None, options, check.unreadable(shown, problem, options)))
+            item = Checked(shown, None, settings)
+            item.result = check.unreadable(shown, problem, item.options)
+            checked.append(item)
+            progress.step()
             continue
         try:
             if stdin:
@@ -73,14 +97,17 @@ def lint_paths(paths, settings, jobs, cache=True, keep_bytes=False, stdin_filena
             else:
                 data, info = files.read_file(path)
         except OSError as error:
-            message = "cannot read: %s" % (error.strerror or error)
-            checked.append(Checked(shown, None, options, check.unreadable(shown, message, options)))
+            item = Checked(shown, None, settings)
+            item.result = check.unreadable(shown, "cannot read: %s" % (error.strerror or error),
+                                           item.options)
+            checked.append(item)
+            progress.step()
             continue
-        item = Checked(shown, data, options, stdin=stdin, path=path, info=info)
+        item = Checked(shown, data, settings, stdin=stdin, path=path, info=info)
         checked.append(item)
         key = None
         if cache is not None and not stdin:
-            key = cache.key(shown, data, options)
+            key = cache.key(shown, data, item.options)
             item.result = cache.get(key, shown)
             if item.result is not None and item.result.fixes and keep_bytes:
                 # Never apply or show a fix read from the cache: anyone who can write
@@ -88,13 +115,14 @@ def lint_paths(paths, settings, jobs, cache=True, keep_bytes=False, stdin_filena
                 item.result = None
         if item.result is None:
             pending.append((item, key))
-            progress.total += 1
             if len(pending) >= BATCH:
                 flush()
-        elif on_checked is not None:
-            on_checked(item)
-        elif not keep_bytes:
-            item.data = None
+        else:
+            progress.step()
+            if on_checked is not None:
+                on_checked(item)
+            elif not keep_bytes:
+                item.data = None
     flush()
     progress.close()
     check.finish([item.result for item in checked],

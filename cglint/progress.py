@@ -12,7 +12,7 @@ INTERVAL = 0.1  # seconds between redraws
 class Progress:
     def __init__(self, stream, total, enabled):
         self.stream = stream
-        self.total = total  # may grow while files are still being found
+        self.total = total
         self.enabled = enabled and _is_terminal(stream)
         self.done = 0
         self.started = time.monotonic()

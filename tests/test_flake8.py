@@ -81,3 +81,16 @@ def test_flake8_honours_noqa_on_the_def_line_and_cglint_settings(flake8_env, tmp
     done = run_flake8(flake8_env, tmp_path, ".")
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout == ""
+
+
+def test_flake8_takes_each_files_settings_from_its_closest_config(flake8_env, tmp_path):
+    hazards = 'import tensorflow as tf\ntf.print("x")\ntf.no_such_function()\n'
+    for folder, code in (("A", "CG401"), ("B", "CG402")):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "pyproject.toml").write_text(
+            '[tool.cglint]\nignore = ["%s"]\n' % code)
+        (tmp_path / folder / "t.py").write_text(hazards)
+    for order in (["A", "B"], ["B", "A"]):
+        done = run_flake8(flake8_env, tmp_path, *order)
+        assert sorted(line.split(": ")[0].split(":")[0] + " " + line.split()[1]
+                      for line in done.stdout.splitlines()) == ["A/t.py CG402", "B/t.py CG401"]

@@ -197,7 +197,7 @@ def assert_no_crash(done):
 def test_command_line_on_a_tree_of_mutated_files(mutated_tree, jobs):
     done = cglint("--jobs", jobs, "--report-unused-noqa", "--format", "json", str(mutated_tree))
     assert_no_crash(done)
-    records = json.loads(done.stdout)
+    records = json.loads(done.stdout)["findings"]
     assert {os.path.basename(r["path"]) for r in records} <= {
         "m%03d.py" % n for n in range(CLI_INPUTS)}
     # Each input's verdict through the command line is the one check_bytes gives.
@@ -248,3 +248,20 @@ def test_atheris_target_runs(tmp_path):
     err = done.stderr.decode("utf-8", "replace")
     assert done.returncode == 0, err[-3000:]
     assert "Done 200 runs" in err
+
+
+def test_a_missing_dependency_is_an_environment_error_not_a_crash(tmp_path):
+    """As on a fresh machine where `python3 bench/fuzz.py` runs outside the venv."""
+    (tmp_path / "fissix").mkdir()
+    (tmp_path / "fissix" / "__init__.py").write_text(
+        "raise ImportError(\"No module named 'fissix' (hidden by the test)\")\n")
+    done = subprocess.run(
+        [sys.executable, os.path.join(ROOT, "bench", "fuzz.py"), "--count", "20", "--jobs", "1",
+         "--out", str(tmp_path / "out")],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True, timeout=300,
+        env=dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), ROOT])))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "CRASH" not in done.stdout + done.stderr
+    assert done.stderr.startswith("environment error: fissix, needed by cglint, cannot be "
+                                  "imported"), done.stderr
+    assert not (tmp_path / "out").exists()

@@ -229,8 +229,8 @@ def test_files_that_vanish_or_change_type_mid_run(tmp_path, monkeypatch, capsys)
     (tmp_path / "zz" / "later.py").write_text(BAD)
     real_discover = files.discover
 
-    def racing_discover(paths):
-        for path, problem in real_discover(paths):
+    def racing_discover(paths, *rest):
+        for path, problem in real_discover(paths, *rest):
             name = os.path.basename(path)
             if name == "b_gone.py":
                 os.unlink(path)

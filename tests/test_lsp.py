@@ -121,6 +121,7 @@ def test_session_open_change_code_action_shutdown(client, tmp_path):
     assert [(d["code"], d["range"]["start"]) for d in found] == [
         ("CG103", {"line": 4, "character": 25})]
     assert found[0]["source"] == "cglint" and "returns 2 gradients" in found[0]["message"]
+    assert found[0]["codeDescription"]["href"].endswith("/docs/rules/CG103.md")
 
     reply = client.request("textDocument/codeAction", {
         "textDocument": {"uri": uri},

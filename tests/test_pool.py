@@ -45,10 +45,30 @@ def test_pool_keeps_the_input_order():
     assert len(done) == 80
 
 
-def test_jobs_must_be_a_positive_number(capsys):
-    assert main([".", "--jobs", "0"]) == 2
+def test_jobs_must_be_a_number_of_processes(capsys):
+    assert main([".", "--jobs", "-1"]) == 2
     assert main([".", "--jobs", "many"]) == 2
     assert "expected" in capsys.readouterr().err
+
+
+def test_small_runs_stay_in_one_process_unless_jobs_are_asked_for(tmp_path, monkeypatch):
+    from cglint import cli
+
+    for number in range(40):
+        (tmp_path / ("m%d.py" % number)).write_text("x = %d\n" % number)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(cli, "available_cpus", lambda: 2)
+    asked = []
+    real = pool.check_all
+    monkeypatch.setattr(pool, "check_all",
+                        lambda items, jobs, on_result=None: asked.append(jobs)
+                        or real(items, jobs, on_result))
+    for args in ([], ["--jobs", "0"], ["--jobs", "3"]):
+        assert main([".", "--no-cache", "-q"] + args) == 0
+    assert asked == [1, 2, 3]
+    monkeypatch.setattr(cli, "POOL_MIN_FILES", 40)
+    assert main([".", "--no-cache", "-q"]) == 0
+    assert asked[-1] == 2
 
 
 def test_checking_leaves_no_reference_cycles_behind():

@@ -58,3 +58,35 @@ def test_try_repo_runs_the_hook_and_reports_a_finding(hook_repo, tmp_path):
     assert done.returncode == 1, output
     assert "x.py:5:26: CG103" in output, output
     assert "Found 1 finding in 1 file checked." in output, output  # notes.txt not passed
+
+
+def readme_block(heading, language):
+    """The first ```language block after `heading` in the README."""
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as handle:
+        text = handle.read()
+    return text.split(heading + "\n", 1)[1].split("```%s\n" % language, 1)[1].split("```")[0]
+
+
+def test_the_readmes_snippet_with_a_commit_sha_as_rev(hook_repo, tmp_path):
+    import re
+
+    snippet = readme_block("### pre-commit", "yaml")
+    assert re.search(r"^\s+rev: [0-9a-f]{40}\b", snippet, re.M), snippet  # the sha form
+    sha = subprocess.run(["git", "rev-parse", "HEAD"], cwd=str(hook_repo), check=True,
+                         capture_output=True, text=True).stdout.strip()
+    config = re.sub(r"(repo: )\S+", lambda m: m.group(1) + str(hook_repo), snippet)
+    config = re.sub(r"(rev: )[0-9a-f]{40}", lambda m: m.group(1) + sha, config)
+    project = tmp_path / "project"
+    project.mkdir()
+    git(project, "init", "-q")
+    (project / ".pre-commit-config.yaml").write_text(config)
+    (project / "py2.py").write_text(BAD + 'print "a Python 2 statement"\n')
+    git(project, "add", "-A")
+    env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"))
+    env.pop("PYTHONPATH", None)
+    done = subprocess.run([sys.executable, "-m", "pre_commit", "run", "--all-files"],
+                          cwd=str(project), env=env, capture_output=True, text=True,
+                          timeout=600)
+    output = done.stdout + done.stderr
+    assert done.returncode == 1, output
+    assert "py2.py:5:26: CG103" in output, output  # a Python 2 file, checked in full

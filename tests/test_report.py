@@ -5,6 +5,7 @@ import os
 
 import pytest
 
+from cglint import ruledocs
 from cglint.cli import main
 from cglint.diagnostics import Diagnostic, Edit
 from cglint.source import Span
@@ -45,28 +46,34 @@ def test_text_is_the_default(tree, capsys):
         "returns 2 gradients",
         "pkg/b.py:5:26: CG103 `f` takes 1 tensor input but its gradient function `lambda` "
         "returns 2 gradients",
-        "pkg/b.py:5:36: CG003 unused `noqa` code: CG101",
+        "pkg/b.py:5:36: CG003 [*] unused `noqa` code: CG101",
         "Found 3 findings in 3 files checked.",
+        "[*] 1 fixable with `--fix`.",
     ]
 
 
 def test_json(tree, capsys):
-    records = json.loads(output(capsys, "--format", "json"))
+    document = json.loads(output(capsys, "--format", "json"))
+    assert document["files_checked"] == 3
+    records = document["findings"]
     assert [(r["path"], r["code"]) for r in records] == [
         ("pkg/a b.py", "CG103"), ("pkg/b.py", "CG103"), ("pkg/b.py", "CG003")]
     assert records[0] == {
-        "path": "pkg/a b.py", "code": "CG103",
+        "path": "pkg/a b.py", "code": "CG103", "name": "gradient-count-mismatch",
+        "url": ruledocs.url("CG103"),
         "message": "`f` takes 1 tensor input but its gradient function `lambda` returns "
                    "2 gradients",
-        "line": 5, "col": 26, "end_line": 5, "end_col": 34, "fix": None,
+        "line": 5, "col": 26, "end_line": 5, "end_col": 34, "fixable": False, "fix": None,
         "fix_applicability": None}
+    assert records[2]["fixable"] is True and records[2]["name"] == "unused-noqa"
+    assert records[2]["url"].endswith("/docs/rules/CG003.md")
     assert records[2]["fix"] == [
         {"line": 5, "col": 34, "end_line": 5, "end_col": 49, "text": ""}]
 
 
 def test_json_of_no_findings_is_an_empty_list(tree, capsys):
     assert main(["pkg/clean.py", "--format", "json"]) == 0
-    assert json.loads(capsys.readouterr().out) == []
+    assert json.loads(capsys.readouterr().out) == {"files_checked": 1, "findings": []}
 
 
 def test_sarif_is_valid_against_the_schema(tree, capsys):
@@ -83,6 +90,7 @@ def test_sarif_is_valid_against_the_schema(tree, capsys):
     results = run["results"]
     assert [r["ruleId"] for r in results] == ["CG103", "CG103", "CG003"]
     assert all(rules[r["ruleIndex"]]["id"] == r["ruleId"] for r in results if "ruleIndex" in r)
+    assert all(rule["helpUri"] == ruledocs.url(rule["id"]) for rule in rules)
     location = results[0]["locations"][0]["physicalLocation"]
     assert location == {"artifactLocation": {"uri": "pkg/a%20b.py", "uriBaseId": "%SRCROOT%"},
                         "region": {"startLine": 5, "startColumn": 26, "endLine": 5,
@@ -113,16 +121,18 @@ def test_sarif_absolute_paths_and_findings_without_an_end(tmp_path):
 def test_github_annotations(tree, capsys):
     lines = output(capsys, "--format", "github").splitlines()
     assert lines[0] == (
-        "::error file=pkg/a b.py,line=5,col=26,title=CG103::`f` takes 1 tensor input but its "
-        "gradient function `lambda` returns 2 gradients")
-    assert lines[2] == "::error file=pkg/b.py,line=5,col=36,title=CG003::unused `noqa` code: CG101"
+        "::error file=pkg/a b.py,line=5,endLine=5,col=26,endColumn=34,title=CG103::`f` takes "
+        "1 tensor input but its gradient function `lambda` returns 2 gradients")
+    assert lines[2] == ("::error file=pkg/b.py,line=5,endLine=5,col=36,endColumn=49,"
+                        "title=CG003::unused `noqa` code: CG101")
 
 
 def test_github_escaping():
     stream = io.StringIO()
     github.write(stream, [(Diagnostic("a,b:c%.py", 1, 2, "CG001", "50% bad\nline two"), None)])
     assert stream.getvalue() == (
-        "::error file=a%2Cb%3Ac%25.py,line=1,col=2,title=CG001::50%25 bad%0Aline two\n")
+        "::error file=a%2Cb%3Ac%25.py,line=1,endLine=1,col=2,endColumn=2,title=CG001::"
+        "50%25 bad%0Aline two\n")
 
 
 @pytest.mark.parametrize("format_", ["text", "json", "sarif", "github"])
@@ -155,13 +165,150 @@ def test_json_and_sarif_say_whether_a_fix_is_safe():
                 (Diagnostic("a.py", 4, 1, "CG401", "m", 4, 9), None)]
     out = io.StringIO()
     json_report.write(out, findings)
-    assert [r["fix_applicability"] for r in json_module.loads(out.getvalue())] == [
-        "safe", "unsafe", None]
+    records = json_module.loads(out.getvalue())["findings"]
+    assert [r["fix_applicability"] for r in records] == ["safe", "unsafe", None]
+    assert [r["fixable"] for r in records] == [True, False, False]
     out = io.StringIO()
     sarif.write(out, findings)
     results = json_module.loads(out.getvalue())["runs"][0]["results"]
     assert [r["fixes"][0]["description"]["text"] for r in results[:2]] == [
         "cglint --fix", "cglint --fix --unsafe-fixes"]
+
+
+FRAMED = (
+    "import tensorflow as tf\n"
+    "\n"
+    "@tf.custom_gradient\n"
+    "def f(x):\n"
+    "\treturn x, lambda dy: (dy, dy)  # \x1b[31m\n"
+    "x = f'{1}'\n"
+)
+
+
+def on_a_terminal(args, cwd, **environ):
+    """Run `python -m cglint ARGS` with its standard output on a pseudo-terminal."""
+    import pty
+    import subprocess
+    import sys
+
+    leader, follower = pty.openpty()
+    env = {name: value for name, value in os.environ.items() if name != "NO_COLOR"}
+    env.update(environ, PYTHONPATH=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    child = subprocess.Popen([sys.executable, "-m", "cglint", "--no-cache"] + args,
+                             cwd=str(cwd), stdout=follower, stderr=subprocess.DEVNULL, env=env)
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    child.wait(timeout=120)
+    return b"".join(chunks).decode("utf-8").replace("\r\n", "\n")
+
+
+def test_code_frames_and_color_on_a_terminal_only(tmp_path, capsys, monkeypatch):
+    (tmp_path / "m.py").write_text(FRAMED)
+    shown = on_a_terminal(["m.py"], tmp_path)
+    assert "\033[1;31mCG301\033[0m \033[36m[*]\033[0m f-string" in shown
+    assert "\033[34m6 |\033[0m x = f'{1}'\n" in shown
+    plain = on_a_terminal(["m.py"], tmp_path, NO_COLOR="1")
+    assert "\033" not in plain.replace("\\x1b", "")
+    assert plain.split("\n", 1)[1].startswith(
+        "  |\n"
+        "4 | def f(x):\n"
+        "5 |     return x, lambda dy: (dy, dy)  # \\x1b[31m\n"
+        "  |                          ^^^^^^^^ CG103\n"
+        "  |\n"
+        "\n")
+    assert "6 | x = f'{1}'\n  |     ^^^^^^ CG301\n" in plain
+    assert "\033" not in on_a_terminal(["m.py", "--color", "never"], tmp_path)
+    assert " | " not in on_a_terminal(["m.py", "--no-show-source"], tmp_path)
+    # Piped: neither, unless asked for.
+    monkeypatch.chdir(tmp_path)
+    main(["m.py", "--no-cache"])
+    piped = capsys.readouterr().out
+    assert "\033" not in piped and " | " not in piped
+    main(["m.py", "--no-cache", "--show-source", "--color", "always"])
+    asked = capsys.readouterr().out
+    assert "\033[34m6 |\033[0m x = f'{1}'\n" in asked
+
+
+def test_fixable_count_and_show_fixes(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "m.py").write_text(FRAMED.replace("\x1b[31m", "noqa: CG101"))
+    main(["m.py", "--no-cache", "--show-fixes", "--report-unused-noqa", "--statistics"])
+    out = capsys.readouterr().out
+    assert "    1  CG003  [*] unused-noqa\n    1  CG103  gradient-count-mismatch\n" in out
+    assert out.endswith(
+        "Would fix 2 findings:\n"
+        "- m.py:\n"
+        "    1 \u00d7 CG003 (unused-noqa)\n"
+        "    1 \u00d7 CG301 (f-string)\n"
+        "Found 3 findings in 1 file checked.\n"
+        "[*] 2 fixable with `--fix`.\n")
+    assert main(["m.py", "--no-cache", "--show-fixes", "--report-unused-noqa", "--fix"]) == 1
+    out = capsys.readouterr().out
+    assert "[*]" not in out
+    assert out.endswith(
+        "Fixed 2 findings:\n"
+        "- m.py:\n"
+        "    1 \u00d7 CG003 (unused-noqa)\n"
+        "    1 \u00d7 CG301 (f-string)\n"
+        "Fixed 2 findings.\n"
+        "Found 1 finding in 1 file checked.\n")
+
+
+def test_the_readmes_github_workflow_uploads_valid_sarif_and_passes(tmp_path):
+    """The cglint step of the README's workflow, run as written: exit 0 despite findings,
+    and the file the upload step names is SARIF valid against the 2.1.0 schema."""
+    import subprocess
+    import sys
+
+    jsonschema = pytest.importorskip("jsonschema")
+    yaml = pytest.importorskip("yaml")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(root, "README.md"), encoding="utf-8") as handle:
+        readme = handle.read()
+    workflow = yaml.safe_load(
+        readme.split("### GitHub Actions", 1)[1].split("```yaml\n", 1)[1].split("```")[0])
+    [steps] = [job["steps"] for job in workflow["jobs"].values()]
+    [command] = [step["run"] for step in steps if step.get("run", "").startswith("cglint ")]
+    [upload] = [step["with"] for step in steps if "upload-sarif" in step.get("uses", "")]
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "cglint").write_text(
+        "#!/bin/sh\nPYTHONPATH=%s exec %s -m cglint \"$@\"\n" % (root, sys.executable))
+    (tmp_path / "bin" / "cglint").chmod(0o755)
+    checkout = tmp_path / "checkout"
+    (checkout / "pkg").mkdir(parents=True)
+    (checkout / "pkg" / "b.py").write_text(BAD)
+    done = subprocess.run(command, shell=True, cwd=str(checkout), capture_output=True,
+                          env=dict(os.environ, PATH="%s%s%s" % (
+                              tmp_path / "bin", os.pathsep, os.environ["PATH"])))
+    assert done.returncode == 0 and done.stdout == b"", done.stderr
+    with open(SCHEMA) as handle:
+        schema = json.load(handle)
+    log = json.loads((checkout / upload["sarif_file"]).read_text())
+    jsonschema.validators.validator_for(schema)(schema).validate(log)
+    assert [r["ruleId"] for r in log["runs"][0]["results"]] == ["CG103"]
+
+
+def test_text_escapes_control_characters_in_names_messages_and_frames():
+    from cglint.report import Run, text
+
+    stream = io.StringIO()
+    finding = Diagnostic("evil\x1b[2J.py", 1, 5, "CG001", "bad \x1b]0;title\x07 here", 1, 10)
+    text.write(stream, [(finding, None)], Run(1, True, False, lambda path: ["x = \x1b[31m\tq"]))
+    assert "\x1b" not in stream.getvalue() and "\x07" not in stream.getvalue()
+    assert stream.getvalue().startswith(
+        "evil\\x1b[2J.py:1:5: CG001 bad \\x1b]0;title\\x07 here\n"
+        "  |\n"
+        "1 | x = \\x1b[31m   q\n"
+        "  |     ^^^^^^^^ CG001\n")
 
 
 def test_control_characters_in_file_names_never_reach_the_terminal(tmp_path, monkeypatch, capsys):
@@ -183,5 +330,5 @@ def test_control_characters_in_file_names_never_reach_the_terminal(tmp_path, mon
         assert "esc\\x1b[2Jclear.py" in out and "bidi\\u202ecod.py" in out
         assert ("evil\\nfake.py" in out) if format_ == "text" else ("evil%0Afake.py" in out)
     assert main(["--no-cache", "--format", "json", "."]) == 1
-    found = {entry["path"] for entry in json.loads(capsys.readouterr().out)}
+    found = {entry["path"] for entry in json.loads(capsys.readouterr().out)["findings"]}
     assert found == set(names)

@@ -125,6 +125,6 @@ def test_command_line_reports_and_fixes_unused_noqa(tmp_path, monkeypatch, capsy
     path.write_text(BAD.format(noqa="  # noqa: CG103, CG101"))
     assert main(["m.py"]) == 0
     assert main(["m.py", "--report-unused-noqa"]) == 1
-    assert "m.py:5:36: CG003 unused `noqa` code: CG101" in capsys.readouterr().out
+    assert "m.py:5:36: CG003 [*] unused `noqa` code: CG101" in capsys.readouterr().out
     assert main(["m.py", "--report-unused-noqa", "--fix"]) == 0
     assert path.read_text() == BAD.format(noqa="  # noqa: CG103")

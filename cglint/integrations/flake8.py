@@ -18,7 +18,7 @@ class CglintChecker:
         self.filename = filename
 
     def run(self):
-        settings = config.resolve(config.find([self.filename]), config.Config())
+        settings = config.settings_for(self.filename)
         if settings.excluded(self.filename):
             return
         result = check.check_alone(self.filename, "".join(self.lines),

@@ -29,7 +29,7 @@ from pygls.protocol import JsonRPCNotification, LanguageServerProtocol, default_
 from pygls.uris import to_fs_path
 from pygls.workspace import PositionCodec, TextDocument
 
-from cglint import __version__, autofix, check, config, engine, suppress
+from cglint import __version__, autofix, check, config, engine, ruledocs, suppress
 from cglint.diagnostics import Edit
 from cglint.integrations import lsp_transport, lsp_worker
 from cglint.diagnostics import is_safe
@@ -334,7 +334,7 @@ class Checked:
 def settings_for(path):
     """Settings for a file, from the closest settings file above it (read anew each time,
     so an edited pyproject.toml applies at the next check)."""
-    return config.resolve(config.find([path]), config.Config())
+    return config.settings_for(path)
 
 
 def check_buffer(uri, stamp, path, source, encoding, fallback, fresh):
@@ -513,12 +513,14 @@ def to_range(document, diagnostic, lines=None):
 
 
 def to_lsp(document, diagnostic, lines=None):
-    # No codeDescription: the rules have no documentation pages to link to yet.
+    # codeDescription links the rule's page (docs/rules/CODE.md), as JSON and SARIF do.
     return types.Diagnostic(
         range=to_range(document, diagnostic, lines),
         message=diagnostic.message,
         severity=types.DiagnosticSeverity.Error,
         code=diagnostic.code,
+        code_description=types.CodeDescription(href=ruledocs.url(diagnostic.code))
+        if diagnostic.code in engine.rules() else None,
         source="cglint",
     )
 

@@ -7,7 +7,7 @@ depends on the time or the machine, so equal findings give equal bytes.
 import json
 import os
 
-from cglint import __version__
+from cglint import __version__, ruledocs
 from cglint.report.json import end_of
 from cglint.diagnostics import is_safe
 from cglint.rules import all_rules
@@ -37,6 +37,7 @@ def rule_descriptor(rule):
         "shortDescription": {"text": rule.summary()},
         "fullDescription": {"text": rule.documentation()},
         "help": {"text": rule.documentation()},
+        "helpUri": ruledocs.url(rule.code),
         "defaultConfiguration": {"level": "error"},
     }
 
@@ -83,6 +84,6 @@ def log(findings):
     }
 
 
-def write(out, findings):
+def write(out, findings, run=None):
     json.dump(log(findings), out, indent=2, ensure_ascii=False)
     out.write("\n")
