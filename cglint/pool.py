@@ -77,12 +77,22 @@ def _in_pool(items, workers, on_result):
     context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else None)
     chunk = max(1, min(64, len(items) // (workers * 8)))
     results = []
+    executor = ProcessPoolExecutor(workers, mp_context=context, initializer=gc.disable)
     try:
-        with ProcessPoolExecutor(workers, mp_context=context, initializer=gc.disable) as executor:
-            for result in executor.map(check_item, items, chunksize=chunk):
-                results.append(result)
-                if on_result:
-                    on_result(result)
+        for result in executor.map(check_item, items, chunksize=chunk):
+            results.append(result)
+            if on_result:
+                on_result(result)
     except BrokenProcessPool:
+        executor.shutdown(wait=False, cancel_futures=True)
         return None
+    except BaseException:
+        # Ctrl-C or SIGTERM in the middle: waiting for the workers' chunks could wait
+        # forever (the interrupt may have landed while this thread held one of the
+        # executor's locks). Workers only read and check, so stopping them loses nothing.
+        for process in list((getattr(executor, "_processes", None) or {}).values()):
+            process.kill()
+        executor.shutdown(wait=False, cancel_futures=True)
+        raise
+    executor.shutdown()
     return results

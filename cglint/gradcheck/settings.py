@@ -59,8 +59,14 @@ def read(path):
 
 
 def find(paths, explicit=None):
-    """The specs of the settings file that applies to `paths` (or of `explicit`)."""
+    """The specs of the settings files that apply to `paths`: the closest above each path,
+    as for the linter's own settings (or those of `explicit`)."""
     if explicit:
         return read(explicit)
-    found = config.find(paths)
-    return read(found.path) if found.path else {}
+    specs_found, read_files = {}, set()
+    for path in paths:
+        found = config.find(path.split("::", 1)[0] or ".")
+        if found.path and found.path not in read_files:
+            read_files.add(found.path)
+            specs_found.update(read(found.path))
+    return specs_found
