@@ -442,15 +442,10 @@ class ModuleFacts:
         if cached is not None:
             return cached
         found = {}
-        for bindings in owner.bindings.values():
-            for binding in bindings:
-                if binding.kind != "def":
-                    continue
-                method_scope = self.names.scope_for_def[id(binding.node)]
-                for attr, value in self._attribute_stores(binding.node, method_scope, owner):
-                    kind = self._constructed(value, method_scope)
-                    previous = found.get(attr, kind)
-                    found[attr] = kind if previous == kind else None
+        for attr, value, method_scope in self._class_attribute_stores(owner):
+            kind = self._constructed(value, method_scope)
+            previous = found.get(attr, kind)
+            found[attr] = kind if previous == kind else None
         found = {name: kind for name, kind in found.items() if kind is not None}
         self._attribute_classes[id(owner)] = found
         return found
@@ -718,22 +713,26 @@ class ModuleFacts:
         if cached is not None:
             return cached
         verdicts = {}
-        for bindings in owner.bindings.values():
-            for binding in bindings:
-                if binding.kind != "def":
-                    continue
-                method_scope = self.names.scope_for_def[id(binding.node)]
-                for attr, value in self._attribute_stores(binding.node, method_scope, owner):
-                    if _is_none(value):
-                        continue
-                    creates = isinstance(value, ast.Call) and (
-                        creates_trained_variables(
-                            value, self.names.resolve(value.func, method_scope))
-                        or self._adds_weight(value, owner, method_scope))
-                    verdicts[attr] = verdicts.get(attr, True) and creates
+        for attr, value, method_scope in self._class_attribute_stores(owner):
+            if _is_none(value):
+                continue
+            creates = isinstance(value, ast.Call) and (
+                creates_trained_variables(value, self.names.resolve(value.func, method_scope))
+                or self._adds_weight(value, owner, method_scope))
+            verdicts[attr] = verdicts.get(attr, True) and creates
         found = frozenset(name for name, creates in verdicts.items() if creates)
         self._instance_variables[id(owner)] = found
         return found
+
+    def _class_attribute_stores(self, owner):
+        """(attribute, value, method scope) of every `self.attribute` store in the methods
+        of a class (its scope)."""
+        for bindings in owner.bindings.values():
+            for binding in bindings:
+                if binding.kind == "def":
+                    method_scope = self.names.scope_for_def[id(binding.node)]
+                    for attr, value in self._attribute_stores(binding.node, method_scope, owner):
+                        yield attr, value, method_scope
 
     def _attribute_stores(self, method, scope, owner):
         """(attribute, value) for every store to `self.attribute` in a method's own body;
