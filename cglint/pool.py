@@ -5,6 +5,7 @@ start-up per worker, so small runs stay in this process.
 """
 import contextlib
 import gc
+import signal
 import sys
 
 from cglint import check
@@ -63,6 +64,16 @@ def check_all(items, jobs, on_result=None):
         return results
 
 
+_STOPS = (signal.SIGINT, signal.SIGTERM)
+
+
+def _start_worker():
+    """In each worker: no cyclic collector (see COLLECT_EVERY), and the stop signals the
+    pool's start held back received again."""
+    gc.disable()
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)
+
+
 def _in_pool(items, workers, on_result):
     """Results from worker processes, or None when a worker died (killed, out of memory):
     the caller then checks the files in its own process."""
@@ -77,9 +88,17 @@ def _in_pool(items, workers, on_result):
     context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else None)
     chunk = max(1, min(64, len(items) // (workers * 8)))
     results = []
-    executor = ProcessPoolExecutor(workers, mp_context=context, initializer=gc.disable)
+    executor = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker)
     try:
-        for result in executor.map(check_item, items, chunksize=chunk):
+        # The workers are forked while the jobs are submitted. A Ctrl-C or SIGTERM raised
+        # in the middle of a fork (in the handlers that re-arm locks around it) would be
+        # swallowed as "Exception ignored": hold them until the pool stands.
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
+        try:
+            done = executor.map(check_item, items, chunksize=chunk)
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, held)
+        for result in done:
             results.append(result)
             if on_result:
                 on_result(result)
@@ -87,11 +106,8 @@ def _in_pool(items, workers, on_result):
         executor.shutdown(wait=False, cancel_futures=True)
         return None
     except BaseException:
-        # Ctrl-C or SIGTERM in the middle: waiting for the workers' chunks could wait
-        # forever (the interrupt may have landed while this thread held one of the
-        # executor's locks). Workers only read and check, so stopping them loses nothing.
-        for process in list((getattr(executor, "_processes", None) or {}).values()):
-            process.kill()
+        # Ctrl-C or SIGTERM in the middle: drop the chunks not started; the workers end
+        # after the chunk they hold (they only read and check files).
         executor.shutdown(wait=False, cancel_futures=True)
         raise
     executor.shutdown()

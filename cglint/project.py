@@ -21,6 +21,7 @@ from cglint import files
 MAX_REEXPORT_DEPTH = 3
 MAX_IMPORT_DEPTH = 6
 MAX_IMPORTED_MODULES = 500
+MAX_SCANNED_FILES = 2000  # files read to find the modules that import a file
 # Words without which a module defines no custom gradient and registers no gradient.
 _CUSTOM_GRADIENT_WORD = "custom_gradient"
 _REGISTRATION_WORDS = ("RegisterGradient", "NotDifferentiable", "NoGradient")
@@ -170,12 +171,14 @@ class Project:
         return self._paths[key]
 
     def registrations(self, path):
-        """The gradient registrations of the project modules `path` imports, directly or
-        through other project modules (bounded): importing a module runs its
-        `tf.RegisterGradient` calls. ({name: (file, line)}, patterns, any name, deps)."""
+        """The gradient registrations that run in a process that imports `path`: those of
+        the project modules it imports, directly or through other project modules, and of
+        the modules that import it (a `main.py` importing both `grads` and `model`) with
+        what they import; bounded. ({name: (file, line)}, patterns, any name, deps)."""
         names, patterns, any_name, dependencies = {}, [], False, []
         seen = {os.path.realpath(path)}
-        queue = [(path, 0)]
+        queue = [(path, 0)] + [(importer, 1) for importer in self.importers(path)]
+        seen.update(os.path.realpath(importer) for importer, _ in queue[1:])
         while queue and len(seen) <= MAX_IMPORTED_MODULES:
             importer, depth = queue.pop(0)
             summary = self.summary(importer, with_imports=True)
@@ -196,6 +199,36 @@ class Project:
                     seen.add(os.path.realpath(found))
                     queue.append((found, depth + 1))
         return names, patterns, any_name, dependencies
+
+    def importers(self, path):
+        """Project files that import `path`: those under its package root (at most
+        MAX_SCANNED_FILES) whose text names its module and whose imports resolve to it."""
+        target = os.path.realpath(path)
+        stem = os.path.splitext(os.path.basename(path))[0]
+        if stem == "__init__":
+            stem = os.path.basename(os.path.dirname(target))
+        word = stem.encode()
+        found = []
+        for index, (candidate, problem) in enumerate(files.discover([package_root(path)])):
+            if index >= MAX_SCANNED_FILES:
+                break
+            if problem is not None or os.path.realpath(candidate) == target:
+                continue
+            try:
+                if word not in files.read_bytes(candidate):
+                    continue  # cannot import it without naming it
+            except OSError:
+                continue
+            summary = self.summary(candidate, with_imports=True)
+            if summary is not None and target in self._imported_files(candidate, summary):
+                found.append(candidate)
+        return found
+
+    def _imported_files(self, importer, summary):
+        """Real paths of the project files an importer's imports resolve to."""
+        paths = (self.module_path(importer, module, level)
+                 for module, level in summary.imports or ())
+        return {os.path.realpath(path) for path in paths if path is not None}
 
 
 def digest_of(path):
