@@ -207,6 +207,16 @@ def main(argv=None):
             signal.signal(signal.SIGTERM, previous)
 
 
+def console_main():
+    """The `cglint` command: main(), then the default signal actions, so that a Ctrl-C or
+    SIGTERM arriving while the interpreter shuts down (joining the pool's threads) ends it
+    quietly; a handler raising there prints "Exception ignored" and a traceback."""
+    status = main()
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    return status
+
+
 class Terminated(BaseException):
     """SIGTERM arrived: stop like Ctrl-C does, so the worker processes are shut down with
     the run (killed outright, the run left them waiting forever for work)."""

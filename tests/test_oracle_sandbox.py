@@ -148,7 +148,10 @@ def test_the_filesystem_is_read_only_but_for_a_private_tmp(interpreters, tmp_pat
                             handle.write("import os\\n")
                     written.append(path)
                 except (IOError, OSError) as error:
-                    assert error.errno in (errno.EROFS, errno.EACCES, errno.EPERM), (path, error)
+                    # A folder under /tmp that the fixture does not need is not even there.
+                    hidden = error.errno == errno.ENOENT and folder.startswith("/tmp/")
+                    assert hidden or error.errno in (errno.EROFS, errno.EACCES, errno.EPERM), (
+                        path, error)
         assert not written, written
         fixture_top = os.path.abspath(__file__).split("/")[2]  # bound back: /tmp/<top>/...
         assert sorted(os.listdir("/tmp")) == sorted([".cglint", ".shm", "work", fixture_top]), \

@@ -195,8 +195,10 @@ def run_fixtures(jobs, interpreters, workers=2, timeout=60.0, sandbox=True):
         if why:
             return [Result(job, failure="no sandbox: %s" % why) for job in jobs]
         visible = [job.path for job in jobs] + [job.module for job in jobs if job.module] + [HARNESS]
-        # an interpreter's prefix, the folder above its bin/
+        # An interpreter's prefix (the folder above its bin/), both the one it is called by
+        # (a venv's, which may lie under /tmp) and the one its link resolves to.
         visible += [os.path.dirname(os.path.realpath(python)) for python in interpreters.values()]
+        visible += [os.path.dirname(os.path.abspath(python)) for python in interpreters.values()]
         jail = (sandboxing.bwrap_path(), sandboxing.hidden_folders(visible))
     results = [None] * len(jobs)
     todo = deque(range(len(jobs)))
