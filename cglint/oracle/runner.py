@@ -204,6 +204,7 @@ def run_fixtures(jobs, interpreters, workers=2, timeout=60.0, sandbox=True):
     todo = deque(range(len(jobs)))
     events = queue.Queue()
     servers, broken = {}, {}  # interpreter -> Server / why it cannot start
+    never_up = {}  # interpreter -> servers that died before saying hello
     inflight = {}  # request id -> (server, job index, host deadline)
     ids = itertools.count(1)
 
@@ -211,7 +212,11 @@ def run_fixtures(jobs, interpreters, workers=2, timeout=60.0, sandbox=True):
         if servers.get(server.key) is server:
             del servers[server.key]
         if server.hello is None:
-            broken[server.key] = why  # never came up: do not retry for every fixture
+            # Never came up. Twice means it cannot (no TensorFlow, say): do not retry for
+            # every fixture. Once may be a kill from outside while it was starting.
+            never_up[server.key] = never_up.get(server.key, 0) + 1
+            if never_up[server.key] >= 2:
+                broken[server.key] = why
         for rid, (owner, index, _) in list(inflight.items()):
             if owner is server:
                 del inflight[rid]
