@@ -7,7 +7,7 @@ from functools import cached_property
 from typing import Optional
 
 from cglint.fstrings import find_fstrings
-from cglint.names import Names, children, same_scope_nodes
+from cglint.names import Names, children, is_none, same_scope_nodes
 from cglint.newsyntax import newer_syntax
 from cglint.source import LineIndex, Span
 from cglint.variable_creators import creates_trained_variables
@@ -714,7 +714,7 @@ class ModuleFacts:
             return cached
         verdicts = {}
         for attr, value, method_scope in self._class_attribute_stores(owner):
-            if _is_none(value):
+            if is_none(value):
                 continue
             creates = isinstance(value, ast.Call) and (
                 creates_trained_variables(value, self.names.resolve(value.func, method_scope))
@@ -867,10 +867,6 @@ def _agreed(counts):
             return None
         found.add(count)
     return found.pop() if len(found) == 1 else None
-
-
-def _is_none(node):
-    return isinstance(node, ast.Constant) and node.value is None
 
 
 def _star_names(function):

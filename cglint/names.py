@@ -112,7 +112,7 @@ class Names:
         for binding in self.lookup(expr.id, scope):
             if binding.kind == "import":
                 names.add(binding.qualname)
-            elif binding.kind == "assign" and _is_none(binding.node):
+            elif binding.kind == "assign" and is_none(binding.node):
                 continue  # `try: import tensorflow as tf / except: tf = None`
             elif binding.kind == "assign" and isinstance(binding.node, (ast.Name, ast.Attribute)):
                 names.add(self.resolve(binding.node, binding.scope, _depth + 1))
@@ -132,7 +132,7 @@ class Names:
         return bindings[0]
 
 
-def _is_none(node):
+def is_none(node):
     return isinstance(node, ast.Constant) and node.value is None
 
 
