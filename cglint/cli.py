@@ -320,79 +320,152 @@ def lint(args, resolver, out):
         sys.stdout.buffer.write(files.read_bytes("-", sys.stdin.buffer))
         sys.stdout.flush()
         out = out if to_file else sys.stderr
+    elif args.fix and "-" in args.paths and not to_file:
+        out = sys.stderr  # standard output carries the fixed source
     fixer = Fixer(sys.stdout, args.unsafe_fixes) if args.fix else None
-    checked = lint_paths(args.paths, resolver, lambda count: jobs_for(args.jobs, count),
-                         cache=not args.no_cache,
-                         keep_bytes=args.fix or args.diff or args.add_noqa,
-                         stdin_filename=args.stdin_filename, progress=not args.quiet,
-                         on_checked=fixer.fix if fixer else None)
-    if not checked and not args.quiet and not stdin_skipped:
-        sys.stderr.write("cglint: warning: no Python files found under %s\n"
-                         % ", ".join(args.paths))
-    errors = [item for item in checked if item.result.error]
-    for item in errors:
-        sys.stderr.write("cglint: internal error while checking %s: %s (please report "
-                         "it)\n" % (printable(item.result.path), item.result.error))
+    run = lint_paths(args.paths, resolver, lambda count: jobs_for(args.jobs, count),
+                     cache=not args.no_cache,
+                     keep_bytes=args.fix or args.diff or args.add_noqa,
+                     stdin_filename=args.stdin_filename, progress=not args.quiet,
+                     on_checked=fixer.fix if fixer else None)
+    status = Status(args, run, stdin_skipped)
     if args.add_noqa:
-        return add_noqa(checked) if not errors else EXIT_ERROR
+        return add_noqa(run, status)
     if args.diff:
-        if errors:
+        changed = show_diffs(run, status, args.quiet, out, args.unsafe_fixes)
+        if status.errors:
             return EXIT_ERROR
-        changed = show_diffs(checked, args.quiet, out, args.unsafe_fixes)
         return EXIT_FINDINGS if changed and not args.exit_zero else EXIT_CLEAN
-    fixed = Counter()  # (path, code) -> findings fixed
-    if args.fix:
-        fixed = fixer.removed
-        if any(item.stdin for item in checked) and not to_file:
-            out = sys.stderr  # standard output carries the fixed source
-    findings = sorted(((diagnostic, diagnostic.fix) for item in checked
-                       for diagnostic in item.result.diagnostics), key=lambda pair: pair[0])
-    # What `--fix` would apply: safe fixes, and unsafe ones only with --unsafe-fixes. The
-    # text report marks those; JSON and SARIF carry every fix with its applicability.
-    applicable = [(diagnostic, edits if edits and (args.unsafe_fixes or is_safe(edits))
-                   else None) for diagnostic, edits in findings]
-    WRITERS[args.format](out, applicable if args.format == "text" else findings,
-                         report_run(args, checked, out))
-    if args.format == "text":
-        findings = applicable
+    return report(args, run, status, out, fixer)
+
+
+class Status:
+    """What every consumer of a run says besides its own output: internal errors (as
+    each file comes), and that no file was found (at the end)."""
+
+    def __init__(self, args, run, stdin_skipped):
+        self.args = args
+        self.run = run
+        self.stdin_skipped = stdin_skipped
+        self.errors = 0
+
+    def checked(self, item):
+        if item.result.error:
+            self.errors += 1
+            self.run.progress.clear()
+            sys.stderr.write("cglint: internal error while checking %s: %s (please report "
+                             "it)\n" % (printable(item.result.path), item.result.error))
+
+    def finished(self):
+        if not self.run.count and not self.args.quiet and not self.stdin_skipped:
+            sys.stderr.write("cglint: warning: no Python files found under %s\n"
+                             % ", ".join(self.args.paths))
+
+
+def report(args, run, status, out, fixer):
+    """Report the findings: text and github as each file is done (the whole-run findings
+    last), JSON and SARIF, whole documents, at the end. Return the exit code."""
+    text = args.format == "text"
+    writer = WRITERS[args.format]
+    held = None if args.format in ("text", "github") else []
+    frames = report_run(args, out)
+    per_code = Counter()  # code -> findings (--statistics)
+    fixable_codes = set()
+    would_fix = Counter()  # (path, code) -> findings with a fix --fix would apply
+    total = 0
+
+    def emit(diagnostics):
+        nonlocal total
+        findings = [(diagnostic, diagnostic.fix) for diagnostic in sorted(diagnostics)]
+        if text:
+            # What `--fix` would apply: safe fixes, and unsafe ones only with
+            # --unsafe-fixes. The text report marks those; JSON and SARIF carry every fix
+            # with its applicability.
+            findings = [(diagnostic, edits if edits and (args.unsafe_fixes or is_safe(edits))
+                         else None) for diagnostic, edits in findings]
+        total += len(findings)
+        for diagnostic, edits in findings:
+            per_code[diagnostic.code] += 1
+            if edits:
+                fixable_codes.add(diagnostic.code)
+                would_fix[diagnostic.path, diagnostic.code] += 1
+        if held is not None:
+            held.extend(findings)
+        elif findings:
+            run.progress.clear()
+            writer(out, findings, frames)
+
+    for item in run:
+        status.checked(item)
+        frames.now(item)
+        emit(item.result.diagnostics)
+    frames.now(None)
+    emit(run.whole_run)
+    status.finished()
+    if held is not None:
+        frames.files_checked = run.count
+        writer(out, held, frames)
+    if text:
         if args.statistics:
-            write_statistics(out, findings)
-        fixable = sum(1 for _, edits in findings if edits)
+            write_statistics(out, per_code, fixable_codes)
         if args.show_fixes:
-            write_fixes(out, fixed if args.fix else Counter(
-                (diagnostic.path, diagnostic.code) for diagnostic, edits in findings if edits),
-                args.fix)
+            write_fixes(out, fixer.removed if args.fix else would_fix, args.fix)
         if not args.quiet:
-            count = sum(fixed.values())
+            count = sum(fixer.removed.values()) if args.fix else 0
             if count:
                 out.write("Fixed %d finding%s.\n" % (count, "" if count == 1 else "s"))
-            out.write(_summary(len(findings), len(checked)))
+            out.write(_summary(total, run.count))
+            fixable = sum(would_fix.values())
             if fixable:
                 out.write("[*] %d fixable with `--fix`.\n" % fixable)
     out.flush()
-    if errors:
+    if status.errors:
         return EXIT_ERROR
-    return EXIT_FINDINGS if findings and not args.exit_zero else EXIT_CLEAN
+    return EXIT_FINDINGS if total and not args.exit_zero else EXIT_CLEAN
 
 
-def report_run(args, checked, out):
-    """The Run the writers get: files checked, and for text, code frames and color."""
+class Frames(Run):
+    """The Run the writers get: files checked, and for text, code frames and color. The
+    lines a frame shows are those of the file being reported (`now`), as checked (as
+    fixed, with --fix), else read again from disk (the whole-run findings, at the end)."""
+
+    def __init__(self, show_source, color):
+        super().__init__(0, show_source, color, self.lines)
+        self.item = None
+        self.stdin = None  # standard input's Checked: its text cannot be read again
+        self.last = (None, None)  # (path, lines) last shown: a file's findings share them
+
+    def now(self, item):
+        self.item = item
+        if item is not None and item.stdin:
+            self.stdin = item
+
+    def lines(self, path):
+        if self.last[0] == path:
+            return self.last[1]
+        item = self.item if self.item is not None and self.item.shown == path else None
+        if item is None and self.stdin is not None and self.stdin.shown == path:
+            item = self.stdin
+        if item is not None and item.data is not None:
+            loaded = files.decode(path, item.data)
+        elif item is not None and item.stdin:
+            loaded = None
+        else:
+            loaded = files.load(path)
+        lines = loaded.text.split("\n") if isinstance(loaded, files.Source) else None
+        self.last = (path, lines)
+        return lines
+
+
+def report_run(args, out):
+    """The Frames of a report to `out`."""
     terminal = _is_terminal(out)
     if args.color == "auto":
         color = terminal and not os.environ.get("NO_COLOR")
     else:
         color = args.color == "always"
     show_source = terminal if args.show_source is None else args.show_source
-    by_path = {item.shown: item for item in checked}
-
-    def lines_of(path):
-        item = by_path.get(path)
-        if item is None or item.stdin and item.data is None:
-            return None
-        loaded = files.decode(path, item.data) if item.data is not None else files.load(path)
-        return loaded.text.split("\n") if isinstance(loaded, files.Source) else None
-
-    return Run(len(checked), show_source, color, lines_of)
+    return Frames(show_source, color)
 
 
 def _is_terminal(stream):
@@ -520,19 +593,32 @@ class Fixer:
                 item.data = encode_like(fixed.text, item.data)  # what code frames show
 
 
-def add_noqa(checked):
+def add_noqa(run, status):
     """--add-noqa: write each file with its findings' directives added, atomically, in
-    its own encoding and line endings; say how many were added."""
+    its own encoding and line endings; say how many were added. Nothing is written when
+    a file met an internal error, so the files with findings are kept to the end."""
     from cglint.add_noqa import add_noqa as with_noqa
     from cglint.autofix import encode_like_original
     from cglint.fix import ChangedOnDisk, write_atomic
 
+    kept = []
+    for item in run:
+        status.checked(item)
+        if item.result.diagnostics or item.result.summaries:
+            kept.append(item)
+    status.finished()
+    if status.errors:
+        return EXIT_ERROR
+    whole_run = {}
+    for diagnostic in run.whole_run:
+        whole_run.setdefault(diagnostic.path, []).append(diagnostic)
     added = changed = left = 0
-    for item in checked:
-        text = _text(item) if item.result.diagnostics else None
+    for item in kept:
+        diagnostics = sorted(item.result.diagnostics + whole_run.get(item.shown, []))
+        text = _text(item) if diagnostics else None
         if text is None:
             continue
-        new_text, count, not_added = with_noqa(text, item.result.diagnostics)
+        new_text, count, not_added = with_noqa(text, diagnostics)
         left += not_added
         if new_text == text:
             continue
@@ -558,10 +644,12 @@ def add_noqa(checked):
     return EXIT_CLEAN
 
 
-def show_diffs(checked, quiet, out, unsafe=False):
-    """Print each fixable file's fixes as a unified diff; return how many would change."""
+def show_diffs(run, status, quiet, out, unsafe=False):
+    """Print each fixable file's fixes as a unified diff as soon as it is checked (the
+    whole-run findings have no fixes); return how many files would change."""
     changed = 0
-    for item in checked:
+    for item in run:
+        status.checked(item)
         fixed = _fixed(item, unsafe)
         if fixed is None:
             continue
@@ -569,20 +657,22 @@ def show_diffs(checked, quiet, out, unsafe=False):
         before = _text(item)
         import difflib  # only --diff needs it
 
+        run.progress.clear()
         out.writelines(difflib.unified_diff(
             before.splitlines(True), fixed.text.splitlines(True),
             "a/" + printable(item.shown.lstrip("/")), "b/" + printable(item.shown.lstrip("/"))))
+    status.finished()
     if not quiet:
         sys.stderr.write("%d file%s would be changed.\n" % (changed, "" if changed == 1 else "s"))
     out.flush()
     return changed
 
 
-def write_statistics(out, findings):
-    """Findings per code, `[*]` marking codes with a finding --fix can fix (as ruff)."""
+def write_statistics(out, per_code, fixable):
+    """Findings per code (per_code: code -> count), `[*]` marking the codes in `fixable`,
+    those with a finding --fix can fix (as ruff)."""
     rules = engine.rules()
-    fixable = {diagnostic.code for diagnostic, edits in findings if edits}
-    for code, count in sorted(Counter(d.code for d, _ in findings).items()):
+    for code, count in sorted(per_code.items()):
         name = rules[code].name if code in rules else ""
         out.write("%5d  %s  %s%s\n" % (count, code, "[*] " if code in fixable else "", name))
 

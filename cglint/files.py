@@ -75,56 +75,90 @@ def discover(paths, ignored_under=None):
 
 
 def _walk(top, seen, skip=None):
+    """Depth-first, in the order of the paths' text (a folder's files and subfolders
+    interleaved, a subfolder sorting as its name plus `/`), so that files come in the
+    order a sorted report lists them: the run reports each file as soon as it is done."""
     visited = set()
-    stack = [top]
+    stack = [iter([(_Folder(top), None)])]  # per open folder: what is left of it, in order
     while stack:
-        folder = stack.pop()
+        step = next(stack[-1], None)
+        if step is None:
+            stack.pop()
+            continue
+        path, problem = step
+        if problem is not None or not isinstance(path, _Folder):
+            if problem is not None or _first_time(path, seen):
+                yield str(path) if problem is None else path, problem
+            continue
+        stack.append(iter(_folder_entries(path, visited, skip)))
+
+
+class _Folder(str):
+    """A subfolder to walk, among the files of a folder's entries."""
+
+
+class _File(str):
+    """A file found, with the identity that makes it found only once."""
+
+    key = None
+
+
+def _first_time(path, seen):
+    if path.key in seen:
+        return False
+    seen.add(path.key)
+    return True
+
+
+def _folder_entries(folder, visited, skip):
+    """[(path, problem)] of one folder, sorted as _walk says; a path without a problem is
+    a _Folder to walk or a _File to yield."""
+    try:
+        info = os.stat(folder)
+    except OSError as error:
+        return [(str(folder), "cannot read: %s" % (error.strerror or error))]
+    key = (info.st_dev, info.st_ino)
+    if key in visited:  # symlink loop or a folder linked twice
+        return []
+    visited.add(key)
+    try:
+        entries = list(os.scandir(folder))
+    except OSError as error:
+        return [(str(folder), "cannot read: %s" % (error.strerror or error))]
+    found = []  # (sort key, (path, problem))
+    for entry in entries:
+        if skip is not None and skip(entry.path):
+            continue
         try:
-            info = os.stat(folder)
+            is_dir = entry.is_dir()
+            is_file = entry.is_file()
         except OSError as error:
-            yield folder, "cannot read: %s" % (error.strerror or error)
+            # A symlink loop (ELOOP) or an entry gone stale: a *.py one is reported,
+            # not silently dropped from the run.
+            if entry.name.endswith(".py"):
+                found.append((entry.name, (entry.path, "cannot read: %s" % (
+                    error.strerror or error))))
             continue
-        key = (info.st_dev, info.st_ino)
-        if key in visited:  # symlink loop or a folder linked twice
-            continue
-        visited.add(key)
-        try:
-            entries = sorted(os.scandir(folder), key=lambda entry: entry.name)
-        except OSError as error:
-            yield folder, "cannot read: %s" % (error.strerror or error)
-            continue
-        subfolders = []
-        for entry in entries:
-            if skip is not None and skip(entry.path):
-                continue
+        if is_dir:
+            if entry.name not in SKIPPED_DIRS and not is_virtualenv(entry.path):
+                found.append((entry.name + "/", (_Folder(entry.path), None)))
+        elif entry.name.endswith(".py") and not is_file:
+            # A FIFO, socket or dangling link: opening it could block or fail.
+            broken = entry.is_symlink() and not os.path.exists(entry.path)
+            found.append((entry.name, (entry.path, "broken symbolic link" if broken
+                                       else "not a regular file")))
+        elif entry.name.endswith(".py"):
             try:
-                is_dir = entry.is_dir()
-                is_file = entry.is_file()
+                file_info = entry.stat()
             except OSError as error:
-                # A symlink loop (ELOOP) or an entry gone stale: a *.py one is reported,
-                # not silently dropped from the run.
-                if entry.name.endswith(".py"):
-                    yield entry.path, "cannot read: %s" % (error.strerror or error)
+                found.append((entry.name, (entry.path, "cannot read: %s" % (
+                    error.strerror or error))))
                 continue
-            if is_dir:
-                if entry.name not in SKIPPED_DIRS and not is_virtualenv(entry.path):
-                    subfolders.append(entry.path)
-            elif entry.name.endswith(".py") and not is_file:
-                # A FIFO, socket or dangling link: opening it could block or fail.
-                broken = entry.is_symlink() and not os.path.exists(entry.path)
-                yield entry.path, "broken symbolic link" if broken else "not a regular file"
-            elif entry.name.endswith(".py"):
-                try:
-                    file_info = entry.stat()
-                except OSError as error:
-                    yield entry.path, "cannot read: %s" % (error.strerror or error)
-                    continue
-                file_key = (file_info.st_dev, file_info.st_ino)
-                if file_key not in seen:
-                    seen.add(file_key)
-                    yield entry.path, None
-        # Depth-first in name order: push reversed so the first name pops first.
-        stack.extend(reversed(subfolders))
+            path = _File(entry.path)
+            path.key = (file_info.st_dev, file_info.st_ino)
+            found.append((entry.name, (path, None)))
+    found.sort(key=lambda pair: pair[0])
+    return [step for _, step in found]
 
 
 def read_bytes(path, stdin=None):

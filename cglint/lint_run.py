@@ -1,12 +1,19 @@
 """Lint a set of paths as one run: discover the files (git-ignored ones skipped), skip the
-excluded, read them in batches, take what the cache knows, check the rest (on a pool when
-it pays), and add the whole-run findings. Each file gets the settings of the closest
-settings file above it (config.Resolver). The command line reports what this returns."""
+excluded, then read, look up in the cache and check each file (on a pool when it pays),
+handing each one on as soon as it and every file before it are done; then the whole-run
+findings. Each file gets the settings of the closest settings file above it
+(config.Resolver).
+
+Memory stays flat on trees of any size: nothing of a file is kept once it is handed on,
+except what the whole-run rules need of the few files that have something for them (their
+summaries, `noqa` comments and options)."""
+import collections
 import os
 import sys
 
 from cglint import check, files, pool
 from cglint.cache import Cache
+from cglint.diagnostics import Result
 from cglint.progress import Progress
 
 
@@ -15,9 +22,9 @@ def display_path(path):
 
 
 class Checked:
-    """One checked path: how it is shown, its bytes (None when unreadable), its settings
-    and options, its Result; `path` is the path it was read through (the one --fix
-    writes), `info` the stat of what was read."""
+    """One checked path: how it is shown, its bytes (None when unreadable, or not kept),
+    its settings and options, its Result; `path` is the path it was read through (the
+    one --fix writes), `info` the stat of what was read."""
 
     def __init__(self, shown, data, settings, result=None, stdin=False, path=None, info=None):
         self.shown = shown
@@ -28,11 +35,6 @@ class Checked:
         self.stdin = stdin
         self.path = path
         self.info = info
-
-
-# Files are read and checked in batches, and their bytes dropped once checked (unless
-# --fix or --diff needs them), so memory stays flat on trees of any size.
-BATCH = 512
 
 
 def to_check(paths, resolver, stdin_filename=None):
@@ -54,77 +56,129 @@ def to_check(paths, resolver, stdin_filename=None):
     return found
 
 
+class LintRun:
+    """The files of a run, checked one by one as it is iterated (each a Checked, in
+    discovery order), then `whole_run`: the findings of the rules that judge the whole
+    run, known only at its end, each already filtered by its file's options and `noqa`
+    comments, in the same order (the files' discovery order, then position)."""
+
+    def __init__(self, found, jobs, cache, keep_bytes, progress, on_checked):
+        self.found = found
+        self.jobs = jobs
+        self.cache = cache
+        self.keep_bytes = keep_bytes
+        self.progress = progress
+        self.on_checked = on_checked
+        self.count = 0  # files handed on so far
+        self.whole_run = []
+
+    def __iter__(self):
+        interned = {}  # Options by value: equal options are one object, pickled once a chunk
+        options_of = {}  # shown path -> Options, of the files in `summarized`
+        pending = collections.deque()  # the Checked of the tasks in flight, oldest first
+        # Slim Results of the files that have something for the whole-run rules.
+        summarized = []
+        workers = pool.workers_for(self.jobs, len(self.found))
+        state = (self.cache.top if self.cache else None, self.keep_bytes)
+        if workers == 1:
+            _set_up(*state, cache=self.cache)
+
+        def tasks():
+            found = self.found
+            for index in range(len(found)):
+                path, shown, problem, settings = found[index]
+                found[index] = None  # taken: a file's entry is not kept for the whole run
+                item = Checked(shown, None, settings, stdin=path == "-", path=path)
+                item.options = interned.setdefault(item.options, item.options)
+                if item.stdin and not problem:
+                    item.data = files.read_bytes(path, sys.stdin.buffer)
+                pending.append(item)
+                yield path, shown, item.options, problem, item.data
+
+        try:
+            for result, data, info, hit in pool.imap(check_path, tasks(), workers,
+                                                      _set_up, state):
+                item = pending.popleft()
+                item.result, item.data, item.info = result, data, info
+                if hit is not None and workers > 1:
+                    self.cache.hits += hit
+                    self.cache.misses += not hit
+                if data is not None and self.on_checked is not None:
+                    self.on_checked(item)
+                self.progress.step()
+                if item.result.summaries:
+                    summarized.append(Result(item.shown, summaries=item.result.summaries,
+                                             directives=item.result.directives))
+                    options_of[item.shown] = item.options
+                self.count += 1
+                yield item
+        finally:
+            self.progress.close()
+        check.finish(summarized, options_of.get)
+        self.whole_run = [diagnostic for result in summarized
+                          for diagnostic in result.diagnostics]
+
+
 def lint_paths(paths, resolver, jobs_for, cache=True, keep_bytes=False, stdin_filename=None,
                progress=True, on_checked=None):
-    """Checked for every file under `paths` that its settings do not exclude, in
-    discovery order, whole-run findings included. `resolver` gives each file its
-    settings (config.Resolver); `jobs_for(count)` the processes for `count` files. `-`
-    is standard input, reported as `stdin_filename` when given; `keep_bytes` keeps each
-    file's bytes (for --fix, --diff, --add-noqa); `progress` shows a progress line on
+    """A LintRun over every file under `paths` that its settings do not exclude.
+    `resolver` gives each file its settings (config.Resolver); `jobs_for(count)` the
+    processes for `count` files. `-` is standard input, reported as `stdin_filename`
+    when given; `keep_bytes` keeps each file's bytes in its Checked (for --fix, --diff,
+    --add-noqa; standard input's are always kept); `progress` shows a progress line on
     standard error. `on_checked(item)` is called as soon as each readable file is checked
     (--fix writes it then: the shorter the time between reading and writing, the rarer an
     edit made meanwhile)."""
-    cache = Cache() if cache else None
-    checked, pending = [], []
     found = to_check(paths, resolver, stdin_filename)
-    progress = Progress(sys.stderr, len(found), progress)
-    jobs = jobs_for(len(found))
+    return LintRun(found, jobs_for(len(found)), Cache() if cache else None, keep_bytes,
+                   Progress(sys.stderr, len(found), progress), on_checked)
 
-    def flush():
-        results = pool.check_all(((item.shown, item.data, item.options) for item, _ in pending),
-                                 jobs, progress.step)
-        for (item, key), result in zip(pending, results):
-            item.result = result
-            if key is not None:
-                cache.put(key, result)
-            if on_checked is not None:
-                on_checked(item)
-            if not (keep_bytes or item.stdin):
-                item.data = None
-        del pending[:]
 
-    for path, shown, problem, settings in found:
-        stdin = path == "-"
-        if problem:
-            item = Checked(shown, None, settings)
-            item.result = check.unreadable(shown, problem, item.options)
-            checked.append(item)
-            progress.step()
-            continue
+# What each process checking files needs (set by _set_up): in a worker, its own Cache
+# (over the same folder: entries are written atomically, so processes may share it).
+_cache = None
+_keep_bytes = False
+
+
+def _set_up(cache_folder, keep_bytes, cache=None):
+    global _cache, _keep_bytes
+    _cache = cache if cache is not None else (
+        Cache(cache_folder) if cache_folder is not None else None)
+    _keep_bytes = keep_bytes
+
+
+def check_path(task):
+    """(Result, bytes or None, stat or None, cache hit: True, False or None) for one
+    (path, shown, options, problem, data) task: read the file (unless its `data` is given:
+    standard input), take its Result from the cache or check it. Done in the worker, so
+    that reading, hashing and the cache are parallel too. The bytes come back only when
+    kept (--fix, --diff, --add-noqa, standard input)."""
+    path, shown, options, problem, data = task
+    stdin = data is not None
+    if problem:
+        return check.unreadable(shown, problem, options), None, None, None
+    info = None
+    if not stdin:
         try:
-            if stdin:
-                data, info = files.read_bytes(path, sys.stdin.buffer), None
-            else:
-                data, info = files.read_file(path)
+            data, info = files.read_file(path)
         except OSError as error:
-            item = Checked(shown, None, settings)
-            item.result = check.unreadable(shown, "cannot read: %s" % (error.strerror or error),
-                                           item.options)
-            checked.append(item)
-            progress.step()
-            continue
-        item = Checked(shown, data, settings, stdin=stdin, path=path, info=info)
-        checked.append(item)
-        key = None
-        if cache is not None and not stdin:
-            key = cache.key(shown, data, item.options)
-            item.result = cache.get(key, shown)
-            if item.result is not None and item.result.fixes and keep_bytes:
-                # Never apply or show a fix read from the cache: anyone who can write
-                # the folder could plant one. Check the file again for its fixes.
-                item.result = None
-        if item.result is None:
-            pending.append((item, key))
-            if len(pending) >= BATCH:
-                flush()
-        else:
-            progress.step()
-            if on_checked is not None:
-                on_checked(item)
-            elif not keep_bytes:
-                item.data = None
-    flush()
-    progress.close()
-    check.finish([item.result for item in checked],
-                 {item.shown: item.options for item in checked}.get)
-    return checked
+            return (check.unreadable(shown, "cannot read: %s" % (error.strerror or error),
+                                     options), None, None, None)
+    key = result = hit = None
+    if _cache is not None and not stdin:
+        key = _cache.key(shown, data, options)
+        result = _cache.get(key, shown)
+        hit = result is not None
+        if result is not None and result.fixes and _keep_bytes:
+            # Never apply or show a fix read from the cache: anyone who can write
+            # the folder could plant one. Check the file again for its fixes.
+            result = None
+    if result is None:
+        result = pool.check_item((shown, data, options))
+        if key is not None:
+            _cache.put(key, result)
+    # Only what the report and the whole-run rules read crosses back to the parent.
+    result.dependencies = ()
+    if not result.summaries:
+        result.directives = None
+    return result, data if (_keep_bytes or stdin) else None, info, hit

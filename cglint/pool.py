@@ -1,8 +1,12 @@
-"""Check many files on several processes; results come back in the order of the input.
+"""Run a function over many tasks on several processes; results come back one by one, in
+the order of the input.
 
-Order is what makes the output byte-identical whatever `--jobs` is. A pool costs a process
-start-up per worker, so small runs stay in this process.
+Order is what makes the output byte-identical whatever `--jobs` is. Results are handed on
+as soon as they and every one before them are done, and only a few chunks are in flight
+at a time, so neither the tasks nor the results of a run of any size pile up here. A pool
+costs a process start-up per worker, so small runs stay in this process.
 """
+import collections
 import contextlib
 import gc
 import signal
@@ -10,15 +14,21 @@ import sys
 
 from cglint import check
 
-# Below this many files a pool's start-up costs more than it saves.
+# Below this many tasks per worker a pool's start-up costs more than it saves.
 MIN_FILES_PER_WORKER = 16
+# Tasks sent to a worker at once: enough to make the round trip cheap next to checking
+# them (a file takes about 10 ms), few enough that the workers finish together and the
+# results stream out steadily.
+CHUNK = 8
+# Chunks in flight per worker: one being checked, the next waiting, one coming back.
+IN_FLIGHT = 3
 
 # Python's cyclic garbage collector, left running, walks the young objects every 700
 # allocations, and a parsed file is hundreds of thousands of live tree nodes: it took a
 # third of a cold run. Per-file data holds no reference cycles, so reference counting frees
 # it; while checking, the collector runs only once per COLLECT_EVERY files, for anything
-# that is cyclic after all, and what survives that (results, the API tables) is frozen
-# out of later collections so that each one costs only what is new.
+# that is cyclic after all, and what survives that (the API tables, the project's module
+# summaries) is frozen out of later collections so that each one costs only what is new.
 COLLECT_EVERY = 64
 _checked = 0
 
@@ -48,37 +58,61 @@ def collector_paused():
 
 
 def check_all(items, jobs, on_result=None):
-    """engine.Result for each item, in order; `on_result` is called as each one is done."""
+    """engine.Result for each (path, data, options) item, in order; `on_result` is called
+    as each one is done."""
     items = list(items)
-    workers = min(jobs, len(items) // MIN_FILES_PER_WORKER)
+    results = []
+    for result in imap(check_item, items, workers_for(jobs, len(items))):
+        results.append(result)
+        if on_result:
+            on_result(result)
+    return results
+
+
+def workers_for(jobs, count):
+    """Processes worth starting for `count` tasks when `jobs` are allowed."""
+    return max(1, min(jobs, count // MIN_FILES_PER_WORKER))
+
+
+def imap(function, tasks, workers, initializer=None, initargs=()):
+    """function(task) for each of `tasks` (an iterable, read as the work goes on), in
+    order. With `workers` > 1, on that many processes, each set up by
+    initializer(*initargs); when one dies (killed, out of memory) the rest is done here.
+    The cyclic collector is paused while this process checks (see COLLECT_EVERY)."""
+    tasks = iter(tasks)
+    if workers > 1:
+        left = yield from _in_pool(function, tasks, workers, initializer, initargs)
+        if left is None:
+            return
+        tasks = left
     with collector_paused():
-        if workers > 1:
-            results = _in_pool(items, workers, on_result)
-            if results is not None:
-                return results
-        results = []
-        for item in items:
-            results.append(check_item(item))
-            if on_result:
-                on_result(results[-1])
-        return results
+        for task in tasks:
+            yield function(task)
 
 
 _STOPS = (signal.SIGINT, signal.SIGTERM)
 
 
-def _start_worker():
-    """In each worker: no cyclic collector (see COLLECT_EVERY), and the stop signals the
-    pool's start held back received again."""
+def _start_worker(initializer, initargs):
+    """In each worker: no cyclic collector (see COLLECT_EVERY), the stop signals the
+    pool's start held back received again, then the caller's set-up."""
     gc.disable()
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)
+    if initializer is not None:
+        initializer(*initargs)
 
 
-def _in_pool(items, workers, on_result):
-    """Results from worker processes, or None when a worker died (killed, out of memory):
-    the caller then checks the files in its own process."""
+def _run_chunk(function, chunk):
+    return [function(task) for task in chunk]
+
+
+def _in_pool(function, tasks, workers, initializer, initargs):
+    """Yield function(task) from worker processes, in order; return None when every task
+    is done, or, when a worker died, an iterator of the tasks not done (the caller does
+    them in its own process)."""
     # Imported here: together they cost a third of cglint's start-up, and most runs
     # (an editor save, a pre-commit hook on a few files) never start a pool.
+    import itertools
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
@@ -86,29 +120,43 @@ def _in_pool(items, workers, on_result):
     # Forking is the cheapest start on Linux, and safe here: the command line runs no
     # threads. Elsewhere fork is unsafe (macOS) or absent (Windows): take the default.
     context = multiprocessing.get_context("fork" if sys.platform.startswith("linux") else None)
-    chunk = max(1, min(64, len(items) // (workers * 8)))
-    results = []
-    executor = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker)
+    executor = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
+                                   initargs=(initializer, initargs))
+    flight = collections.deque()  # (tasks of a chunk, its future), oldest first
+
+    def submit():
+        chunk = list(itertools.islice(tasks, CHUNK))
+        if chunk:
+            flight.append((chunk, executor.submit(_run_chunk, function, chunk)))
+        return bool(chunk)
+
     try:
-        # The workers are forked while the jobs are submitted. A Ctrl-C or SIGTERM raised
-        # in the middle of a fork (in the handlers that re-arm locks around it) would be
+        # The workers are forked at the first submission. A Ctrl-C or SIGTERM raised in
+        # the middle of a fork (in the handlers that re-arm locks around it) would be
         # swallowed as "Exception ignored": hold them until the pool stands.
         held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
         try:
-            done = executor.map(check_item, items, chunksize=chunk)
+            submit()
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, held)
-        for result in done:
-            results.append(result)
-            if on_result:
-                on_result(result)
-    except BrokenProcessPool:
-        executor.shutdown(wait=False, cancel_futures=True)
-        return None
+        while len(flight) < workers * IN_FLIGHT and submit():
+            pass
+        while flight:
+            chunk, future = flight[0]
+            try:
+                results = future.result()
+            except BrokenProcessPool:
+                executor.shutdown(wait=False, cancel_futures=True)
+                return itertools.chain(
+                    (task for chunk, _ in flight for task in chunk), tasks)
+            flight.popleft()
+            submit()
+            yield from results
     except BaseException:
-        # Ctrl-C or SIGTERM in the middle: drop the chunks not started; the workers end
-        # after the chunk they hold (they only read and check files).
+        # Ctrl-C or SIGTERM in the middle, or the caller stopped reading: drop the chunks
+        # not started; the workers end after the chunk they hold (they only read and
+        # check files).
         executor.shutdown(wait=False, cancel_futures=True)
         raise
     executor.shutdown()
-    return results
+    return None

@@ -17,6 +17,7 @@ class Progress:
         self.done = 0
         self.started = time.monotonic()
         self.drawn_at = None
+        self.visible = False
 
     def step(self, _result=None):
         self.done = min(self.done + 1, self.total)
@@ -26,13 +27,20 @@ class Progress:
         if now - self.started < DELAY or (self.drawn_at and now - self.drawn_at < INTERVAL):
             return
         self.drawn_at = now
+        self.visible = True
         self.stream.write("\rcglint: checked %d/%d files" % (self.done, self.total))
         self.stream.flush()
 
-    def close(self):
-        if self.drawn_at is not None:
-            self.stream.write("\r\033[K")  # erase the line, so findings start clean
+    def clear(self):
+        """Erase the line before other output (findings printed as files are done); the
+        next step past the redraw interval draws it again, under that output."""
+        if self.visible:
+            self.stream.write("\r\033[K")
             self.stream.flush()
+            self.visible = False
+
+    def close(self):
+        self.clear()  # so the findings after the run start clean
 
 
 def _is_terminal(stream):

@@ -59,10 +59,9 @@ def test_small_runs_stay_in_one_process_unless_jobs_are_asked_for(tmp_path, monk
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(cli, "available_cpus", lambda: 2)
     asked = []
-    real = pool.check_all
-    monkeypatch.setattr(pool, "check_all",
-                        lambda items, jobs, on_result=None: asked.append(jobs)
-                        or real(items, jobs, on_result))
+    real = pool.workers_for
+    monkeypatch.setattr(pool, "workers_for",
+                        lambda jobs, count: asked.append(jobs) or real(jobs, count))
     for args in ([], ["--jobs", "0"], ["--jobs", "3"]):
         assert main([".", "--no-cache", "-q"] + args) == 0
     assert asked == [1, 2, 3]

@@ -48,12 +48,9 @@ def test_command_line_keeps_progress_off_standard_output(tmp_path, monkeypatch, 
 
 
 def test_the_total_is_counted_before_checking_starts(tmp_path, monkeypatch):
-    from cglint import lint_run
-
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(progress, "DELAY", 0)
     monkeypatch.setattr(progress, "INTERVAL", 0)
-    monkeypatch.setattr(lint_run, "BATCH", 2)  # checked in batches: the total must not grow
     for number in range(5):
         (tmp_path / ("m%d.py" % number)).write_text("x = 1\n")
     terminal = Terminal()
