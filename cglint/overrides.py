@@ -491,15 +491,21 @@ def loaded_together(modules, wanted):
     `wanted`, from {path: (components, imports)} of the whole run. A file loads itself
     and what it imports, transitively; two files are loaded together when one file of the
     run loads both. Only the few `wanted` files are searched from (backwards)."""
+    # Only the suffixes some file imports by can link two files: index those alone (every
+    # suffix of every path, on a large tree, was most of a run's memory).
+    imported_names = {tuple(imported) for _, imports in modules.values() for imported in imports}
+    longest = max(map(len, imported_names), default=0)
     by_suffix = {}
     for path, (components, _) in modules.items():
-        for start in range(len(components)):
-            by_suffix.setdefault(components[start:], set()).add(path)
-    importers = {path: set() for path in modules}
+        for start in range(max(0, len(components) - longest), len(components)):
+            suffix = components[start:]
+            if suffix in imported_names:
+                by_suffix.setdefault(suffix, []).append(path)
+    importers = {}
     for path, (_, imports) in modules.items():
         for imported in imports:
             for target in by_suffix.get(tuple(imported), ()):
-                importers[target].add(path)
+                importers.setdefault(target, set()).add(path)
     loaders = {}
     for path in wanted:
         seen, stack = set(), [path]
