@@ -491,21 +491,23 @@ def loaded_together(modules, wanted):
     `wanted`, from {path: (components, imports)} of the whole run. A file loads itself
     and what it imports, transitively; two files are loaded together when one file of the
     run loads both. Only the few `wanted` files are searched from (backwards)."""
-    # Only the suffixes some file imports by can link two files: index those alone (every
-    # suffix of every path, on a large tree, was most of a run's memory).
-    imported_names = {tuple(imported) for _, imports in modules.values() for imported in imports}
-    longest = max(map(len, imported_names), default=0)
-    by_suffix = {}
-    for path, (components, _) in modules.items():
-        for start in range(max(0, len(components) - longest), len(components)):
-            suffix = components[start:]
-            if suffix in imported_names:
-                by_suffix.setdefault(suffix, []).append(path)
-    importers = {}
+    # Indexed by the name imported, not by the file it names: a name can name a file in
+    # each of several copies of a package, and an index of file -> importers then grew
+    # with the number of copies times the imports (most of a large run's memory).
+    importers = {}  # dotted name (a tuple) -> the files that import it
+    longest = 0
     for path, (_, imports) in modules.items():
         for imported in imports:
-            for target in by_suffix.get(tuple(imported), ()):
-                importers.setdefault(target, set()).add(path)
+            imported = tuple(imported)
+            importers.setdefault(imported, []).append(path)
+            longest = max(longest, len(imported))
+
+    def importers_of(path):
+        """The files importing `path` by any of its names (the suffixes of its components)."""
+        components = tuple(modules[path][0]) if path in modules else ()
+        for start in range(max(0, len(components) - longest), len(components)):
+            yield from importers.get(components[start:], ())
+
     loaders = {}
     for path in wanted:
         seen, stack = set(), [path]
@@ -513,7 +515,7 @@ def loaded_together(modules, wanted):
             current = stack.pop()
             if current not in seen:
                 seen.add(current)
-                stack.extend(importers.get(current, ()))
+                stack.extend(importers_of(current))
         loaders[path] = seen
     return {path: {other for other in wanted if loaders[path] & loaders[other]}
             for path in wanted}
