@@ -130,9 +130,14 @@ def shared(value, seen):
     if kind is str:
         return seen.setdefault(value, value)
     if kind is tuple:
+        # Only tuples of strings are kept in `seen` (below), and a string equals only a
+        # string: a tuple found there is this one's equal in every part.
+        known = _known(value, seen)
+        if known is not None:
+            return known
         value = tuple([shared(part, seen) for part in value])
-        if all(type(part) in (str, tuple) and _known(part, seen) for part in value):
-            return seen.setdefault(value, value)
+        if all(type(part) is str or _known(part, seen) is part for part in value):
+            seen[value] = value
         return value
     if kind is list:
         return [shared(part, seen) for part in value]
@@ -143,11 +148,12 @@ def shared(value, seen):
     return value
 
 
-def _known(part, seen):
+def _known(value, seen):
+    """The tuple of `seen` equal to `value`, or None."""
     try:
-        return seen.get(part) is part
+        return seen.get(value)
     except TypeError:  # a tuple holding a list or a dict
-        return False
+        return None
 
 
 def lint_paths(paths, resolver, jobs_for, cache=True, keep_bytes=False, stdin_filename=None,

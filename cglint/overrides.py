@@ -502,20 +502,37 @@ def loaded_together(modules, wanted):
             importers.setdefault(imported, []).append(path)
             longest = max(longest, len(imported))
 
-    def importers_of(path):
-        """The files importing `path` by any of its names (the suffixes of its components)."""
-        components = tuple(modules[path][0]) if path in modules else ()
-        for start in range(max(0, len(components) - longest), len(components)):
-            yield from importers.get(components[start:], ())
-
-    loaders = {}
-    for path in wanted:
-        seen, stack = set(), [path]
+    # The importer lists of each file's names (the suffixes of its components): shared
+    # lists, not copies.
+    importer_lists = {}
+    for path, (components, _) in modules.items():
+        components = tuple(components)
+        found = [importers[components[start:]]
+                 for start in range(max(0, len(components) - longest), len(components))
+                 if components[start:] in importers]
+        if found:
+            importer_lists[path] = found
+    # Searched backwards from each wanted file: a file that loads it gets its bit. Two
+    # wanted files are loaded together when some file has both bits.
+    order = sorted(wanted)
+    marks = {}  # path -> bits of the wanted files it loads
+    for bit, path in enumerate(order):
+        flag = 1 << bit
+        expanded, stack = set(), [path]
         while stack:
             current = stack.pop()
-            if current not in seen:
-                seen.add(current)
-                stack.extend(importers_of(current))
-        loaders[path] = seen
-    return {path: {other for other in wanted if loaders[path] & loaders[other]}
-            for path in wanted}
+            mark = marks.get(current, 0)
+            if mark & flag:
+                continue
+            marks[current] = mark | flag
+            for found in importer_lists.get(current, ()):
+                if id(found) not in expanded:
+                    expanded.add(id(found))
+                    stack.extend(found)
+    together = [0] * len(order)
+    for mask in set(marks.values()):
+        for bit in range(len(order)):
+            if mask >> bit & 1:
+                together[bit] |= mask
+    return {path: {other for bit, other in enumerate(order) if together[index] >> bit & 1}
+            for index, path in enumerate(order)}

@@ -712,3 +712,44 @@ def test_own_fixture_findings_match_lint_header(path):
         code = handle.read()
     found = sorted(finding[1:] for finding in run({path: code}))
     assert found == header_of(path).findings
+
+
+def _loaded_together_by_definition(modules, wanted):
+    """loaded_together as its docstring says it, the slow way: every file's importers."""
+    importers = {path: set() for path in modules}
+    for path, (_, imports) in modules.items():
+        for imported in imports:
+            for target, (components, _) in modules.items():
+                if any(tuple(components[start:]) == tuple(imported)
+                       for start in range(len(components))):
+                    importers[target].add(path)
+    loaders = {}
+    for path in wanted:
+        seen, stack = set(), [path]
+        while stack:
+            current = stack.pop()
+            if current not in seen:
+                seen.add(current)
+                stack.extend(importers.get(current, ()))
+        loaders[path] = seen
+    return {path: {other for other in wanted if loaders[path] & loaders[other]}
+            for path in wanted}
+
+
+def test_loaded_together_matches_its_definition_on_random_import_graphs():
+    import random
+
+    from cglint.overrides import loaded_together
+
+    names = [("a",), ("b",), ("pkg", "a"), ("pkg", "c"), ("other", "pkg", "c"), ("d",)]
+    for seed in range(200):
+        pick = random.Random(seed)
+        modules = {}
+        for number in range(pick.randint(1, 9)):
+            components = ("copy%d" % pick.randint(0, 2),) + pick.choice(names)
+            imports = tuple(pick.sample(names, pick.randint(0, 3)))
+            modules["f%d.py" % number] = (components, imports)
+        wanted = set(pick.sample(sorted(modules), pick.randint(1, len(modules))))
+        wanted.add("absent.py")  # a wanted path with no summary loads only itself
+        assert loaded_together(modules, wanted) == _loaded_together_by_definition(
+            modules, wanted), seed
