@@ -35,10 +35,12 @@ def _jobs(text):
     return value
 
 
-# Measured with TF 1.8's own files on 2 CPUs: below about 300 files a process pool's
-# start-up costs more than it saves (256 files: 0.7 s alone, 0.8 s on two processes; 512
-# files: 1.1 s alone, 0.8 s on two).
-POOL_MIN_FILES = 300
+# Measured on the benchmark corpus's files on 2 loaded CPUs, cold, with the pool kept for
+# the whole run and the workers reading the files: 25 files 0.37-0.60 s alone (too few
+# for two workers of 16), 50 files 0.54-0.81 s alone and 0.53-0.70 s on two processes,
+# 100 files 0.77-1.10 s and 0.58-0.75 s, 200 files 1.17-1.70 s and 0.94-1.14 s. A pool
+# pays from about 50 files; below 64 one process is as fast, and lighter.
+POOL_MIN_FILES = 64
 
 
 def jobs_for(requested, count):
