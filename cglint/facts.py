@@ -10,6 +10,7 @@ from cglint.fstrings import find_fstrings
 from cglint.names import Names, children, is_none, same_scope_nodes
 from cglint.newsyntax import newer_syntax
 from cglint.source import LineIndex, Span
+from cglint.statements import statement_index
 from cglint.variable_creators import creates_trained_variables
 
 CUSTOM_GRADIENT = frozenset((
@@ -45,7 +46,22 @@ MULTI_OUTPUT = frozenset((
 # `function.Defun(*input_types, python_grad_func=f, grad_func=g)`: TF 1.8's third way
 # to give an op a custom gradient (tensor2tensor and sonnet use it).
 DEFUN = frozenset(("tensorflow.python.framework.function.Defun",))
+# TensorFlow's own modules, imported by path (`from tensorflow.python.ops import
+# math_ops`): not part of any release's public API, so no table or argspec covers them.
+PRIVATE_PACKAGES = tuple("tensorflow.%s." % package for package in (
+    "python", "core", "compiler", "tools", "include", "_api", "examples"))
+
+
+def is_private(qualname):
+    """TensorFlow's own modules, also inside contrib (`tf.contrib.learn.python.learn`)."""
+    return qualname.startswith(PRIVATE_PACKAGES) or ".python." in qualname
 _MAX_DEPTH = 6
+
+
+def _public_tensorflow(bound):
+    """Whether a chain through a name bound to `bound` may name public TensorFlow."""
+    return (bound == "tensorflow" or bound.startswith("tensorflow.")) and not is_private(
+        bound + ".")
 
 
 def own_nodes(root):
@@ -302,6 +318,41 @@ class ModuleFacts:
     def names(self):
         return Names(self.tree)
 
+    @property
+    def has_full_index(self):
+        """Whether the walk that binds names (and indexes every node) has been made."""
+        return "names" in self.__dict__
+
+    @cached_property
+    def statements(self):
+        """Every statement by type (not in source order): the full index's when it has
+        been built, else the cheap statement walk's (cglint.statements)."""
+        if self.has_full_index:
+            return self.names.index
+        return statement_index(self.tree)
+
+    @cached_property
+    def public_tensorflow(self):
+        """Whether a name here may resolve to public TensorFlow (`tensorflow.nn.relu`).
+        Names resolve only through imports (cglint.names): when every import that binds
+        a name to TensorFlow binds it to a private module (TF's own `from
+        tensorflow.python.ops import array_ops`), every chain through it is private too,
+        and no API table, argspec or TF_PRINTS name is private (tests/test_prefilters.py
+        checks the tables). Read from the statements alone: no binder needed."""
+        if "tensorflow" not in self.text:
+            return False
+        for node in self.statements[ast.Import]:
+            for alias in node.names:  # `import a.b` binds `a`; `import a.b as c`, a.b
+                bound = alias.name if alias.asname else alias.name.split(".")[0]
+                if _public_tensorflow(bound):
+                    return True
+        for node in self.statements[ast.ImportFrom]:
+            if not node.level and node.module and any(
+                    _public_tensorflow(node.module + "." + alias.name)
+                    for alias in node.names if alias.name != "*"):
+                return True
+        return False
+
     @cached_property
     def parents(self):
         """id(node) -> the node it is a child of. Only the few modules whose facts climb
@@ -365,6 +416,8 @@ class ModuleFacts:
 
     @cached_property
     def override_maps(self):
+        if "gradient_override_map" not in self.text:
+            return []
         return [call for call in self.nodes[ast.Call]
                 if isinstance(call.func, ast.Attribute)
                 and call.func.attr == "gradient_override_map"]
@@ -372,6 +425,8 @@ class ModuleFacts:
     @cached_property
     def api_uses(self):
         """Every outermost attribute chain that resolves to a `tensorflow.` name."""
+        if not self.public_tensorflow:
+            return []  # every chain that resolves to TensorFlow is private: none to judge
         attributes = self.nodes[ast.Attribute]
         inner = {id(node.value) for node in attributes}
         called = {id(node.func): node for node in self.nodes[ast.Call]}
@@ -391,8 +446,8 @@ class ModuleFacts:
         `self.opt.minimize(...)` after `self.opt = tf.train.AdamOptimizer(...)` in a method
         of the class. As ApiUse with the method's qualified name; only calls that pass
         keywords (what CG403 checks)."""
-        if "tensorflow" not in self.text:
-            return []
+        if not self.public_tensorflow:
+            return []  # only public classes have recorded argspecs
         with_targets = {}  # id(Name bound by `with X() as name`) -> the X() call
         for node in self.nodes[ast.With] + self.nodes[ast.AsyncWith]:
             for item in node.items:
@@ -453,10 +508,10 @@ class ModuleFacts:
     @cached_property
     def imports(self):
         found = []
-        for node in self.nodes[ast.Import]:
+        for node in self.statements[ast.Import]:
             found += [ImportUse(node, alias.name) for alias in node.names
                       if alias.name.split(".")[0] == "tensorflow"]
-        for node in self.nodes[ast.ImportFrom]:
+        for node in self.statements[ast.ImportFrom]:
             if not node.level and node.module and node.module.split(".")[0] == "tensorflow":
                 found += [ImportUse(node, node.module, alias.name) for alias in node.names
                           if alias.name != "*"]
@@ -510,8 +565,8 @@ class ModuleFacts:
             return False
         from cglint import project
         where = project.current()
-        wanted = [(alias.name, 0) for node in self.nodes[ast.Import] for alias in node.names]
-        for node in self.nodes[ast.ImportFrom]:
+        wanted = [(alias.name, 0) for node in self.statements[ast.Import] for alias in node.names]
+        for node in self.statements[ast.ImportFrom]:
             module = node.module or ""
             wanted += [(module, node.level)] if module else []
             wanted += [("%s.%s" % (module, alias.name) if module else alias.name, node.level)

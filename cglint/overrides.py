@@ -146,10 +146,13 @@ def build(module):
 class _Builder:
     def __init__(self, module):
         self.module = module
-        self.names = module.names
         self.parents = {}  # id(node) -> its parent: module.parents, once needed
         self.qualnames = {}  # id(Call) -> what it calls
         self.calls_by_name = {}  # `f` -> the calls `f(...)` of a plain name
+
+    @property
+    def names(self):
+        return self.module.names  # only files with a marker get this far
 
     def build(self):
         module = self.module
@@ -469,7 +472,7 @@ def imported_components(module):
     if path and os.path.basename(path) == "__init__.py":
         package = module_components(path)
     found = set()
-    for node in module.nodes[ast.Import] + module.nodes[ast.ImportFrom]:
+    for node in module.statements[ast.Import] + module.statements[ast.ImportFrom]:
         if isinstance(node, ast.Import):
             found.update(tuple(alias.name.split(".")) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
