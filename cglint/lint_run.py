@@ -5,7 +5,7 @@ settings file above it (config.Resolver). The command line reports what this ret
 import os
 import sys
 
-from cglint import check, files, pool
+from cglint import check, files, pool, project
 from cglint.cache import Cache
 from cglint.progress import Progress
 
@@ -64,6 +64,7 @@ def lint_paths(paths, resolver, jobs_for, cache=True, keep_bytes=False, stdin_fi
     standard error. `on_checked(item)` is called as soon as each readable file is checked
     (--fix writes it then: the shorter the time between reading and writing, the rarer an
     edit made meanwhile)."""
+    project.new_run()
     cache = Cache() if cache else None
     checked, pending = [], []
     found = to_check(paths, resolver, stdin_filename)

@@ -106,8 +106,17 @@ class Project:
 
     def __init__(self):
         self._summaries = {}  # path -> (stat signature, ModuleSummary or None)
+        self.new_run()
+
+    def new_run(self):
+        """Forget what was looked up on disk (summaries are kept, checked by their stat):
+        a run sees the files as they are when it starts, and within a run each import
+        of a folder is looked up once, however many files there import it."""
         self._paths = {}  # (search folders, dotted module) -> file or None
         self._roots = {}  # importing folder -> search_roots()
+        self._folders = {}  # importing file -> its absolute folder
+        self._offers = {}  # (folder, module, level) -> offers_sites()
+        self._tops = {}  # (root, top package name) -> whether the root holds it
 
     def summary(self, path, with_imports=False):
         """ModuleSummary of a project file, or None when it cannot be read. Its imports
@@ -145,6 +154,13 @@ class Project:
     def offers_sites(self, importer, module, level=0):
         """(whether importing `module` may bring a custom-gradient function: it defines
         one, or is a package `__init__` that re-exports; the Dependency on it, or None)."""
+        key = (self._folder(importer), module, level)
+        found = self._offers.get(key)
+        if found is None:
+            found = self._offers[key] = self._offers_sites(importer, module, level)
+        return found
+
+    def _offers_sites(self, importer, module, level):
         path = self.module_path(importer, module, level)
         summary = self.summary(path) if path is not None else None
         if summary is None:
@@ -155,8 +171,14 @@ class Project:
                 for source, source_level, name in summary.reexports.values())
         return summary.offers, Dependency(summary.path, summary.digest)
 
+    def _folder(self, importer):
+        folder = self._folders.get(importer)
+        if folder is None:
+            folder = self._folders[importer] = os.path.dirname(os.path.abspath(importer))
+        return folder
+
     def module_path(self, importer, module, level=0):
-        folder = os.path.dirname(os.path.abspath(importer))
+        folder = self._folder(importer)
         if level:
             base, rest = relative_base(importer, level, module)
             key = ((base,), rest)
@@ -167,8 +189,24 @@ class Project:
             key = (roots, module)
         if key not in self._paths:  # most imports are asked about again and again
             roots, name = key
-            self._paths[key] = module_file(roots, name) if name else _package_init(roots[0])
+            if not name:
+                self._paths[key] = _package_init(roots[0])
+            else:
+                # A root without the module's top package (most folders, for most
+                # imports) is skipped with one look, not a stat per module.
+                top = name.split(".")[0]
+                self._paths[key] = module_file(
+                    [root for root in roots if self._holds_top(root, top)], name)
         return self._paths[key]
+
+    def _holds_top(self, root, top):
+        """Whether `root` has a `top` package folder or a `top.py` (cached per run)."""
+        key = (root, top)
+        found = self._tops.get(key)
+        if found is None:
+            base = os.path.join(root, top)
+            found = self._tops[key] = os.path.isdir(base) or os.path.isfile(base + ".py")
+        return found
 
     def registrations(self, path):
         """The gradient registrations that run in a process that imports `path`: those of
@@ -332,7 +370,12 @@ def _module_level_wraps(module):
 def _imports(tree):
     """(module, level) of every module an import statement may load, anywhere in it: for
     `from pkg import name`, both `pkg` and `pkg.name` (name may be a submodule)."""
-    for node in ast.walk(tree):
+    from cglint.statements import statement_index
+
+    index = statement_index(tree)
+    imports = sorted(index[ast.Import] + index[ast.ImportFrom],
+                     key=lambda node: (node.lineno, node.col_offset))
+    for node in imports:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 yield alias.name, 0
@@ -364,3 +407,10 @@ def current():
     if _PROJECT is None:
         _PROJECT = Project()
     return _PROJECT
+
+
+def new_run():
+    """Called as a run starts (a command line's paths, an editor's check, a file checked
+    alone): see the project on disk as it is now."""
+    if _PROJECT is not None:
+        _PROJECT.new_run()
