@@ -24,6 +24,7 @@ MAX_IMPORTED_MODULES = 500
 MAX_SCANNED_FILES = 2000  # files read to find the modules that import a file
 # Words without which a module defines no custom gradient and registers no gradient.
 _CUSTOM_GRADIENT_WORD = "custom_gradient"
+_CUSTOM_GRADIENT_WORD_BYTES = _CUSTOM_GRADIENT_WORD.encode()
 _REGISTRATION_WORDS = ("RegisterGradient", "NotDifferentiable", "NoGradient")
 
 
@@ -117,10 +118,15 @@ class Project:
         self._folders = {}  # importing file -> its absolute folder
         self._offers = {}  # (folder, module, level) -> offers_sites()
         self._tops = {}  # (root, top package name) -> whether the root holds it
+        self._files = {}  # (roots holding the top package, dotted module) -> file or None
+        self._this_run = {}  # path -> its summary, as stat'ed once this run
 
     def summary(self, path, with_imports=False):
         """ModuleSummary of a project file, or None when it cannot be read. Its imports
         are listed only `with_imports` (it costs a parse of modules that define nothing)."""
+        known = self._this_run.get(path)
+        if known is not None and (not with_imports or known.imports is not None):
+            return known  # stat once per run
         try:
             info = os.stat(path)
         except OSError:
@@ -131,6 +137,8 @@ class Project:
                 or (with_imports and cached[1] is not None and cached[1].imports is None)):
             cached = (signature, _summarize(path, with_imports))
             self._summaries[path] = cached
+        if cached[1] is not None:
+            self._this_run[path] = cached[1]
         return cached[1]
 
     def imported_site(self, importer, module, name, level=0, depth=0):
@@ -195,8 +203,11 @@ class Project:
                 # A root without the module's top package (most folders, for most
                 # imports) is skipped with one look, not a stat per module.
                 top = name.split(".")[0]
-                self._paths[key] = module_file(
-                    [root for root in roots if self._holds_top(root, top)], name)
+                holding = tuple(root for root in roots if self._holds_top(root, top))
+                found = self._files.get((holding, name), False)
+                if found is False:  # the same for every folder of the package
+                    found = self._files[holding, name] = module_file(holding, name)
+                self._paths[key] = found
         return self._paths[key]
 
     def _holds_top(self, root, top):
@@ -297,6 +308,11 @@ def _summarize(path, with_imports):
         data = files.read_bytes(path)
     except OSError:
         return None
+    hub = os.path.basename(path) == "__init__.py"  # re-exports what its package defines
+    if (not (hub or with_imports) and data.isascii() and _CUSTOM_GRADIENT_WORD_BYTES not in data
+            and data.count(b"\n") <= files.MAX_LINES):
+        # Most modules: plain text that defines nothing an importer could use.
+        return ModuleSummary(path, hashlib.sha256(data).hexdigest())
     source = files.decode(path, data)
     if isinstance(source, files.Unreadable) or files.too_many_lines(source.text):
         return None
@@ -304,7 +320,6 @@ def _summarize(path, with_imports):
     text = source.text
     defines = _CUSTOM_GRADIENT_WORD in text
     registers = any(word in text for word in _REGISTRATION_WORDS)
-    hub = os.path.basename(path) == "__init__.py"  # re-exports what its package defines
     registers = registers and with_imports  # registrations matter to import closures only
     if not (defines or registers or hub or with_imports):
         return summary  # nothing an importer could use: no parse

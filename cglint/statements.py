@@ -9,6 +9,7 @@ index (every node, with scopes) is cglint.names's, built only for files that nee
 """
 import ast
 import itertools
+import operator
 import re
 from collections import defaultdict
 
@@ -18,6 +19,7 @@ _BODIES = frozenset(("body", "orelse", "finalbody"))  # lists of statements
 _CONTAINERS = frozenset(("handlers", "cases"))  # ExceptHandler, match_case: header + body
 _DECORATED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _LONE_CARRIAGE_RETURN = re.compile(r"\r(?!\n)")
+_LINENO, _END_LINENO = operator.attrgetter("lineno"), operator.attrgetter("end_lineno")
 
 
 def statement_index(tree):
@@ -57,10 +59,9 @@ def marked_index(statements, text, markers, offsets=()):
     for kind, nodes in statements.items():
         if not isinstance(kind, type) or not issubclass(kind, ast.stmt):
             continue  # a full index holds expressions too: only statements are looked at
-        _, containers, headers = layouts.get(kind) or _layout(kind)
-        decorated = kind in _DECORATED
-        for node in nodes:
-            for name in containers:
+        bodies, containers, headers = layouts.get(kind) or _layout(kind)
+        for name in containers:
+            for node in nodes:
                 for part in getattr(node, name):
                     # An `except` or `case` line: its own header, below the statement's.
                     first = part.lineno if name == "handlers" else part.pattern.lineno
@@ -68,17 +69,19 @@ def marked_index(statements, text, markers, offsets=()):
                         index[type(part)].append(part)
                         _index_all([child for child in children(part)
                                     if child not in part.body], index)
-            # A compound statement's header ends where its body starts (the first body
-            # line is taken too: a header may end on it); a simple statement is all header.
-            body = node.body if "body" in node._fields else None
-            last = body[0].lineno if body else node.end_lineno
-            if decorated and node.decorator_list:
-                held = marks.hold(node.lineno, last, node.decorator_list)
-            else:  # marks.hold inlined: this runs for every statement
-                first = node.lineno - 1
-                held = (strong[last] - strong[first] > 0
-                        or leading_at[last] - leading_at[first] > 0)
-            if held:
+        # A compound statement's header ends where its body starts (the first body line
+        # is taken too: a header may end on it); a simple statement is all header. The
+        # lines are read for all nodes of a kind at once: this runs for every statement.
+        firsts = map(_LINENO, nodes)
+        lasts = [node.body[0].lineno for node in nodes] if "body" in bodies else \
+            map(_END_LINENO, nodes)
+        held = [strong[last] - strong[first - 1] > 0 or leading_at[last] - leading_at[first - 1] > 0
+                for first, last in zip(firsts, lasts)]
+        decorated = kind in _DECORATED
+        for node, marked in zip(nodes, held):
+            if decorated and node.decorator_list:  # its decorators' own `@` do not count
+                marked = marks.hold(node.lineno, node.body[0].lineno, node.decorator_list)
+            if marked:
                 _index_all(_header_nodes(node, headers), index)
     return index
 
