@@ -404,6 +404,9 @@ def main(argv=None):
     parser.add_argument("--rounds", type=int, default=3,
                         help="fresh servers per case (each: one open, then the edits)")
     parser.add_argument("--edits", type=int, default=20, help="edits per round")
+    parser.add_argument("--cglint-root", metavar="DIR",
+                        help="import cglint from DIR (a checkout; default: this checkout when "
+                        "--python is this interpreter, else the interpreter's own)")
     parser.add_argument("--tree", help="a source tree copied into the project (default: "
                         "the bundled fixtures)")
     parser.add_argument("--workdir", help="build the files here (kept) instead of a "
@@ -417,9 +420,12 @@ def main(argv=None):
             stream.write(build_text())
         return 0
     env = dict(os.environ)
-    if os.path.abspath(args.python) == os.path.abspath(sys.executable):
-        # This checkout's cglint, as the tests run it.
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, (REPO, env.get("PYTHONPATH"))))
+    root = args.cglint_root
+    if root is None and os.path.abspath(args.python) == os.path.abspath(sys.executable):
+        root = REPO  # this checkout's cglint, as the tests run it
+    if root:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, (os.path.abspath(root),
+                                                          env.get("PYTHONPATH"))))
     result = run(args.python, args.rounds, args.edits, args.tree, args.workdir, env)
     print("%d-line file (%d bytes); debounce %.0f ms; project: %d Python files" % (
         result["lines"], result["bytes"], result["debounce"] * 1000, result["project_files"]))
