@@ -236,6 +236,47 @@ class Server:
                 pass
 
 
+def process_tree(pid):
+    """`pid` and its child processes (Linux /proc; [pid] elsewhere)."""
+    found = [pid]
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        if entry.isdigit():
+            try:
+                with open("/proc/%s/stat" % entry) as stream:
+                    fields = stream.read().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry))
+    return found
+
+
+def cpu_and_wait(pids):
+    """(seconds on a CPU, seconds runnable but waiting for one) of every thread of `pids`,
+    from /proc/PID/task/TID/schedstat; None where that is not available."""
+    on_cpu = waiting = 0
+    for pid in pids:
+        try:
+            tasks = os.listdir("/proc/%d/task" % pid)
+        except OSError:
+            continue  # ended: its time is lost from both snapshots alike
+        for task in tasks:
+            try:
+                with open("/proc/%d/task/%s/schedstat" % (pid, task)) as stream:
+                    ran, waited = stream.read().split()[:2]
+            except (OSError, ValueError):
+                continue
+            on_cpu += int(ran)
+            waiting += int(waited)
+    if not os.path.isdir("/proc/%d" % pids[0]):
+        return None
+    return on_cpu / 1e9, waiting / 1e9
+
+
 def _uri(path):
     from pathlib import Path
     return Path(path).absolute().as_uri()
@@ -287,16 +328,28 @@ def measure(python, path, text, edit_count, env=None):
     try:
         server.initialize(folder)
         uri = _uri(path)
+        pids = process_tree(server.process.pid)  # the server and its workers
+        before = cpu_and_wait(pids)
         sent = server.notify("textDocument/didOpen", {"textDocument": {
             "uri": uri, "languageId": "python", "version": 1, "text": text}})
         arrived, found = server.diagnostics(uri, 1)
-        result = {"open": arrived - sent, "open_findings": len(found), "edits": []}
+        after = cpu_and_wait(pids)
+        result = {"open": arrived - sent, "open_findings": len(found), "edits": [],
+                  "edit_cpu": [], "edit_wait": []}
+        if before and after:
+            result["open_cpu"], result["open_wait"] = (after[0] - before[0],
+                                                       after[1] - before[1])
         for version, (kind, change) in enumerate(edits(text, edit_count), start=2):
+            before = cpu_and_wait(pids)
             sent = server.notify("textDocument/didChange", {
                 "textDocument": {"uri": uri, "version": version},
                 "contentChanges": [change]})
             arrived, found = server.diagnostics(uri, version)
+            after = cpu_and_wait(pids)
             result["edits"].append((kind, arrived - sent, len(found)))
+            if before and after:
+                result["edit_cpu"].append(after[0] - before[0])
+                result["edit_wait"].append(after[1] - before[1])
         return result
     finally:
         server.close()
@@ -359,13 +412,26 @@ def report(raw, wait, text, project_files, rounds, edit_count):
             kinds[kind] = {"raw": summarize(samples), "after_debounce": summarize(samples, wait)}
         findings = sorted({e[2] for e in all_edits if e[0] == "findings"}
                           | {r["open_findings"] for r in runs})
+        open_cpu = [r["open_cpu"] for r in runs if "open_cpu" in r]
+        open_wait = [r["open_wait"] for r in runs if "open_wait" in r]
+        cpu = [x for r in runs for x in r.get("edit_cpu", ())]
+        wait_for_core = [x for r in runs for x in r.get("edit_wait", ())]
         cases[case] = {
             "open": summarize(opens),
+            "open_cpu": summarize(open_cpu),
+            "open_wait_for_core": summarize(open_wait),
+            # CPU the server and its workers used per edit, and the time they were ready to
+            # run but waited for a core: on an idle machine the latency after the debounce
+            # is about the CPU; under load the wait is added.
+            "edit_cpu": summarize(cpu),
+            "edit_wait_for_core": summarize(wait_for_core),
             "edit": {"raw": summarize([e[1] for e in all_edits]),
                      "after_debounce": summarize([e[1] for e in all_edits], wait)},
             "kinds": kinds,
             "findings_seen": findings,
-            "samples": {"open": opens, "edits": all_edits},
+            "samples": {"open": opens, "open_cpu": open_cpu, "open_wait_for_core": open_wait,
+                        "edits": all_edits, "edit_cpu": cpu,
+                        "edit_wait_for_core": wait_for_core},
         }
     return {"lines": len(text.splitlines()), "bytes": len(text.encode()),
             "debounce": wait, "rounds": rounds, "edits_per_round": edit_count,
@@ -394,6 +460,14 @@ def format_table(result):
             rows.append("| %s | %s | %d | %s | %s | %s | %s | %s | %s |" % (
                 label, name, r["n"], cell(r["median"]), cell(r["p90"]), cell(r["max"]),
                 cell(a["median"]), cell(a["p90"]), cell(a["max"])))
+        for name, key in (("open: CPU used (server + workers)", "open_cpu"),
+                          ("open: waiting for a core", "open_wait_for_core"),
+                          ("edit: CPU used (server + workers)", "edit_cpu"),
+                          ("edit: waiting for a core", "edit_wait_for_core")):
+            c = data.get(key)
+            if c and c["n"]:
+                rows.append("| %s | %s | %d | %s | %s | %s | – | – | – |" % (
+                    label, name, c["n"], cell(c["median"]), cell(c["p90"]), cell(c["max"])))
     return "\n".join(rows)
 
 
