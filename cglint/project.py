@@ -107,6 +107,7 @@ class Project:
 
     def __init__(self):
         self._summaries = {}  # path -> (stat signature, ModuleSummary or None)
+        self._mentioned = {}  # (path, word) -> (stat signature, whether its bytes hold it)
         self.new_run()
 
     def new_run(self):
@@ -261,17 +262,31 @@ class Project:
         for index, (candidate, problem) in enumerate(files.discover([package_root(path)])):
             if index >= MAX_SCANNED_FILES:
                 break
-            if problem is not None or os.path.realpath(candidate) == target:
-                continue
-            try:
-                if word not in files.read_bytes(candidate):
-                    continue  # cannot import it without naming it
-            except OSError:
+            # A file cannot import it without naming it: that is asked first (and kept
+            # while the file is unchanged), the real path only of the few that do.
+            if problem is not None or not self._mentions(candidate, word) or \
+                    os.path.realpath(candidate) == target:
                 continue
             summary = self.summary(candidate, with_imports=True)
             if summary is not None and target in self._imported_files(candidate, summary):
                 found.append(candidate)
         return found
+
+    def _mentions(self, path, word):
+        """Whether the file's bytes hold `word`; one stat while the file is unchanged."""
+        try:
+            info = os.stat(path)
+        except OSError:
+            return False
+        signature = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+        cached = self._mentioned.get((path, word))
+        if cached is None or cached[0] != signature:
+            try:
+                holds = word in files.read_bytes(path)
+            except OSError:
+                return False
+            cached = self._mentioned[path, word] = (signature, holds)
+        return cached[1]
 
     def _imported_files(self, importer, summary):
         """Real paths of the project files an importer's imports resolve to."""
