@@ -64,6 +64,43 @@ def _public_tensorflow(bound):
         bound + ".")
 
 
+def _path_to(root, target, pruned=False):
+    """[root, ..., target] through `children`, or []. `pruned`: enter only nodes whose
+    position holds the target's (a decorated def starts at its first decorator), which
+    finds it fast when positions nest as they should; the caller retries unpruned."""
+    where = _position(target) if pruned else None
+    stack = [(root, None)]
+    while stack:
+        node, parent = stack.pop()
+        entry = (node, parent)
+        if node is target:
+            path = []
+            while entry is not None:
+                path.append(entry[0])
+                entry = entry[1]
+            return path[::-1]
+        for child in children(node):
+            if where is None or _holds(child, where):
+                stack.append((child, entry))
+    return []
+
+
+def _position(node):
+    if getattr(node, "lineno", None) is None or getattr(node, "end_lineno", None) is None:
+        return None
+    return (node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset)
+
+
+def _holds(node, where):
+    own = _position(node)
+    if own is None:
+        return True  # arguments, comprehensions, `with` items: no position of their own
+    start, end = own
+    for decorator in getattr(node, "decorator_list", ()):
+        start = min(start, (decorator.lineno, decorator.col_offset))
+    return start <= where[0] and where[1] <= end
+
+
 def own_nodes(root):
     """Nodes evaluated in `root`'s own body: nested defs, lambdas and classes are not
     entered (the nested node itself is yielded). Iterative, so deep trees are fine."""
@@ -288,6 +325,7 @@ class ModuleFacts:
         # Project files (project.Dependency) whose content the findings were drawn from.
         self.dependencies = set()
         self._imported = {}  # (module, level, name) -> ImportedSite or None
+        self._parents = {id(parsed.tree): None}  # id(node) -> parent, along paths found
 
     @cached_property
     def lines(self):
@@ -353,18 +391,18 @@ class ModuleFacts:
                 return True
         return False
 
-    @cached_property
-    def parents(self):
-        """id(node) -> the node it is a child of. Only the few modules whose facts climb
-        the tree (gradient registrations, override maps) pay for it."""
-        parents = {}
-        stack = [self.tree]
-        while stack:
-            node = stack.pop()
-            for child in children(node):
-                parents[id(child)] = node
-                stack.append(child)
-        return parents
+    def parent_of(self, node):
+        """The node `node` is a child of (None for the module, or a node not in the tree).
+        Found by descending from the module through the children whose lines and columns
+        hold the node's, so climbing from a few nodes (gradient registrations, override
+        maps) costs a path, not a map of the whole tree; the path found is kept."""
+        parents = self._parents
+        if id(node) not in parents:
+            path = _path_to(self.tree, node, pruned=True) or _path_to(self.tree, node)
+            for parent, child in zip(path, path[1:]):
+                parents[id(child)] = parent
+            parents.setdefault(id(node), None)
+        return parents[id(node)]
 
     @cached_property
     def overrides(self):
