@@ -326,6 +326,7 @@ class ModuleFacts:
         self.dependencies = set()
         self._imported = {}  # (module, level, name) -> ImportedSite or None
         self._parents = {id(parsed.tree): None}  # id(node) -> parent, along paths found
+        self._mutated = {}  # id(function) -> names mutated in its body
 
     @cached_property
     def lines(self):
@@ -907,7 +908,12 @@ class ModuleFacts:
         bindings = scope.bindings.get(name.id, [])
         if not bindings or any(binding.kind != "assign" for binding in bindings):
             return None
-        if _is_mutated(name.id, scope.node):
+        if isinstance(scope.node, ast.Module):
+            return None  # module-level values can change from anywhere: do not follow them
+        mutated = self._mutated.get(id(scope.node))
+        if mutated is None:  # one walk per function, however many names are asked about
+            mutated = self._mutated[id(scope.node)] = _mutated_names(scope.node)
+        if name.id in mutated:
             return None
         return [binding.node for binding in bindings]
 
@@ -969,23 +975,21 @@ def _star_names(function):
     return set()
 
 
-def _is_mutated(name, function):
-    """`name.append(...)`, `name[i] = ...`, `name += ...` anywhere in the function body."""
-    if isinstance(function, ast.Module):
-        return True  # module-level values can change from anywhere: do not follow them
+def _mutated_names(function):
+    """Names `x` with `x.append(...)`, `x[i] = ...` or `x += ...` in the function body."""
+    found = set()
     for node in own_nodes(function):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             target = node.func.value
-            if isinstance(target, ast.Name) and target.id == name and node.func.attr in (
+            if isinstance(target, ast.Name) and node.func.attr in (
                     "append", "extend", "insert", "pop", "remove", "reverse"):
-                return True
-        if isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            if isinstance(node.value, ast.Name) and node.value.id == name:
-                return True
-        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-            if node.target.id == name:
-                return True
-    return False
+                found.add(target.id)
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            if isinstance(node.value, ast.Name):
+                found.add(node.value.id)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            found.add(node.target.id)
+    return frozenset(found)
 
 
 class _SiteFinder:
