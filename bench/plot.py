@@ -1,4 +1,5 @@
-"""Draw bench/results.png (time per tool) and bench/scaling.png from bench/results.json.
+"""Draw bench/results.png (time per tool), bench/scaling.png and bench/jobs.png (the
+`--jobs` scaling) from bench/results.json.
 
 Run by bench/run with the bench venv's Python (which has matplotlib):
     python bench/plot.py bench/results.json bench/
@@ -13,6 +14,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 COLORS = {"reference": "#7f7f7f", "cglint": "#d62728", "peer": "#1f77b4"}
+GOAL = 1.5  # cglint cold's goal in floor CPU (issue 20), as bench/run's GOAL_RATIO
 
 
 def time_per_tool(data, out):
@@ -39,9 +41,9 @@ def time_per_tool(data, out):
                                                    r["cpu_scaled"] / floor["cpu"]),
                 va="center", fontsize=8)
     ax.axvline(floor["cpu"], color="k", linestyle="--", linewidth=0.8)
-    ax.axvline(2 * floor["cpu"], color="k", linestyle=":", linewidth=0.8)
+    ax.axvline(GOAL * floor["cpu"], color="k", linestyle=":", linewidth=0.8)
     ax.text(floor["cpu"], -0.95, " floor CPU", fontsize=8)
-    ax.text(2 * floor["cpu"], -0.95, " 2× floor", fontsize=8)
+    ax.text(GOAL * floor["cpu"], -0.95, " %g× floor (goal)" % GOAL, fontsize=8)
     ax.set_ylim(-1.2, len(rows) - 0.4)
     ax.set_yticks(list(y))
     ax.set_yticklabels(labels, fontsize=9)
@@ -95,12 +97,45 @@ def scaling(data, out):
     plt.close(fig)
 
 
+def jobs(data, out):
+    section = data.get("jobs_scaling") or {}
+    rows = section.get("rows")
+    if not rows:
+        return
+    x = range(len(rows))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.2))
+    width = 0.38
+    left.bar([i - width / 2 for i in x], [r["wall"] for r in rows], width, color="#d62728",
+             label="wall (median)")
+    left.bar([i + width / 2 for i in x], [r["cpu"] for r in rows], width, color="#1f77b4",
+             alpha=0.6, label="CPU user+sys (median)")
+    base = rows[0]["wall"]
+    for i, r in enumerate(rows):
+        left.text(i - width / 2, r["wall"], "%.2f×" % (base / r["wall"]), ha="center",
+                  va="bottom", fontsize=8)
+    left.set_xticks(list(x))
+    left.set_xticklabels(["--jobs %d" % r["jobs"] for r in rows])
+    left.set_ylabel("seconds")
+    left.set_title("cglint cold on %d× the corpus (%d files), %s cores: time" % (
+        section["multiple"], section["files"], section.get("cores", "?")), fontsize=10)
+    left.legend(fontsize=8)
+    right.bar(list(x), [r["rss_mib"] for r in rows], 0.5, color="#2ca02c")
+    right.set_xticks(list(x))
+    right.set_xticklabels(["--jobs %d" % r["jobs"] for r in rows])
+    right.set_ylabel("MiB")
+    right.set_title("peak RSS of the largest process", fontsize=10)
+    fig.tight_layout()
+    fig.savefig(os.path.join(out, "jobs.png"), dpi=110)
+    plt.close(fig)
+
+
 def main():
     with open(sys.argv[1]) as handle:
         data = json.load(handle)
     out = sys.argv[2]
     time_per_tool(data, out)
     scaling(data, out)
+    jobs(data, out)
 
 
 if __name__ == "__main__":

@@ -69,6 +69,7 @@ class Cache:
         self.top = folder
         self.version = fingerprint()[:16]
         self.hits = self.misses = 0
+        self._digests = {}  # dependency path -> its sha256 when first asked this run
         self._prepared = False
         self._disabled = False
         self._warn = warn or (lambda message: sys.stderr.write("cglint: %s\n" % message))
@@ -85,6 +86,13 @@ class Cache:
 
     # ------------------------------------------------------------------ reading
 
+    def _digest_of(self, path):
+        # Once per run: a module imported all over a project is a dependency of
+        # thousands of entries (the run sees files as they are when it reads them).
+        if path not in self._digests:
+            self._digests[path] = project.digest_of(path)
+        return self._digests[path]
+
     def get(self, key, path):
         """The cached engine.Result, or None."""
         result = None
@@ -96,7 +104,7 @@ class Cache:
                 os.close(folder)
         if result is None:
             self.misses += 1
-        elif any(project.digest_of(d.path) != d.digest for d in result.dependencies):
+        elif any(self._digest_of(d.path) != d.digest for d in result.dependencies):
             # Findings drawn from other project files hold only while those are unchanged.
             self.misses += 1
             result = None

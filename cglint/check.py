@@ -2,7 +2,7 @@
 server, the flake8 adapter, --fix, the tests): decode, lint, then the `noqa` comments,
 file by file; then the whole-run findings, filtered by each file's own options and
 `noqa` comments, which each Result keeps, so no file is read twice."""
-from cglint import engine, files, suppress
+from cglint import engine, files, project, suppress
 from cglint.diagnostics import Diagnostic, Result
 
 
@@ -60,12 +60,14 @@ def finish(results, options_for):
 def check_alone(path, text, options):
     """check_text plus the whole-run findings of a run made of this one file (an editor
     buffer, a flake8 file)."""
+    project.new_run()
     return finish([check_text(path, text, options)], lambda _: options)[0]
 
 
 def check_texts(texts, options):
     """Results of a run over {path: text}, whole-run findings included (for tests and
     tools that hold the texts)."""
+    project.new_run()
     return finish([check_text(path, text, options) for path, text in texts.items()],
                   lambda _: options)
 

@@ -10,6 +10,7 @@ from cglint.fstrings import find_fstrings
 from cglint.names import Names, children, is_none, same_scope_nodes
 from cglint.newsyntax import newer_syntax
 from cglint.source import LineIndex, Span
+from cglint.statements import statement_index
 from cglint.variable_creators import creates_trained_variables
 
 CUSTOM_GRADIENT = frozenset((
@@ -45,7 +46,59 @@ MULTI_OUTPUT = frozenset((
 # `function.Defun(*input_types, python_grad_func=f, grad_func=g)`: TF 1.8's third way
 # to give an op a custom gradient (tensor2tensor and sonnet use it).
 DEFUN = frozenset(("tensorflow.python.framework.function.Defun",))
+# TensorFlow's own modules, imported by path (`from tensorflow.python.ops import
+# math_ops`): not part of any release's public API, so no table or argspec covers them.
+PRIVATE_PACKAGES = tuple("tensorflow.%s." % package for package in (
+    "python", "core", "compiler", "tools", "include", "_api", "examples"))
+
+
+def is_private(qualname):
+    """TensorFlow's own modules, also inside contrib (`tf.contrib.learn.python.learn`)."""
+    return qualname.startswith(PRIVATE_PACKAGES) or ".python." in qualname
 _MAX_DEPTH = 6
+
+
+def _public_tensorflow(bound):
+    """Whether a chain through a name bound to `bound` may name public TensorFlow."""
+    return (bound == "tensorflow" or bound.startswith("tensorflow.")) and not is_private(
+        bound + ".")
+
+
+def _path_to(root, target, pruned=False):
+    """[root, ..., target] through `children`, or []. `pruned`: enter only nodes whose
+    position holds the target's (a decorated def starts at its first decorator), which
+    finds it fast when positions nest as they should; the caller retries unpruned."""
+    where = _position(target) if pruned else None
+    stack = [(root, None)]
+    while stack:
+        node, parent = stack.pop()
+        entry = (node, parent)
+        if node is target:
+            path = []
+            while entry is not None:
+                path.append(entry[0])
+                entry = entry[1]
+            return path[::-1]
+        for child in children(node):
+            if where is None or _holds(child, where):
+                stack.append((child, entry))
+    return []
+
+
+def _position(node):
+    if getattr(node, "lineno", None) is None or getattr(node, "end_lineno", None) is None:
+        return None
+    return (node.lineno, node.col_offset), (node.end_lineno, node.end_col_offset)
+
+
+def _holds(node, where):
+    own = _position(node)
+    if own is None:
+        return True  # arguments, comprehensions, `with` items: no position of their own
+    start, end = own
+    for decorator in getattr(node, "decorator_list", ()):
+        start = min(start, (decorator.lineno, decorator.col_offset))
+    return start <= where[0] and where[1] <= end
 
 
 def own_nodes(root):
@@ -272,6 +325,8 @@ class ModuleFacts:
         # Project files (project.Dependency) whose content the findings were drawn from.
         self.dependencies = set()
         self._imported = {}  # (module, level, name) -> ImportedSite or None
+        self._parents = {id(parsed.tree): None}  # id(node) -> parent, along paths found
+        self._mutated = {}  # id(function) -> names mutated in its body
 
     @cached_property
     def lines(self):
@@ -302,18 +357,53 @@ class ModuleFacts:
     def names(self):
         return Names(self.tree)
 
+    @property
+    def has_full_index(self):
+        """Whether the walk that binds names (and indexes every node) has been made."""
+        return "names" in self.__dict__
+
     @cached_property
-    def parents(self):
-        """id(node) -> the node it is a child of. Only the few modules whose facts climb
-        the tree (gradient registrations, override maps) pay for it."""
-        parents = {}
-        stack = [self.tree]
-        while stack:
-            node = stack.pop()
-            for child in children(node):
-                parents[id(child)] = node
-                stack.append(child)
-        return parents
+    def statements(self):
+        """Every statement by type (not in source order): the full index's when it has
+        been built, else the cheap statement walk's (cglint.statements)."""
+        if self.has_full_index:
+            return self.names.index
+        return statement_index(self.tree)
+
+    @cached_property
+    def public_tensorflow(self):
+        """Whether a name here may resolve to public TensorFlow (`tensorflow.nn.relu`).
+        Names resolve only through imports (cglint.names): when every import that binds
+        a name to TensorFlow binds it to a private module (TF's own `from
+        tensorflow.python.ops import array_ops`), every chain through it is private too,
+        and no API table, argspec or TF_PRINTS name is private (tests/test_prefilters.py
+        checks the tables). Read from the statements alone: no binder needed."""
+        if "tensorflow" not in self.text:
+            return False
+        for node in self.statements[ast.Import]:
+            for alias in node.names:  # `import a.b` binds `a`; `import a.b as c`, a.b
+                bound = alias.name if alias.asname else alias.name.split(".")[0]
+                if _public_tensorflow(bound):
+                    return True
+        for node in self.statements[ast.ImportFrom]:
+            if not node.level and node.module and any(
+                    _public_tensorflow(node.module + "." + alias.name)
+                    for alias in node.names if alias.name != "*"):
+                return True
+        return False
+
+    def parent_of(self, node):
+        """The node `node` is a child of (None for the module, or a node not in the tree).
+        Found by descending from the module through the children whose lines and columns
+        hold the node's, so climbing from a few nodes (gradient registrations, override
+        maps) costs a path, not a map of the whole tree; the path found is kept."""
+        parents = self._parents
+        if id(node) not in parents:
+            path = _path_to(self.tree, node, pruned=True) or _path_to(self.tree, node)
+            for parent, child in zip(path, path[1:]):
+                parents[id(child)] = parent
+            parents.setdefault(id(node), None)
+        return parents[id(node)]
 
     @cached_property
     def overrides(self):
@@ -365,6 +455,8 @@ class ModuleFacts:
 
     @cached_property
     def override_maps(self):
+        if "gradient_override_map" not in self.text:
+            return []
         return [call for call in self.nodes[ast.Call]
                 if isinstance(call.func, ast.Attribute)
                 and call.func.attr == "gradient_override_map"]
@@ -372,6 +464,8 @@ class ModuleFacts:
     @cached_property
     def api_uses(self):
         """Every outermost attribute chain that resolves to a `tensorflow.` name."""
+        if not self.public_tensorflow:
+            return []  # every chain that resolves to TensorFlow is private: none to judge
         attributes = self.nodes[ast.Attribute]
         inner = {id(node.value) for node in attributes}
         called = {id(node.func): node for node in self.nodes[ast.Call]}
@@ -391,8 +485,8 @@ class ModuleFacts:
         `self.opt.minimize(...)` after `self.opt = tf.train.AdamOptimizer(...)` in a method
         of the class. As ApiUse with the method's qualified name; only calls that pass
         keywords (what CG403 checks)."""
-        if "tensorflow" not in self.text:
-            return []
+        if not self.public_tensorflow:
+            return []  # only public classes have recorded argspecs
         with_targets = {}  # id(Name bound by `with X() as name`) -> the X() call
         for node in self.nodes[ast.With] + self.nodes[ast.AsyncWith]:
             for item in node.items:
@@ -453,10 +547,10 @@ class ModuleFacts:
     @cached_property
     def imports(self):
         found = []
-        for node in self.nodes[ast.Import]:
+        for node in self.statements[ast.Import]:
             found += [ImportUse(node, alias.name) for alias in node.names
                       if alias.name.split(".")[0] == "tensorflow"]
-        for node in self.nodes[ast.ImportFrom]:
+        for node in self.statements[ast.ImportFrom]:
             if not node.level and node.module and node.module.split(".")[0] == "tensorflow":
                 found += [ImportUse(node, node.module, alias.name) for alias in node.names
                           if alias.name != "*"]
@@ -510,8 +604,8 @@ class ModuleFacts:
             return False
         from cglint import project
         where = project.current()
-        wanted = [(alias.name, 0) for node in self.nodes[ast.Import] for alias in node.names]
-        for node in self.nodes[ast.ImportFrom]:
+        wanted = [(alias.name, 0) for node in self.statements[ast.Import] for alias in node.names]
+        for node in self.statements[ast.ImportFrom]:
             module = node.module or ""
             wanted += [(module, node.level)] if module else []
             wanted += [("%s.%s" % (module, alias.name) if module else alias.name, node.level)
@@ -814,7 +908,12 @@ class ModuleFacts:
         bindings = scope.bindings.get(name.id, [])
         if not bindings or any(binding.kind != "assign" for binding in bindings):
             return None
-        if _is_mutated(name.id, scope.node):
+        if isinstance(scope.node, ast.Module):
+            return None  # module-level values can change from anywhere: do not follow them
+        mutated = self._mutated.get(id(scope.node))
+        if mutated is None:  # one walk per function, however many names are asked about
+            mutated = self._mutated[id(scope.node)] = _mutated_names(scope.node)
+        if name.id in mutated:
             return None
         return [binding.node for binding in bindings]
 
@@ -876,23 +975,21 @@ def _star_names(function):
     return set()
 
 
-def _is_mutated(name, function):
-    """`name.append(...)`, `name[i] = ...`, `name += ...` anywhere in the function body."""
-    if isinstance(function, ast.Module):
-        return True  # module-level values can change from anywhere: do not follow them
+def _mutated_names(function):
+    """Names `x` with `x.append(...)`, `x[i] = ...` or `x += ...` in the function body."""
+    found = set()
     for node in own_nodes(function):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             target = node.func.value
-            if isinstance(target, ast.Name) and target.id == name and node.func.attr in (
+            if isinstance(target, ast.Name) and node.func.attr in (
                     "append", "extend", "insert", "pop", "remove", "reverse"):
-                return True
-        if isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)):
-            if isinstance(node.value, ast.Name) and node.value.id == name:
-                return True
-        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
-            if node.target.id == name:
-                return True
-    return False
+                found.add(target.id)
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            if isinstance(node.value, ast.Name):
+                found.add(node.value.id)
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            found.add(node.target.id)
+    return frozenset(found)
 
 
 class _SiteFinder:

@@ -31,10 +31,13 @@ _TOKEN = re.compile(
     r"|'[^'\\\r\n]*(?:\\(?:\r\n|[\s\S])[^'\\\r\n]*)*'?"
     r'|"[^"\\\r\n]*(?:\\(?:\r\n|[\s\S])[^"\\\r\n]*)*"?)'
 )
-# Every f-string starts so (and no identifier character comes before it); files with no
-# such start, most of them, need no scan. No look-behind: it would make this slow.
-_FSTRING_START = re.compile(r"[fFrR][fFrR]?['\"]")  # the fastest form; checked after
-# The same inside a replacement field, where brackets and `!`, `:`, `}` matter too.
+# Every f-string starts with one of these (`f"`, `rf"` end in `f"`; `fr"` is its own),
+# and no identifier character comes before its prefix; files with none, most of them,
+# need no scan. Searched as plain strings (several times faster than any regex), in the
+# lowered text when lowering keeps every offset (ASCII), in every spelling otherwise.
+_FSTRING_STARTS = ("f'", 'f"', "fr'", 'fr"')
+_FSTRING_STARTS_ANY_CASE = tuple(f + q for f in "fF" for q in "'\"") + tuple(
+    f + r + q for f in "fF" for r in "rR" for q in "'\"")
 _IN_FIELD = re.compile(r"""(?:(?<!\w)([A-Za-z]{1,2}))?('''|\"\"\"|'|")|[][(){}!:#\\]""")
 _IN_SPEC = re.compile(r"[{}\\]")
 _IN_PLAIN = {q: re.compile(r"[\\%s\r\n]" % q) for q in "'\""}
@@ -113,11 +116,27 @@ def find_fstrings(text, lines=None):
 
 
 def _may_hold_fstrings(text):
-    for match in _FSTRING_START.finditer(text):
-        before = text[match.start() - 1 : match.start()]
-        if "f" in match.group().lower() and not (before.isalnum() or before == "_"):
-            return True
+    if text.isascii():
+        lowered, starts = text.lower(), _FSTRING_STARTS
+    else:
+        lowered, starts = text, _FSTRING_STARTS_ANY_CASE
+    for start in starts:
+        at = lowered.find(start)
+        while at >= 0:
+            quote = at + len(start) - 1
+            if _word_before_quote(lowered, quote).lower() in ("f", "rf", "fr"):
+                return True
+            at = lowered.find(start, at + 1)
     return False
+
+
+def _word_before_quote(text, quote):
+    """The identifier characters just before offset `quote` (three at most: a string
+    prefix is two letters at most)."""
+    start = quote
+    while start > 0 and quote - start < 3 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+        start -= 1
+    return text[start:quote]
 
 
 def parse(source):

@@ -11,7 +11,7 @@ import collections
 import os
 import sys
 
-from cglint import check, files, pool
+from cglint import check, files, pool, project
 from cglint.cache import Cache
 from cglint.diagnostics import Result
 from cglint.progress import Progress
@@ -166,6 +166,7 @@ def lint_paths(paths, resolver, jobs_for, cache=True, keep_bytes=False, stdin_fi
     standard error. `on_checked(item)` is called as soon as each readable file is checked
     (--fix writes it then: the shorter the time between reading and writing, the rarer an
     edit made meanwhile)."""
+    project.new_run()
     found = to_check(paths, resolver, stdin_filename)
     return LintRun(found, jobs_for(len(found)), Cache() if cache else None, keep_bytes,
                    Progress(sys.stderr, len(found), progress), on_checked)

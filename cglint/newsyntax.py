@@ -12,7 +12,7 @@ import tokenize
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 
-from cglint import fstrings
+from cglint import fstrings, statements
 from cglint.names import children, same_scope_nodes
 from cglint.source import Span
 
@@ -104,33 +104,84 @@ class NewSyntax:
     node: object = dataclass_field(default=None, compare=False, repr=False)  # the ast node
 
 
+# The text a construct found on an expression needs on its statement's lines. Constructs
+# not listed are statements, or fields of statements (a `def`'s parameters, decorators
+# and annotations): the statement index finds them without visiting any expression.
+EXPRESSION_MARKERS = {
+    "keyword-only parameter": ("lambda",),  # a lambda's; a def's are its statement's
+    "positional-only parameter marker `/`": ("lambda",),
+    "starred assignment target": ("*",),
+    "`...` outside a subscript": ("...",),
+    "`print()` keyword argument": ("print",),
+    "`print()` keyword `flush=`": ("flush",),
+    "`print()` with `*` unpacking": ("print",),
+    "`print` used as a value": ("print",),
+    "argument-less `super()`": ("super",),
+    "`yield from`": ("yield",),
+    "`await`": ("await",),
+    "matrix multiplication `@`": ("@",),
+    "iterable unpacking in a display": ("*",),
+    "dict unpacking in a display": ("**",),
+    "more than one `*` unpacking in a call": ("*",),
+    "positional argument after `*` unpacking": ("*",),
+    "more than one `**` unpacking in a call": ("**",),
+    "keyword argument after `**` unpacking": ("**",),
+    "asynchronous comprehension": ("async",),
+    "`await` in a comprehension": ("await",),
+    "underscore in a numeric literal": ("_",),
+    "assignment expression `:=`": (":=",),
+    "unparenthesized unpacking in `return`/`yield`": ("*",),
+    "`*` unpacking in a subscript": ("*",),
+}
+# Found on a `print` call only while `print` is a statement (no print_function import).
+_PRINT_STATEMENT_ONLY = frozenset(("`print()` keyword argument", "`print()` with `*` unpacking",
+                                   "`print` used as a value"))
+
+
 def newer_syntax(module, index=None):
     """NewSyntax records for a ModuleFacts, in order. `index` maps node types to the
-    tree's nodes; it defaults to the module's (recorded by the walk that binds names)."""
+    tree's nodes; by default the module's full index when it has been built (by the walk
+    that binds names), else the statement index plus the expressions of only the
+    statements that hold some construct's marker text (cglint.statements)."""
     target = module.target_python
-    index = module.nodes if index is None else index
+    checker = _Checker(module.tree, module.parsed.lines, target, None, module.python2_syntax)
+    if index is None:
+        if module.has_full_index or module.python2_syntax:
+            index = module.nodes
+        else:
+            markers, offsets = _markers(target, checker.print_statement, module.parsed.text)
+            index = statements.marked_index(module.statements, module.parsed.text, markers, offsets)
+    checker.index = index
     found = []
-    checker = _Checker(module.tree, module.parsed.lines, target, index, module.python2_syntax)
     # One finding per construct kind per line (three keyword-only parameters of one `def`
-    # are one cause): the first place, naming every detail.
+    # are one cause): the first place, naming every detail in source order.
     first = {}
     for node, construct, detail in checker.run():
         if MINIMUM_VERSION[construct] > target:
-            key = (node.lineno, construct)
-            if key not in first:
-                first[key] = [node, [detail] if detail else []]
-            else:
-                if detail and detail not in first[key][1]:
-                    first[key][1].append(detail)
-                if (node.lineno, node.col_offset) < (first[key][0].lineno, first[key][0].col_offset):
-                    first[key][0] = node
-    for (_, construct), (node, details) in first.items():
+            first.setdefault((node.lineno, construct), []).append((node, detail))
+    for (_, construct), places in first.items():
+        places.sort(key=lambda place: (place[0].lineno, place[0].col_offset))
+        details = list(dict.fromkeys(detail for _, detail in places if detail))
+        node = places[0][0]
         found.append(NewSyntax(module.span(node), construct, MINIMUM_VERSION[construct],
                                _message(construct, "`, `".join(details) or None, target), node))
-    # No JoinedStr in the tree means no f-string in the text.
-    if target >= (3, 6) and index.get(ast.JoinedStr):
+    if target >= (3, 6) and module.fstrings:
         found.extend(_in_fstrings(module, target))
     return sorted(found, key=lambda record: record.span[:2])
+
+
+def _markers(target, print_statement, text):
+    """(marker texts, character offsets) of the expression constructs newer than
+    `target`: where a digit, `_`, a digit stand for underscores in numbers."""
+    markers, offsets = set(), []
+    for construct, needed in EXPRESSION_MARKERS.items():
+        if MINIMUM_VERSION[construct] > target and (
+                print_statement or construct not in _PRINT_STATEMENT_ONLY):
+            markers.update(needed)
+    if "_" in markers:
+        markers.discard("_")
+        offsets = [match.start() for match in _UNDERSCORED_NUMBER.finditer(text)]
+    return markers, offsets
 
 
 def _message(construct, detail, target):

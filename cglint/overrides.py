@@ -146,10 +146,12 @@ def build(module):
 class _Builder:
     def __init__(self, module):
         self.module = module
-        self.names = module.names
-        self.parents = {}  # id(node) -> its parent: module.parents, once needed
         self.qualnames = {}  # id(Call) -> what it calls
         self.calls_by_name = {}  # `f` -> the calls `f(...)` of a plain name
+
+    @property
+    def names(self):
+        return self.module.names  # only files with a marker get this far
 
     def build(self):
         module = self.module
@@ -157,7 +159,6 @@ class _Builder:
                               imports=imported_components(module))
         if not any(marker in module.text for marker in _MARKERS):
             return facts
-        self.parents = module.parents
         for call, qualname in module.calls:
             self.qualnames[id(call)] = qualname
             if isinstance(call.func, ast.Name):
@@ -186,7 +187,7 @@ class _Builder:
         scope = self.names.scope_of(call)
         name = self.gradient_name(call.args[0], scope)
         function, applied = None, not differentiable
-        parent = self.parents.get(id(call))
+        parent = self.module.parent_of(call)
         if differentiable:
             if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
                     call in parent.decorator_list):
@@ -246,12 +247,12 @@ class _Builder:
     def ancestors(self, node, stop):
         """Parents of `node` up to (not including) `stop`, innermost first."""
         child = node
-        parent = self.parents.get(id(child))
+        parent = self.module.parent_of(child)
         while parent is not None and parent is not stop:
             if isinstance(parent, _SCOPES) and _runs_inside(child, parent):
                 return
             yield child, parent
-            child, parent = parent, self.parents.get(id(parent))
+            child, parent = parent, self.module.parent_of(parent)
 
     def in_loop(self, node, stop):
         return any(isinstance(parent, _LOOPS) and child not in getattr(parent, "orelse", ())
@@ -363,7 +364,8 @@ class _Builder:
                 text = self.constant_string(key, scope, 0)
                 found.keys_complete = found.keys_complete and text is not None
                 found.entries.append(OverrideEntry(key, text, self.gradient_name(value, scope)))
-        block = self.parents.get(id(self.parents.get(id(call))))
+        parent = self.module.parent_of(call)
+        block = self.module.parent_of(parent) if parent is not None else None
         if isinstance(block, (ast.With, ast.AsyncWith)) and any(
                 item.context_expr is call for item in block.items):
             found.block = block
@@ -469,7 +471,7 @@ def imported_components(module):
     if path and os.path.basename(path) == "__init__.py":
         package = module_components(path)
     found = set()
-    for node in module.nodes[ast.Import] + module.nodes[ast.ImportFrom]:
+    for node in module.statements[ast.Import] + module.statements[ast.ImportFrom]:
         if isinstance(node, ast.Import):
             found.update(tuple(alias.name.split(".")) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):

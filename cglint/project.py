@@ -24,6 +24,7 @@ MAX_IMPORTED_MODULES = 500
 MAX_SCANNED_FILES = 2000  # files read to find the modules that import a file
 # Words without which a module defines no custom gradient and registers no gradient.
 _CUSTOM_GRADIENT_WORD = "custom_gradient"
+_CUSTOM_GRADIENT_WORD_BYTES = _CUSTOM_GRADIENT_WORD.encode()
 _REGISTRATION_WORDS = ("RegisterGradient", "NotDifferentiable", "NoGradient")
 
 
@@ -106,12 +107,27 @@ class Project:
 
     def __init__(self):
         self._summaries = {}  # path -> (stat signature, ModuleSummary or None)
+        self._mentioned = {}  # (path, word) -> (stat signature, whether its bytes hold it)
+        self.new_run()
+
+    def new_run(self):
+        """Forget what was looked up on disk (summaries are kept, checked by their stat):
+        a run sees the files as they are when it starts, and within a run each import
+        of a folder is looked up once, however many files there import it."""
         self._paths = {}  # (search folders, dotted module) -> file or None
         self._roots = {}  # importing folder -> search_roots()
+        self._folders = {}  # importing file -> its absolute folder
+        self._offers = {}  # (folder, module, level) -> offers_sites()
+        self._tops = {}  # (root, top package name) -> whether the root holds it
+        self._files = {}  # (roots holding the top package, dotted module) -> file or None
+        self._this_run = {}  # path -> its summary, as stat'ed once this run
 
     def summary(self, path, with_imports=False):
         """ModuleSummary of a project file, or None when it cannot be read. Its imports
         are listed only `with_imports` (it costs a parse of modules that define nothing)."""
+        known = self._this_run.get(path)
+        if known is not None and (not with_imports or known.imports is not None):
+            return known  # stat once per run
         try:
             info = os.stat(path)
         except OSError:
@@ -122,6 +138,8 @@ class Project:
                 or (with_imports and cached[1] is not None and cached[1].imports is None)):
             cached = (signature, _summarize(path, with_imports))
             self._summaries[path] = cached
+        if cached[1] is not None:
+            self._this_run[path] = cached[1]
         return cached[1]
 
     def imported_site(self, importer, module, name, level=0, depth=0):
@@ -145,6 +163,13 @@ class Project:
     def offers_sites(self, importer, module, level=0):
         """(whether importing `module` may bring a custom-gradient function: it defines
         one, or is a package `__init__` that re-exports; the Dependency on it, or None)."""
+        key = (self._folder(importer), module, level)
+        found = self._offers.get(key)
+        if found is None:
+            found = self._offers[key] = self._offers_sites(importer, module, level)
+        return found
+
+    def _offers_sites(self, importer, module, level):
         path = self.module_path(importer, module, level)
         summary = self.summary(path) if path is not None else None
         if summary is None:
@@ -155,8 +180,14 @@ class Project:
                 for source, source_level, name in summary.reexports.values())
         return summary.offers, Dependency(summary.path, summary.digest)
 
+    def _folder(self, importer):
+        folder = self._folders.get(importer)
+        if folder is None:
+            folder = self._folders[importer] = os.path.dirname(os.path.abspath(importer))
+        return folder
+
     def module_path(self, importer, module, level=0):
-        folder = os.path.dirname(os.path.abspath(importer))
+        folder = self._folder(importer)
         if level:
             base, rest = relative_base(importer, level, module)
             key = ((base,), rest)
@@ -167,8 +198,27 @@ class Project:
             key = (roots, module)
         if key not in self._paths:  # most imports are asked about again and again
             roots, name = key
-            self._paths[key] = module_file(roots, name) if name else _package_init(roots[0])
+            if not name:
+                self._paths[key] = _package_init(roots[0])
+            else:
+                # A root without the module's top package (most folders, for most
+                # imports) is skipped with one look, not a stat per module.
+                top = name.split(".")[0]
+                holding = tuple(root for root in roots if self._holds_top(root, top))
+                found = self._files.get((holding, name), False)
+                if found is False:  # the same for every folder of the package
+                    found = self._files[holding, name] = module_file(holding, name)
+                self._paths[key] = found
         return self._paths[key]
+
+    def _holds_top(self, root, top):
+        """Whether `root` has a `top` package folder or a `top.py` (cached per run)."""
+        key = (root, top)
+        found = self._tops.get(key)
+        if found is None:
+            base = os.path.join(root, top)
+            found = self._tops[key] = os.path.isdir(base) or os.path.isfile(base + ".py")
+        return found
 
     def registrations(self, path):
         """The gradient registrations that run in a process that imports `path`: those of
@@ -212,17 +262,31 @@ class Project:
         for index, (candidate, problem) in enumerate(files.discover([package_root(path)])):
             if index >= MAX_SCANNED_FILES:
                 break
-            if problem is not None or os.path.realpath(candidate) == target:
-                continue
-            try:
-                if word not in files.read_bytes(candidate):
-                    continue  # cannot import it without naming it
-            except OSError:
+            # A file cannot import it without naming it: that is asked first (and kept
+            # while the file is unchanged), the real path only of the few that do.
+            if problem is not None or not self._mentions(candidate, word) or \
+                    os.path.realpath(candidate) == target:
                 continue
             summary = self.summary(candidate, with_imports=True)
             if summary is not None and target in self._imported_files(candidate, summary):
                 found.append(candidate)
         return found
+
+    def _mentions(self, path, word):
+        """Whether the file's bytes hold `word`; one stat while the file is unchanged."""
+        try:
+            info = os.stat(path)
+        except OSError:
+            return False
+        signature = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+        cached = self._mentioned.get((path, word))
+        if cached is None or cached[0] != signature:
+            try:
+                holds = word in files.read_bytes(path)
+            except OSError:
+                return False
+            cached = self._mentioned[path, word] = (signature, holds)
+        return cached[1]
 
     def _imported_files(self, importer, summary):
         """Real paths of the project files an importer's imports resolve to."""
@@ -259,6 +323,11 @@ def _summarize(path, with_imports):
         data = files.read_bytes(path)
     except OSError:
         return None
+    hub = os.path.basename(path) == "__init__.py"  # re-exports what its package defines
+    if (not (hub or with_imports) and data.isascii() and _CUSTOM_GRADIENT_WORD_BYTES not in data
+            and data.count(b"\n") <= files.MAX_LINES):
+        # Most modules: plain text that defines nothing an importer could use.
+        return ModuleSummary(path, hashlib.sha256(data).hexdigest())
     source = files.decode(path, data)
     if isinstance(source, files.Unreadable) or files.too_many_lines(source.text):
         return None
@@ -266,7 +335,6 @@ def _summarize(path, with_imports):
     text = source.text
     defines = _CUSTOM_GRADIENT_WORD in text
     registers = any(word in text for word in _REGISTRATION_WORDS)
-    hub = os.path.basename(path) == "__init__.py"  # re-exports what its package defines
     registers = registers and with_imports  # registrations matter to import closures only
     if not (defines or registers or hub or with_imports):
         return summary  # nothing an importer could use: no parse
@@ -332,7 +400,12 @@ def _module_level_wraps(module):
 def _imports(tree):
     """(module, level) of every module an import statement may load, anywhere in it: for
     `from pkg import name`, both `pkg` and `pkg.name` (name may be a submodule)."""
-    for node in ast.walk(tree):
+    from cglint.statements import statement_index
+
+    index = statement_index(tree)
+    imports = sorted(index[ast.Import] + index[ast.ImportFrom],
+                     key=lambda node: (node.lineno, node.col_offset))
+    for node in imports:
         if isinstance(node, ast.Import):
             for alias in node.names:
                 yield alias.name, 0
@@ -364,3 +437,10 @@ def current():
     if _PROJECT is None:
         _PROJECT = Project()
     return _PROJECT
+
+
+def new_run():
+    """Called as a run starts (a command line's paths, an editor's check, a file checked
+    alone): see the project on disk as it is now."""
+    if _PROJECT is not None:
+        _PROJECT.new_run()

@@ -222,6 +222,17 @@ def normalize_version(target):
 
     Raises ValueError naming the known versions for anything else.
     """
+    if isinstance(target, str):
+        return _normalize_text(target)  # asked for every import and API use: cached
+    return _normalize(target)
+
+
+@functools.lru_cache(maxsize=64)
+def _normalize_text(target):
+    return _normalize(target)
+
+
+def _normalize(target):
     t = _table()
     if isinstance(target, (tuple, list)):
         target = ".".join(str(x) for x in target)

@@ -184,3 +184,73 @@ def test_the_binders_node_index_finds_what_a_full_walk_finds(code):
     for target in ((2, 7), (3, 5), (3, 6)):
         module = ModuleFacts("m.py", code, Parsed(tree, text=code), target)
         assert newer_syntax(module, Names(tree).index) == newer_syntax(module, walked)
+
+
+# Constructs where the marked index could go wrong: markers on a decorator line (above
+# the `def`), in headers that span lines, in `except` and `match` headers, after a lone
+# carriage return, and statements that hold a marker only in their body.
+MARKED_NEAR_MISSES = [
+    "@decorate(*a, *b)\ndef f():\n    pass\n",
+    "@decorate(\n    *a,\n    *b)\nclass C:\n    pass\n",
+    "with open(\n        name) as handle, other(*a, b):\n    pass\n",
+    "try:\n    pass\nexcept (lambda *, k: E)():\n    pass\n",
+    "match x:\n    case [1, *rest] if f(*a, *b):\n        pass\n",
+    "x = 1\ry = [*a, *b]\rz = print\r",
+    "x = 1\r\ny = [*a, *b]\r\n",
+    "def f(a=lambda *, k: k,\n      b=(yield from g)):\n    return 1, *a\n",
+    "if x:\n    pass\nelif y:\n    z = {**a, **b}\nelse:\n    w = a @ b\n",
+    "class C(Base):\n    def m(self):\n        return super()\n",
+    "for a, *b in c:\n    print(a, flush=True)\n",
+    "x = [y for a, *b in c]\nq = 1_000\nr = ...\n",
+    "while (n := next(it)):\n    print(n, sep='')\n",
+    "def f(a, /, b, *, c):\n    pass\n",
+    "f = lambda a, /: a\n",
+    "p = print\n",
+    "def f(a,\n      b=lambda *, k: k): return [*a, *b]\n",
+    "try:\n    pass\nexcept E:\n    pass\nexcept (\n        lambda *, k: E)():\n    pass\n",
+    "class C(\n        *bases, metaclass=M):\n    x = [*a]\n",
+    "for x in [*a, *b]:\n    pass\nelse:\n    y = {**a, **b}\n",
+]
+
+
+def _source_files():
+    import glob
+    import os
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    found = []
+    for pattern in ("cglint/**/*.py", "tests/*.py", "fixtures/**/*.py", "bench/*.py",
+                    "tools/*.py"):
+        found += sorted(glob.glob(os.path.join(root, pattern), recursive=True))
+    return found
+
+
+@pytest.mark.parametrize("path", _source_files())
+def test_the_marked_index_finds_what_a_full_walk_finds_in_real_files(path):
+    # Without the binder's index, CG302 visits only the expressions of the statements
+    # that hold a construct's marker text (cglint.statements): it must find the same.
+    with open(path, encoding="utf-8") as handle:
+        code = handle.read()
+    _assert_marked_equals_walked(code)
+
+
+@pytest.mark.parametrize("code", [code for code, _, _ in FLAGGED] + [code for code, _ in VALID]
+                         + MARKED_NEAR_MISSES)
+def test_the_marked_index_finds_what_a_full_walk_finds(code):
+    _assert_marked_equals_walked(textwrap.dedent(code))
+
+
+def _assert_marked_equals_walked(code):
+    parsed = parse(code)
+    if parsed.tree is None or parsed.python2_syntax:
+        return
+    walked = {}
+    for node in ast.walk(parsed.tree):
+        walked.setdefault(type(node), []).append(node)
+    for target in ((2, 7), (3, 4), (3, 5), (3, 6), (3, 8), (3, 9)):
+        cheap = ModuleFacts("m.py", code, parsed, target)
+        full = ModuleFacts("m.py", code, parsed, target)
+        marked = newer_syntax(cheap)
+        assert not cheap.has_full_index  # it did not fall back to the binder's index
+        assert marked == newer_syntax(full, walked), target
+        assert [r.message for r in marked] == [r.message for r in newer_syntax(full, walked)]

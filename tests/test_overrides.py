@@ -753,3 +753,76 @@ def test_loaded_together_matches_its_definition_on_random_import_graphs():
         wanted.add("absent.py")  # a wanted path with no summary loads only itself
         assert loaded_together(modules, wanted) == _loaded_together_by_definition(
             modules, wanted), seed
+
+
+def _files_with_decorators_and_fstrings():
+    import glob
+    import os
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    paths = sorted(glob.glob(os.path.join(root, "fixtures", "**", "*.py"), recursive=True))
+    paths += sorted(glob.glob(os.path.join(root, "cglint", "*.py")))
+    return paths
+
+
+@pytest.mark.parametrize("path", _files_with_decorators_and_fstrings())
+def test_parent_of_agrees_with_a_map_of_the_whole_tree(path):
+    # Registrations and override maps climb the tree through ModuleFacts.parent_of, which
+    # searches a path instead of mapping every node: it must give what the map gives.
+    from cglint.facts import ModuleFacts
+    from cglint.names import children
+    from cglint.parse import parse
+
+    with open(path, encoding="utf-8") as handle:
+        text = handle.read()
+    parsed = parse(text)
+    if parsed.tree is None:
+        return
+    expected = {}
+    stack = [parsed.tree]
+    while stack:
+        node = stack.pop()
+        for child in children(node):
+            expected[id(child)] = node
+            stack.append(child)
+    module = ModuleFacts(path, text, parsed)
+    nodes = [parsed.tree] + [n for n in ast.walk(parsed.tree) if id(n) in expected]
+    for node in nodes[::7]:  # a sample: every node would make this slow, not stronger
+        assert module.parent_of(node) is expected.get(id(node)), (path, ast.dump(node)[:80])
+    fresh = ModuleFacts(path, text, parsed)  # asked innermost-first too, with nothing kept
+    for node in reversed(nodes[::11]):
+        assert fresh.parent_of(node) is expected.get(id(node))
+
+
+def test_the_pruned_search_finds_nodes_outside_fstrings_without_the_fallback():
+    from cglint.facts import _path_to
+
+    code = textwrap.dedent('''
+        import tensorflow as tf
+
+        @tf.RegisterGradient("A")
+        @other(
+            arg=lambda x: [y for y in x if y])
+        def _grad(op, grad):
+            with tf.get_default_graph().gradient_override_map({"Identity": "A"}):
+                try:
+                    return [grad * 2, f"{grad!r:>{width}}"]
+                except KeyError:
+                    pass
+        class C(Base, metaclass=M):
+            x: int = 1
+    ''')
+    tree = ast.parse(code)
+    inside_fstrings = {id(n) for j in ast.walk(tree) if isinstance(j, ast.JoinedStr)
+                       for n in ast.walk(j) if n is not j}
+    from cglint.names import children
+
+    reachable, stack = [], [tree]
+    while stack:
+        for child in children(stack.pop()):
+            reachable.append(child)
+            stack.append(child)
+    assert len(reachable) > 50
+    for node in reachable:
+        if id(node) not in inside_fstrings:
+            assert _path_to(tree, node, pruned=True), ast.dump(node)

@@ -33,3 +33,60 @@ def test_without_the_words_nothing_is_resolved():
     plain = module("import tensorflow as tf\nx = tf.nn.relu(1.0)\n")
     assert not plain.eager and plain.tape_calls == [] and plain.sites == []
     assert "calls" not in vars(plain)  # the prefilters answered without resolving calls
+
+
+# Imports that bind a name only to TensorFlow's private modules, and near misses that
+# bind public TensorFlow (so the binder must run).
+PRIVATE_ONLY = [
+    "from tensorflow.python.ops import array_ops\nx = array_ops.nothing_here(1)\n",
+    "import tensorflow.python.ops.math_ops as mo\ny = mo.reduce_sum(1, keepdims=True)\n",
+    "from tensorflow.core.framework import graph_pb2\ng = graph_pb2.GraphDef()\n",
+    "from tensorflow.python import debug as tf_debug\nh = tf_debug.LocalCLIDebugHook()\n",
+    "from tensorflow.contrib.learn.python.learn import estimators\nestimators.Estimator\n",
+    "import numpy as np  # tensorflow/core/framework is mentioned, not imported\nnp.x\n",
+    "s = 'import tensorflow as tf'\nt = tensorflow_hub.Module\n",
+    "from tensorflow import python\npython.ops.x\n",  # `tensorflow.python`: private
+]
+PUBLIC = [
+    "import tensorflow as tf\n",
+    "import tensorflow\n",
+    "import tensorflow.python.ops\n",  # binds `tensorflow` itself
+    "from tensorflow import nn as tfnn\n",
+    "from tensorflow.contrib import layers\n",
+    "import os, tensorflow.contrib.eager as tfe\n",
+    "def f():\n    from tensorflow import nn\n",
+]
+
+
+def test_private_only_imports_resolve_to_private_names_only():
+    from cglint.facts import is_private
+
+    for code in PRIVATE_ONLY:
+        private = module(code)
+        assert not private.public_tensorflow, code
+        assert private.api_uses == [] and not private.has_full_index
+        # What the binder would have resolved there is private, every chain of it.
+        names = private.names
+        for node in ast.walk(private.tree):
+            if isinstance(node, ast.Attribute):
+                qualname = names.resolve(node, names.scope_of(node))
+                assert qualname is None or not qualname.startswith("tensorflow.") or \
+                    is_private(qualname), (code, qualname)
+    for code in PUBLIC:
+        assert module(code).public_tensorflow, code
+
+
+def test_no_table_knows_a_private_name():
+    # api_uses and method_uses answer [] for private-only files: exact only while no
+    # name CG401, CG402 or CG403 can report is private.
+    from cglint import tfapi
+    from cglint.facts import PRIVATE_PACKAGES, TF_PRINTS, is_private
+
+    specs = tfapi._table().load_specs()["tree"]
+    tops = {"tensorflow.%s." % top for top in specs}
+    assert not tops & set(PRIVATE_PACKAGES)
+    assert not any(is_private(top + "x") for top in tops)
+    assert not any(is_private(name) for name in TF_PRINTS)
+    for private in ("tensorflow.python.ops.math_ops.reduce_sum",
+                    "tensorflow.core.framework.graph_pb2.GraphDef"):
+        assert tfapi.accepts_keyword(private, "bogus") is None

@@ -26,6 +26,8 @@ class VariableReadByClosure(Rule):
     name = "variable-read-by-closure"
 
     def check(self, module):
+        if not module.sites:
+            return
         names = module.names
         for site in module.sites:
             reported = set()

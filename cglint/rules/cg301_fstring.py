@@ -1,6 +1,4 @@
 """CG301: f-strings in code that must run on Python 2.7 or 3.5."""
-import ast
-
 from cglint.fstrings import NotConvertible, convert
 from cglint.rules.base import Edit, Finding, Rule
 
@@ -32,8 +30,8 @@ class FStringRule(Rule):
     def check(self, module):
         if module.target_python >= (3, 6):
             return
-        if not module.nodes.get(ast.JoinedStr):
-            return  # the tree has no f-string: the text scan would find none
+        if not module.fstrings:
+            return
         target = ".".join(map(str, module.target_python))
         for found in module.fstrings:
             message = "f-string needs Python 3.6+ (target is %s)" % target

@@ -1,21 +1,9 @@
 import ast
 
 from cglint import failing_imports, guards, tfapi, tfimports
-from cglint.facts import TF_PRINTS
+from cglint.facts import TF_PRINTS, is_private
 from cglint.rules.base import Edit, Rule
 from cglint.wording import tf_name
-
-
-# TensorFlow's own packages, imported by path (`from tensorflow.python.ops import
-# math_ops`): private, not part of any release's public API, so not this rule's business.
-PRIVATE_PACKAGES = ("tensorflow.python.", "tensorflow.core.", "tensorflow.compiler.",
-                    "tensorflow.tools.", "tensorflow.include.", "tensorflow._api.",
-                    "tensorflow.examples.")
-
-
-def is_private(qualname):
-    """TensorFlow's own modules, also inside contrib (`tf.contrib.learn.python.learn`)."""
-    return qualname.startswith(PRIVATE_PACKAGES) or ".python." in qualname
 
 
 class MissingApi(Rule):
