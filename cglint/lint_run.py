@@ -81,8 +81,8 @@ class LintRun:
         seen = {}  # the strings and tuples of the summaries so far, each kept once
         workers = pool.workers_for(self.jobs, len(self.found))
         state = (self.cache.top if self.cache else None, self.keep_bytes)
-        if workers == 1:
-            _set_up(*state, cache=self.cache)
+        # Here too: files are checked here when the run is small, or a worker died.
+        _set_up(*state, cache=self.cache)
 
         def tasks():
             found = self.found
@@ -101,7 +101,7 @@ class LintRun:
                                                       _set_up, state):
                 item = pending.popleft()
                 item.result, item.data, item.info = result, data, info
-                if hit is not None and workers > 1:
+                if hit is not None:  # a worker's Cache: count it in the run's
                     self.cache.hits += hit
                     self.cache.misses += not hit
                 if data is not None and self.on_checked is not None:
@@ -173,22 +173,26 @@ def lint_paths(paths, resolver, jobs_for, cache=True, keep_bytes=False, stdin_fi
 
 
 # What each process checking files needs (set by _set_up): in a worker, its own Cache
-# (over the same folder: entries are written atomically, so processes may share it).
+# (over the same folder: entries are written atomically, so processes may share it),
+# whose hits check_path reports for the run's Cache to count.
 _cache = None
 _keep_bytes = False
+_report_hits = False
 
 
 def _set_up(cache_folder, keep_bytes, cache=None):
-    global _cache, _keep_bytes
+    global _cache, _keep_bytes, _report_hits
+    _report_hits = cache is None
     _cache = cache if cache is not None else (
         Cache(cache_folder) if cache_folder is not None else None)
     _keep_bytes = keep_bytes
 
 
 def check_path(task):
-    """(Result, bytes or None, stat or None, cache hit: True, False or None) for one
-    (path, shown, options, problem, data) task: read the file (unless its `data` is given:
-    standard input), take its Result from the cache or check it. Done in the worker, so
+    """(Result, bytes or None, stat or None, hit) for one (path, shown, options, problem,
+    data) task: read the file (unless its `data` is given: standard input), take its
+    Result from the cache or check it; `hit` (True, False, or None) is a worker's cache
+    hit, for the run's Cache to count. Done in the worker, so
     that reading, hashing and the cache are parallel too. The bytes come back only when
     kept (--fix, --diff, --add-noqa, standard input)."""
     path, shown, options, problem, data = task
@@ -219,4 +223,5 @@ def check_path(task):
     result.dependencies = ()
     if not result.summaries:
         result.directives = None
-    return result, data if (_keep_bytes or stdin) else None, info, hit
+    return (result, data if (_keep_bytes or stdin) else None, info,
+            hit if _report_hits else None)

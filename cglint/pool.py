@@ -127,7 +127,8 @@ def _in_pool(function, tasks, workers, initializer, initargs):
     def submit():
         chunk = list(itertools.islice(tasks, CHUNK))
         if chunk:
-            flight.append((chunk, executor.submit(_run_chunk, function, chunk)))
+            flight.append((chunk, None))  # kept even when the pool turns out broken
+            flight[-1] = (chunk, executor.submit(_run_chunk, function, chunk))
         return bool(chunk)
 
     try:
@@ -142,16 +143,15 @@ def _in_pool(function, tasks, workers, initializer, initargs):
         while len(flight) < workers * IN_FLIGHT and submit():
             pass
         while flight:
-            chunk, future = flight[0]
-            try:
-                results = future.result()
-            except BrokenProcessPool:
-                executor.shutdown(wait=False, cancel_futures=True)
-                return itertools.chain(
-                    (task for chunk, _ in flight for task in chunk), tasks)
+            results = flight[0][1].result()
             flight.popleft()
-            submit()
             yield from results
+            submit()
+    except BrokenProcessPool:
+        # A worker died (raised by a chunk's result, or by the next submission): the
+        # chunks not handed on are done again, then the rest, by the caller.
+        executor.shutdown(wait=False, cancel_futures=True)
+        return itertools.chain((task for chunk, _ in flight for task in chunk), tasks)
     except BaseException:
         # Ctrl-C or SIGTERM in the middle, or the caller stopped reading: drop the chunks
         # not started; the workers end after the chunk they hold (they only read and

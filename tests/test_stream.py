@@ -208,6 +208,26 @@ def _die_in_a_worker(number):
     return number * 2
 
 
+def test_when_a_worker_dies_the_run_goes_on_here_fixes_and_cache_included(
+        tree, capsys, small_pools, monkeypatch):
+    parent = os.getpid()
+    real = pool.check_item
+
+    def dies_in_a_worker(item):
+        if item[0] == os.path.join("pkg1", "m13.py") and os.getpid() != parent:
+            os._exit(1)
+        return real(item)
+
+    monkeypatch.setattr(pool, "check_item", dies_in_a_worker)
+    copy = copy_of(tree, "alone")
+    monkeypatch.chdir(copy)
+    alone = run(capsys, ".", "--jobs", "1", "--fix")
+    monkeypatch.chdir(tree)
+    assert run(capsys, ".", "--jobs", "2", "--fix") == alone
+    assert snapshot(tree) == snapshot(copy)
+    assert "x = tf.log(2.0)" in snapshot(tree)["a.py"]
+
+
 def copy_of(tree, name):
     copy = tree.parent / name
     shutil.copytree(tree, copy)
