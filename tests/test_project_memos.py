@@ -1,0 +1,50 @@
+"""cglint.project's lookups on disk are cached in memos that forget when full, so that a
+process checking a tree of any size stays flat in memory, and answer the same."""
+import os
+
+from cglint import project
+
+
+def test_a_memo_forgets_everything_when_full_and_keeps_the_new_entry():
+    memo = project._Memo(3)
+    for key in "abc":
+        memo[key] = key.upper()
+    assert len(memo) == 3
+    memo["d"] = "D"
+    assert dict(memo) == {"d": "D"}
+    found = memo["e"] = "E"  # a chained assignment, as the project code writes them
+    assert found == "E" and memo["e"] == "E"
+
+
+def _project_tree(root, modules):
+    os.makedirs(os.path.join(root, "pkg"))
+    open(os.path.join(root, "pkg", "__init__.py"), "w").close()
+    with open(os.path.join(root, "pkg", "ops.py"), "w") as handle:
+        handle.write("import tensorflow as tf\n\n@tf.custom_gradient\ndef scale(x):\n"
+                     "    return x, lambda dy: dy\n")
+    for index in range(modules):
+        with open(os.path.join(root, "pkg", "m%d.py" % index), "w") as handle:
+            handle.write("from pkg.ops import scale\nfrom pkg import m%d\n" % index)
+
+
+def test_project_answers_the_same_when_its_memos_are_tiny(tmp_path, monkeypatch):
+    _project_tree(str(tmp_path), 40)
+    files = [str(tmp_path / "pkg" / ("m%d.py" % index)) for index in range(40)]
+
+    def answers(where):
+        found = []
+        for path in files:
+            found.append(where.offers_sites(path, "pkg.ops")[0])
+            site, _ = where.imported_site(path, "pkg.ops", "scale")
+            found.append(site is not None and site.name)
+            found.append(where.module_path(path, "pkg.m3"))
+        return found
+
+    roomy = answers(project.Project())
+    monkeypatch.setattr(project, "MEMO_SUMMARIES", 2)
+    monkeypatch.setattr(project, "MEMO_LOOKUPS", 3)
+    tiny = project.Project()
+    assert answers(tiny) == roomy
+    assert roomy[:3] == [True, "scale", str(tmp_path / "pkg" / "m3.py")]
+    assert all(len(memo) <= 3 for memo in (tiny._paths, tiny._offers, tiny._files,
+                                           tiny._folders, tiny._this_run, tiny._summaries))
