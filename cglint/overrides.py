@@ -491,8 +491,10 @@ def imported_components(module):
 def loaded_together(modules, wanted):
     """{path: the paths of `wanted` loaded in one process with it}, for each path in
     `wanted`, from {path: (components, imports)} of the whole run. A file loads itself
-    and what it imports, transitively; two files are loaded together when one file of the
-    run loads both. Only the few `wanted` files are searched from (backwards)."""
+    and what it imports, transitively: a name it imports is a file whose components end
+    with it, in the importer's own folder or one above it; two files are loaded together
+    when one file of the run loads both. Only the few `wanted` files are searched from
+    (backwards)."""
     # Indexed by the name imported, not by the file it names: a name can name a file in
     # each of several copies of a package, and an index of file -> importers then grew
     # with the number of copies times the imports (most of a large run's memory).
@@ -505,15 +507,19 @@ def loaded_together(modules, wanted):
             longest = max(longest, len(imported))
 
     # The importer lists of each file's names (the suffixes of its components): shared
-    # lists, not copies.
+    # lists, not copies, each with the folder the name is imported from (the components
+    # before it). An importer finds a name only from its own folder or one above it, as
+    # cglint.project resolves imports: `import grads` in one program does not load the
+    # `grads.py` of another program beside it.
     importer_lists = {}
     for path, (components, _) in modules.items():
         components = tuple(components)
-        found = [importers[components[start:]]
+        found = [(components[:start], importers[components[start:]])
                  for start in range(max(0, len(components) - longest), len(components))
                  if components[start:] in importers]
         if found:
             importer_lists[path] = found
+    components_of = {path: tuple(components) for path, (components, _) in modules.items()}
     # Searched backwards from each wanted file: a file that loads it gets its bit. Two
     # wanted files are loaded together when some file has both bits.
     order = sorted(wanted)
@@ -527,10 +533,11 @@ def loaded_together(modules, wanted):
             if mark & flag:
                 continue
             marks[current] = mark | flag
-            for found in importer_lists.get(current, ()):
-                if id(found) not in expanded:
-                    expanded.add(id(found))
-                    stack.extend(found)
+            for folder, found in importer_lists.get(current, ()):
+                if (id(found), folder) not in expanded:
+                    expanded.add((id(found), folder))
+                    stack.extend(importer for importer in found
+                                 if components_of[importer][:len(folder)] == folder)
     together = [0] * len(order)
     for mask in set(marks.values()):
         for bit in range(len(order)):

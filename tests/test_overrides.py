@@ -720,7 +720,9 @@ def _loaded_together_by_definition(modules, wanted):
     for path, (_, imports) in modules.items():
         for imported in imports:
             for target, (components, _) in modules.items():
+                # the name's file, from the importer's own folder or one above it
                 if any(tuple(components[start:]) == tuple(imported)
+                       and tuple(modules[path][0][:start]) == tuple(components[:start])
                        for start in range(len(components))):
                     importers[target].add(path)
     loaders = {}
@@ -826,3 +828,22 @@ def test_the_pruned_search_finds_nodes_outside_fstrings_without_the_fallback():
     for node in reachable:
         if id(node) not in inside_fstrings:
             assert _path_to(tree, node, pruned=True), ast.dump(node)
+
+
+def test_a_program_does_not_load_the_same_named_module_of_a_program_beside_it():
+    from cglint.overrides import loaded_together
+
+    modules = {
+        "a/main.py": (("a", "main"), (("grads",),)),
+        "a/grads.py": (("a", "grads"), ()),
+        "b/main.py": (("b", "main"), (("grads",),)),
+        "b/grads.py": (("b", "grads"), ()),
+        "c/pkg/main.py": (("c", "pkg", "main"), (("pkg", "grads"),)),  # from its root
+        "c/pkg/grads.py": (("c", "pkg", "grads"), ()),
+        "c/pkg/other.py": (("c", "pkg", "other"), (("pkg", "grads"),)),
+    }
+    together = loaded_together(modules, {"a/grads.py", "b/grads.py", "c/pkg/grads.py",
+                                         "c/pkg/other.py"})
+    assert together["a/grads.py"] == {"a/grads.py"}
+    assert together["b/grads.py"] == {"b/grads.py"}
+    assert together["c/pkg/grads.py"] == {"c/pkg/grads.py", "c/pkg/other.py"}
