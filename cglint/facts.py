@@ -55,6 +55,8 @@ PRIVATE_PACKAGES = tuple("tensorflow.%s." % package for package in (
 def is_private(qualname):
     """TensorFlow's own modules, also inside contrib (`tf.contrib.learn.python.learn`)."""
     return qualname.startswith(PRIVATE_PACKAGES) or ".python." in qualname
+
+
 _MAX_DEPTH = 6
 
 

@@ -152,11 +152,9 @@ class Project:
         known = self._this_run.get(path)
         if known is not None and (not with_imports or known.imports is not None):
             return known  # stat once per run
-        try:
-            info = os.stat(path)
-        except OSError:
+        signature = _signature(path)
+        if signature is None:
             return None
-        signature = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
         cached = self._summaries.get(path)
         if (cached is None or cached[0] != signature
                 or (with_imports and cached[1] is not None and cached[1].imports is None)):
@@ -298,11 +296,9 @@ class Project:
 
     def _mentions(self, path, word):
         """Whether the file's bytes hold `word`; one stat while the file is unchanged."""
-        try:
-            info = os.stat(path)
-        except OSError:
+        signature = _signature(path)
+        if signature is None:
             return False
-        signature = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
         cached = self._mentioned.get((path, word))
         if cached is None or cached[0] != signature:
             try:
@@ -328,6 +324,15 @@ def digest_of(path):
         return hashlib.sha256(files.read_bytes(path)).hexdigest()
     except OSError:
         return None
+
+
+def _signature(path):
+    """What tells a file's content changed without reading it (None: cannot be stat'ed)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns
 
 
 def _package_init(folder):
