@@ -6,11 +6,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Optional
 
+from cglint import fstrings as fstring_texts
 from cglint.fstrings import find_fstrings
 from cglint.names import Names, children, is_none, same_scope_nodes
 from cglint.newsyntax import newer_syntax
 from cglint.source import LineIndex, Span
-from cglint.statements import statement_index
+from cglint.statements import marked_index, statement_index
 from cglint.variable_creators import creates_trained_variables
 
 CUSTOM_GRADIENT = frozenset((
@@ -348,7 +349,19 @@ class ModuleFacts:
     @cached_property
     def fstrings(self):
         """Every f-string group of the original text (cglint.fstrings.FString), in order."""
+        if not fstring_texts.may_hold_fstrings(self.text):
+            return []
+        if not self.python2_syntax and not self._holds_joined_strings():
+            return []  # an `f'` in strings or comments only (`'%f'`): no scan of the text
         return find_fstrings(self.text, self.lines)
+
+    def _holds_joined_strings(self):
+        """Whether the tree has an f-string (JoinedStr) under a statement whose lines hold
+        an f-string's opening text."""
+        if self.has_full_index:
+            return bool(self.nodes.get(ast.JoinedStr))
+        index = marked_index(self.statements, self.parsed.text, fstring_texts.OPENINGS)
+        return bool(index.get(ast.JoinedStr))
 
     @cached_property
     def new_syntax(self):

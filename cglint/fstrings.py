@@ -36,7 +36,7 @@ _TOKEN = re.compile(
 # need no scan. Searched as plain strings (several times faster than any regex), in the
 # lowered text when lowering keeps every offset (ASCII), in every spelling otherwise.
 _FSTRING_STARTS = ("f'", 'f"', "fr'", 'fr"')
-_FSTRING_STARTS_ANY_CASE = tuple(f + q for f in "fF" for q in "'\"") + tuple(
+OPENINGS = tuple(f + q for f in "fF" for q in "'\"") + tuple(
     f + r + q for f in "fF" for r in "rR" for q in "'\"")
 _IN_FIELD = re.compile(r"""(?:(?<!\w)([A-Za-z]{1,2}))?('''|\"\"\"|'|")|[][(){}!:#\\]""")
 _IN_SPEC = re.compile(r"[{}\\]")
@@ -106,7 +106,7 @@ def find_fstrings(text, lines=None):
     """Every f-string group in `text`, in order (see FString); `lines` is the text's
     LineIndex when the caller has one."""
     found = []
-    if not _may_hold_fstrings(text):
+    if not may_hold_fstrings(text):
         return found
     for group in _groups(text):
         lines = lines or LineIndex(text)
@@ -115,11 +115,11 @@ def find_fstrings(text, lines=None):
     return found
 
 
-def _may_hold_fstrings(text):
+def may_hold_fstrings(text):
     if text.isascii():
         lowered, starts = text.lower(), _FSTRING_STARTS
     else:
-        lowered, starts = text, _FSTRING_STARTS_ANY_CASE
+        lowered, starts = text, OPENINGS
     for start in starts:
         at = lowered.find(start)
         while at >= 0:

@@ -12,7 +12,7 @@ import tokenize
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 
-from cglint import fstrings, statements
+from cglint import fstrings, marks, statements
 from cglint.names import children, same_scope_nodes
 from cglint.source import Span
 
@@ -104,34 +104,35 @@ class NewSyntax:
     node: object = dataclass_field(default=None, compare=False, repr=False)  # the ast node
 
 
-# The text a construct found on an expression needs on its statement's lines. Constructs
-# not listed are statements, or fields of statements (a `def`'s parameters, decorators
-# and annotations): the statement index finds them without visiting any expression.
+# Where a construct found on an expression may stand: the text its statement's lines must
+# hold, or a cglint.marks finder of the offsets that may begin it. Constructs not listed
+# are statements, or fields of statements (a `def`'s parameters, decorators and
+# annotations): the statement index finds them without visiting any expression.
 EXPRESSION_MARKERS = {
-    "keyword-only parameter": ("lambda",),  # a lambda's; a def's are its statement's
-    "positional-only parameter marker `/`": ("lambda",),
-    "starred assignment target": ("*",),
+    "keyword-only parameter": (marks.lambdas_with_special_parameters,),  # a def's: its statement's
+    "positional-only parameter marker `/`": (marks.lambdas_with_special_parameters,),
+    "starred assignment target": (marks.unpacking_stars,),
     "`...` outside a subscript": ("...",),
     "`print()` keyword argument": ("print",),
     "`print()` keyword `flush=`": ("flush",),
     "`print()` with `*` unpacking": ("print",),
     "`print` used as a value": ("print",),
-    "argument-less `super()`": ("super",),
-    "`yield from`": ("yield",),
+    "argument-less `super()`": (marks.bare_super_calls,),
+    "`yield from`": (marks.yield_froms,),
     "`await`": ("await",),
     "matrix multiplication `@`": ("@",),
-    "iterable unpacking in a display": ("*",),
-    "dict unpacking in a display": ("**",),
-    "more than one `*` unpacking in a call": ("*",),
-    "positional argument after `*` unpacking": ("*",),
-    "more than one `**` unpacking in a call": ("**",),
-    "keyword argument after `**` unpacking": ("**",),
+    "iterable unpacking in a display": (marks.unpacking_stars,),
+    "dict unpacking in a display": (marks.unpacking_stars,),
+    "more than one `*` unpacking in a call": (marks.unpacking_stars,),
+    "positional argument after `*` unpacking": (marks.unpacking_stars,),
+    "more than one `**` unpacking in a call": (marks.unpacking_stars,),
+    "keyword argument after `**` unpacking": (marks.unpacking_stars,),
     "asynchronous comprehension": ("async",),
     "`await` in a comprehension": ("await",),
-    "underscore in a numeric literal": ("_",),
+    "underscore in a numeric literal": (marks.number_underscores,),
     "assignment expression `:=`": (":=",),
-    "unparenthesized unpacking in `return`/`yield`": ("*",),
-    "`*` unpacking in a subscript": ("*",),
+    "unparenthesized unpacking in `return`/`yield`": (marks.unpacking_stars,),
+    "`*` unpacking in a subscript": (marks.unpacking_stars,),
 }
 # Found on a `print` call only while `print` is a statement (no print_function import).
 _PRINT_STATEMENT_ONLY = frozenset(("`print()` keyword argument", "`print()` with `*` unpacking",
@@ -172,16 +173,17 @@ def newer_syntax(module, index=None):
 
 def _markers(target, print_statement, text):
     """(marker texts, character offsets) of the expression constructs newer than
-    `target`: where a digit, `_`, a digit stand for underscores in numbers."""
-    markers, offsets = set(), []
+    `target` (see EXPRESSION_MARKERS)."""
+    texts, finders = set(), set()
     for construct, needed in EXPRESSION_MARKERS.items():
         if MINIMUM_VERSION[construct] > target and (
                 print_statement or construct not in _PRINT_STATEMENT_ONLY):
-            markers.update(needed)
-    if "_" in markers:
-        markers.discard("_")
-        offsets = [match.start() for match in _UNDERSCORED_NUMBER.finditer(text)]
-    return markers, offsets
+            for marker in needed:
+                (texts if isinstance(marker, str) else finders).add(marker)
+    offsets = []
+    for finder in sorted(finders, key=lambda finder: finder.__name__):
+        offsets += finder(text)
+    return texts, offsets
 
 
 def _message(construct, detail, target):
@@ -233,11 +235,6 @@ def _inside(root):
     """The nodes under `root` that belong to the same scope: nested functions, lambdas and
     classes are yielded but not entered."""
     return same_scope_nodes(children(root))
-
-
-# A digit, `_`, a digit: written to start at the `_` (a lookbehind for the first digit),
-# which the regex engine finds several times faster than a leading character class.
-_UNDERSCORED_NUMBER = re.compile(r"_(?<=[0-9]_)[0-9a-fA-F]")
 
 
 class _Checker:
@@ -487,7 +484,7 @@ class _Checker:
     def _constants(self):
         text = self.lines.text
         ellipses = "..." in text
-        underscores = _UNDERSCORED_NUMBER.search(text) is not None
+        underscores = bool(marks.number_underscores(text))
         if not (ellipses or underscores):
             return
         constants = self.index.get(ast.Constant, ())

@@ -137,10 +137,11 @@ class Project:
         """Forget what was looked up on disk (summaries are kept, checked by their stat):
         a run sees the files as they are when it starts, and within a run each import
         of a folder is looked up once, however many files there import it."""
-        self._paths = _Memo(MEMO_LOOKUPS)  # (search folders, dotted module) -> file or None
+        self._paths = _Memo(MEMO_LOOKUPS)  # ((folder,), relative module) -> file or None
         self._roots = _Memo(MEMO_LOOKUPS)  # importing folder -> search_roots()
         self._folders = _Memo(MEMO_LOOKUPS)  # importing file -> its absolute folder
-        self._offers = _Memo(MEMO_LOOKUPS)  # (folder, module, level) -> offers_sites()
+        self._offers = _Memo(MEMO_LOOKUPS)  # module file -> offers_sites()
+        self._holding = _Memo(MEMO_LOOKUPS)  # (importing folder, top package) -> roots
         self._tops = _Memo(MEMO_LOOKUPS)  # (root, top package name) -> whether it holds it
         # (roots holding the top package, dotted module) -> file or None
         self._files = _Memo(MEMO_LOOKUPS)
@@ -185,15 +186,16 @@ class Project:
     def offers_sites(self, importer, module, level=0):
         """(whether importing `module` may bring a custom-gradient function: it defines
         one, or is a package `__init__` that re-exports; the Dependency on it, or None)."""
-        key = (self._folder(importer), module, level)
-        found = self._offers.get(key)
+        path = self.module_path(importer, module, level)
+        if path is None:
+            return False, None
+        found = self._offers.get(path)
         if found is None:
-            found = self._offers[key] = self._offers_sites(importer, module, level)
+            found = self._offers[path] = self._offers_sites(path)
         return found
 
-    def _offers_sites(self, importer, module, level):
-        path = self.module_path(importer, module, level)
-        summary = self.summary(path) if path is not None else None
+    def _offers_sites(self, path):
+        summary = self.summary(path)
         if summary is None:
             return False, None
         if summary.offers is None:  # kept with the summary: made again when it changes
@@ -213,25 +215,27 @@ class Project:
         if level:
             base, rest = relative_base(importer, level, module)
             key = ((base,), rest)
-        else:
+            if key not in self._paths:
+                self._paths[key] = (module_file(key[0], rest) if rest else
+                                    _package_init(base))
+            return self._paths[key]
+        # The roots that have the module's top package decide, not the importing folder:
+        # every folder of a package finds `import pkg.x` in the same file, looked up once.
+        # A root without it (most folders, for most imports) is skipped with one look.
+        top = module.partition(".")[0]
+        holding = self._holding.get((folder, top))
+        if holding is None:
             roots = self._roots.get(folder)
             if roots is None:
                 roots = self._roots[folder] = search_roots(importer)
-            key = (roots, module)
-        if key not in self._paths:  # most imports are asked about again and again
-            roots, name = key
-            if not name:
-                self._paths[key] = _package_init(roots[0])
-            else:
-                # A root without the module's top package (most folders, for most
-                # imports) is skipped with one look, not a stat per module.
-                top = name.split(".")[0]
-                holding = tuple(root for root in roots if self._holds_top(root, top))
-                found = self._files.get((holding, name), False)
-                if found is False:  # the same for every folder of the package
-                    found = self._files[holding, name] = module_file(holding, name)
-                self._paths[key] = found
-        return self._paths[key]
+            holding = self._holding[folder, top] = tuple(
+                root for root in roots if self._holds_top(root, top))
+        if not holding:
+            return None
+        found = self._files.get((holding, module), False)
+        if found is False:
+            found = self._files[holding, module] = module_file(holding, module)
+        return found
 
     def _holds_top(self, root, top):
         """Whether `root` has a `top` package folder or a `top.py` (cached per run)."""

@@ -49,11 +49,12 @@ def marked_index(statements, text, markers, offsets=()):
     strings) in `text` (what the tree was parsed from), or one of the character `offsets`.
     Exact for a construct that is a statement, or an expression whose own statement must
     hold one of the markers. Not in source order. A decorator's own `@` is not a marker:
-    it is its statement's, not an operator."""
-    index = defaultdict(list, {kind: list(nodes) for kind, nodes in statements.items()})
+    it is its statement's, not an operator. With nothing marked, `statements` itself
+    comes back: the caller reads it, never changes it."""
     marks = _Marks(text, markers, offsets) if markers or offsets else None
     if marks is None or not marks.any:
-        return index
+        return statements  # nothing to add: read, never written to
+    index = defaultdict(list, {kind: list(nodes) for kind, nodes in statements.items()})
     strong, leading_at = marks.strong, marks.leading_at
     layouts = _LAYOUTS
     for kind, nodes in statements.items():

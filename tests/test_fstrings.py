@@ -358,16 +358,16 @@ def test_rewrites_compile_and_agree_under_python27():
 @pytest.mark.parametrize("prefix", ["f", "F", "rf", "rF", "Rf", "RF", "fr", "fR", "Fr", "FR"])
 @pytest.mark.parametrize("quote", ["'", '"', "'''", '"""'])
 def test_every_fstring_prefix_is_seen_by_the_quick_check(prefix, quote):
-    from cglint.fstrings import _may_hold_fstrings
+    from cglint.fstrings import may_hold_fstrings
 
-    assert _may_hold_fstrings("x = (%s%s{a}%s)\n" % (prefix, quote, quote))
-    assert _may_hold_fstrings("%s%s{a}%s\n" % (prefix, quote, quote))  # at the very start
-    assert _may_hold_fstrings("é = (%s%s{a}%s)\n" % (prefix, quote, quote))  # not ASCII
+    assert may_hold_fstrings("x = (%s%s{a}%s)\n" % (prefix, quote, quote))
+    assert may_hold_fstrings("%s%s{a}%s\n" % (prefix, quote, quote))  # at the very start
+    assert may_hold_fstrings("é = (%s%s{a}%s)\n" % (prefix, quote, quote))  # not ASCII
 
 
 @pytest.mark.parametrize("text", ['self"', "x = 'conf'\n", 'elif"', "xf'a'", "_f'a'",
                                   "brf'a'"])
 def test_near_misses_of_fstring_prefixes_are_not(text):
-    from cglint.fstrings import _may_hold_fstrings
+    from cglint.fstrings import may_hold_fstrings
 
-    assert not _may_hold_fstrings(text)
+    assert not may_hold_fstrings(text)

@@ -52,6 +52,10 @@ FLAGGED = [
     ("raise ValueError('x') from None", (2, 7), ["`raise ... from ...`"]),
     ("def f(): ...", (2, 7), ["`...` outside a subscript"]),
     ("n = 1_000_000", (3, 5), ["underscore in a numeric literal"]),
+    ("n = 0x_ff", (3, 5), ["underscore in a numeric literal"]),
+    ("n = 0b_1", (2, 7), ["underscore in a numeric literal"]),
+    ("n = 1.e1_0", (3, 5), ["underscore in a numeric literal"]),
+    ("n = .5_0j", (3, 5), ["underscore in a numeric literal"]),
     # One finding per construct kind per line.
     ("def f(a: list[int]) -> dict[str, int]: pass", (3, 6), ["subscripted builtin in an evaluated annotation"]),
     ("def f(a: list[int]) -> dict[str, int]:\n    pass", (3, 6), ["subscripted builtin in an evaluated annotation"]),
@@ -210,6 +214,30 @@ MARKED_NEAR_MISSES = [
     "try:\n    pass\nexcept E:\n    pass\nexcept (\n        lambda *, k: E)():\n    pass\n",
     "class C(\n        *bases, metaclass=M):\n    x = [*a]\n",
     "for x in [*a, *b]:\n    pass\nelse:\n    y = {**a, **b}\n",
+    # Where cglint.marks tells an unpacking star from an operator, a bare super() from a
+    # call with arguments, a lambda's `*` from a slice in its default, a number from a name.
+    "x = a * b\ny = f(a,\n      *b, *c)\n",
+    "x = f(a,  # comment\n      *b, *c)\n",
+    "x = f(a, \\\n      *b, *c)\n",
+    "def g():\n    return *a, b\n",
+    "def g():\n    yield *a, b\n",
+    "for x in *a, b:\n    pass\n",
+    "for *a, b in c:\n    pass\n",
+    "x = a ** b\ny = {**a, 'k': 1, **b}\nz = f(**a, **b)\n",
+    "x = a[*b]\ny = a[1, *b]\n",
+    "x += *a, b\n",
+    "x = [y *z for y, *z in w]\n",
+    "class C(B):\n    def m(self):\n        return super(\n            # why\n        ).m()\n",
+    "class C(B):\n    def m(self):\n        return (super\n                ()).m()\n",
+    "class C(B):\n    def m(self):\n        return super(C, self).m(), super ( ).n()\n",
+    "def g():\n    x = (yield\n         from h())\n    y = yield  # from\n",
+    "f = lambda x=d[1:2], *, k: k\ng = lambda x={1: 2}, *, k: k\n",
+    "f = lambda x=lambda: 0, *, k: k\ng = lambda x=':', *, k: k\n",
+    "f = (lambda x,\n     *, k: k)\ng = lambda a, /, b: a\nh = lambda a: a\n",
+    "f = lambda x=lambda: 0, /: x\ng = lambda x=d[1:2], /: x\nh = lambda x='a:', /: x\n",
+    "x = [a,\r     *b]\r",
+    "n = conv2_1 + 0x_ff + 1_0 + 1.e1_0 + .5_0j + x.y2_3\n",
+    "s = 'x of%f' % 1.0\nt = f'{a}'\n",
 ]
 
 

@@ -1,0 +1,113 @@
+"""Where in a source text a construct may stand, found without tokenizing.
+
+Each finder returns the character offsets of the places that could begin its construct:
+every real one, and a few false ones inside strings or comments (which only cost a look
+at a statement). A finder looks at the code just before or after a token, never at what
+is farther away, so it is as cheap as a search for the token itself. cglint.statements
+visits the expressions of only the statements holding such an offset.
+"""
+import keyword
+import re
+
+# Words a `*` unpacking may follow (`return *a, b`, `for *a, b in c`, `case [*rest]`):
+# every keyword, soft keyword and Python 2 statement word, to be safe.
+_WORDS_BEFORE_UNPACKING = tuple(sorted(set(keyword.kwlist) | {
+    "match", "case", "type", "print", "exec", "async", "await"}))
+# The characters an unpacking `*` or `**` may follow: an opening bracket, a separator,
+# `=` (of an assignment or a keyword), `:` (an annotation of `*args`). After anything
+# else (a name, a number, a closing bracket, a string) a star is an operator.
+_BEFORE_UNPACKING = frozenset("([{,=:;")
+_BLANKS = " \t\f"
+_STARS = re.compile(r"\*\*?")
+_SUPER = re.compile(r"super\b")
+_YIELD = re.compile(r"yield\b")
+_LAMBDA = re.compile(r"lambda\b")
+# Characters that may hide a `*` or `/` parameter after the first `:` of a lambda (a
+# default holding a slice, a dict, a string or a lambda), or a parameter list going on
+# on the next line.
+_LAMBDA_PARAMETERS_UNCLEAR = frozenset("*/([{'\"#\\\n\r")
+# A digit, `_`, a digit: written to start at the `_` (a lookbehind for the first digit),
+# which the regex engine finds several times faster than a leading character class; and
+# an underscore just after a base prefix (`0x_ff`).
+_DIGIT_UNDERSCORE = re.compile(r"_(?<=[0-9]_)[0-9a-fA-F]")
+_PREFIX_UNDERSCORE = re.compile(r"0[xXoObB]_")
+
+
+def unpacking_stars(text):
+    """Offsets of every `*` and `**` that may unpack (or mark a parameter), not multiply
+    or raise to a power: those first on their line or after `(`, `[`, `{`, `,`, `=`,
+    `:`, `;` or a keyword."""
+    found = []
+    for match in _STARS.finditer(text):
+        at = match.start()
+        line_start = text.rfind("\n", 0, at) + 1
+        before = text[line_start:at].rstrip(_BLANKS)
+        # A lone carriage return ends a line as well.
+        if (not before or before[-1] in _BEFORE_UNPACKING or before[-1] == "\r"
+                or before.endswith(_WORDS_BEFORE_UNPACKING)):
+            found.append(at)
+    return found
+
+
+def bare_super_calls(text):
+    """Offsets of `super` followed by `()` with nothing but blanks, line breaks and
+    comments inside."""
+    found = []
+    for match in _SUPER.finditer(text):
+        opening = _next_code(text, match.end())
+        if text.startswith("(", opening) and text.startswith(")", _next_code(text, opening + 1)):
+            found.append(match.start())
+    return found
+
+
+def yield_froms(text):
+    """Offsets of `yield` followed by `from`."""
+    return [match.start() for match in _YIELD.finditer(text)
+            if text.startswith("from", _next_code(text, match.end()))]
+
+
+def lambdas_with_special_parameters(text):
+    """Offsets of each `lambda` whose parameters may hold a `*` (keyword-only ones follow)
+    or a `/`: those whose text up to the first `:` has one, or has what could hide one."""
+    found = []
+    for match in _LAMBDA.finditer(text):
+        colon = text.find(":", match.end())
+        parameters = text[match.end():colon]
+        if colon < 0 or "lambda" in parameters or not _LAMBDA_PARAMETERS_UNCLEAR.isdisjoint(
+                parameters):
+            found.append(match.start())
+    return found
+
+
+def number_underscores(text):
+    """Offsets of each `_` inside a numeric literal (`1_000`, `0x_ff`, `1.e1_0`), not in
+    a name (`conv2_1`)."""
+    found = [match.start() + 2 for match in _PREFIX_UNDERSCORE.finditer(text)]
+    for match in _DIGIT_UNDERSCORE.finditer(text):
+        at = match.start()
+        start = at
+        while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+            start -= 1
+        # The word holding it is a number when it starts with a digit, or after a
+        # number's `.` (`1.e1_0`).
+        if text[start].isdigit() or (
+                start >= 2 and text[start - 1] == "." and text[start - 2].isdigit()):
+            found.append(at)
+    found.sort()
+    return found
+
+
+def _next_code(text, at):
+    """Offset of the first character at or after `at` that is not a blank, a line break,
+    a line continuation or a comment (len(text) at the end)."""
+    end = len(text)
+    while at < end:
+        char = text[at]
+        if char in " \t\f\r\n\\":
+            at += 1
+        elif char == "#":
+            newline = text.find("\n", at)
+            at = end if newline < 0 else newline
+        else:
+            break
+    return at
