@@ -6,6 +6,7 @@ at a statement). A finder looks at the code just before or after a token, never 
 is farther away, so it is as cheap as a search for the token itself. cglint.statements
 visits the expressions of only the statements holding such an offset.
 """
+import functools
 import keyword
 import re
 
@@ -26,11 +27,11 @@ _LAMBDA = re.compile(r"lambda\b")
 # default holding a slice, a dict, a string or a lambda), or a parameter list going on
 # on the next line.
 _LAMBDA_PARAMETERS_UNCLEAR = frozenset("*/([{'\"#\\\n\r")
-# A digit, `_`, a digit: written to start at the `_` (a lookbehind for the first digit),
-# which the regex engine finds several times faster than a leading character class; and
-# an underscore just after a base prefix (`0x_ff`).
-_DIGIT_UNDERSCORE = re.compile(r"_(?<=[0-9]_)[0-9a-fA-F]")
-_PREFIX_UNDERSCORE = re.compile(r"0[xXoObB]_")
+# An `_` between decimal digits (`1_000`, `1e1_0`): written to start at the `_` (a
+# lookbehind for the digit before), which the regex engine finds several times faster
+# than a leading character class; and a literal with a base prefix holding an `_`.
+_DIGIT_UNDERSCORE = re.compile(r"_(?<=[0-9]_)[0-9]")
+_PREFIXED_UNDERSCORE = re.compile(r"0[xXoObB][0-9a-fA-F_]*_")
 
 
 def unpacking_stars(text):
@@ -79,10 +80,11 @@ def lambdas_with_special_parameters(text):
     return found
 
 
+@functools.lru_cache(maxsize=1)  # asked for the markers, then by the check of constants
 def number_underscores(text):
-    """Offsets of each `_` inside a numeric literal (`1_000`, `0x_ff`, `1.e1_0`), not in
-    a name (`conv2_1`)."""
-    found = [match.start() + 2 for match in _PREFIX_UNDERSCORE.finditer(text)]
+    """Offsets of each `_` inside a numeric literal (`1_000`, `0xFF_FF`, `1.e1_0`), not
+    in a name (`conv2_1`)."""
+    found = [match.end() - 1 for match in _PREFIXED_UNDERSCORE.finditer(text)]
     for match in _DIGIT_UNDERSCORE.finditer(text):
         at = match.start()
         start = at
@@ -93,8 +95,7 @@ def number_underscores(text):
         if text[start].isdigit() or (
                 start >= 2 and text[start - 1] == "." and text[start - 2].isdigit()):
             found.append(at)
-    found.sort()
-    return found
+    return tuple(sorted(found))
 
 
 def _next_code(text, at):

@@ -182,7 +182,7 @@ def _markers(target, print_statement, text):
                 (texts if isinstance(marker, str) else finders).add(marker)
     offsets = []
     for finder in sorted(finders, key=lambda finder: finder.__name__):
-        offsets += finder(text)
+        offsets.extend(finder(text))
     return texts, offsets
 
 

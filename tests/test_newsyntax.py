@@ -54,6 +54,8 @@ FLAGGED = [
     ("n = 1_000_000", (3, 5), ["underscore in a numeric literal"]),
     ("n = 0x_ff", (3, 5), ["underscore in a numeric literal"]),
     ("n = 0b_1", (2, 7), ["underscore in a numeric literal"]),
+    ("n = 0xFF_FF", (3, 5), ["underscore in a numeric literal"]),
+    ("n = 0o7_7", (3, 5), ["underscore in a numeric literal"]),
     ("n = 1.e1_0", (3, 5), ["underscore in a numeric literal"]),
     ("n = .5_0j", (3, 5), ["underscore in a numeric literal"]),
     # One finding per construct kind per line.
@@ -236,6 +238,7 @@ MARKED_NEAR_MISSES = [
     "f = (lambda x,\n     *, k: k)\ng = lambda a, /, b: a\nh = lambda a: a\n",
     "f = lambda x=lambda: 0, /: x\ng = lambda x=d[1:2], /: x\nh = lambda x='a:', /: x\n",
     "x = [a,\r     *b]\r",
+    "n = 0xdead_beef + 1_0j + 1_0.5 + layer_2 + v0x_a\n",
     "n = conv2_1 + 0x_ff + 1_0 + 1.e1_0 + .5_0j + x.y2_3\n",
     "s = 'x of%f' % 1.0\nt = f'{a}'\n",
 ]
