@@ -185,11 +185,17 @@ def decode(path, data):
     """Source or Unreadable, honouring BOMs and PEP 263 coding lines like Python does."""
     if len(data) > MAX_BYTES:
         return Unreadable(path, "file is larger than %d MB; skipped" % (MAX_BYTES // 2**20))
-    try:
-        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
-    except SyntaxError as error:
-        return Unreadable(path, "cannot decode: %s" % error)
     bom = data.startswith(b"\xef\xbb\xbf")
+    # detect_encoding reads the first two lines at most; when they are plain ASCII
+    # without a coding line it answers UTF-8, as here without its Python-level work.
+    head = data[:data.find(b"\n", data.find(b"\n") + 1) + 1 or len(data)]
+    if not bom and head.isascii() and b"coding" not in head:
+        encoding = "utf-8"
+    else:
+        try:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        except SyntaxError as error:
+            return Unreadable(path, "cannot decode: %s" % error)
     try:
         text = data.decode(encoding)
     except UnicodeDecodeError as error:
@@ -205,8 +211,10 @@ def decode(path, data):
         return Unreadable(path, "cannot decode as %s: %s" % (encoding, error))
     if bom:
         text = text.lstrip("\ufeff")
-    newline = "\r\n" if "\r\n" in text else "\n"
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    newline = "\n"
+    if "\r" in text:
+        newline = "\r\n" if "\r\n" in text else "\n"
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     return Source(path, text, encoding, newline, bom)
 
 

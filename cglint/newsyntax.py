@@ -141,13 +141,14 @@ _PRINT_STATEMENT_ONLY = frozenset(("`print()` keyword argument", "`print()` with
 
 def newer_syntax(module, index=None):
     """NewSyntax records for a ModuleFacts, in order. `index` maps node types to the
-    tree's nodes; by default the module's full index when it has been built (by the walk
-    that binds names), else the statement index plus the expressions of only the
-    statements that hold some construct's marker text (cglint.statements)."""
+    tree's nodes; by default the statements plus the expressions of only the statements
+    that hold some construct's marker (cglint.statements, cglint.marks): fewer nodes to
+    look at than the full index, even where that is built. A Python 2 file's tree is of
+    a rewritten text, where the markers are not looked for: it gets the full index."""
     target = module.target_python
     checker = _Checker(module.tree, module.parsed.lines, target, None, module.python2_syntax)
     if index is None:
-        if module.has_full_index or module.python2_syntax:
+        if module.python2_syntax:
             index = module.nodes
         else:
             markers, offsets = _markers(target, checker.print_statement, module.parsed.text)

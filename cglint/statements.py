@@ -49,17 +49,17 @@ def marked_index(statements, text, markers, offsets=()):
     strings) in `text` (what the tree was parsed from), or one of the character `offsets`.
     Exact for a construct that is a statement, or an expression whose own statement must
     hold one of the markers. Not in source order. A decorator's own `@` is not a marker:
-    it is its statement's, not an operator. With nothing marked, `statements` itself
-    comes back: the caller reads it, never changes it."""
+    it is its statement's, not an operator. With nothing marked, the statements' own
+    lists come back: the caller reads them, never changes them."""
+    # A full index (cglint.names's) holds expressions too: only its statements are taken.
+    own = {kind: nodes for kind, nodes in statements.items() if issubclass(kind, ast.stmt)}
     marks = _Marks(text, markers, offsets) if markers or offsets else None
     if marks is None or not marks.any:
-        return statements  # nothing to add: read, never written to
-    index = defaultdict(list, {kind: list(nodes) for kind, nodes in statements.items()})
+        return own  # nothing to add: read, never written to
+    index = defaultdict(list, {kind: list(nodes) for kind, nodes in own.items()})
     strong, leading_at = marks.strong, marks.leading_at
     layouts = _LAYOUTS
-    for kind, nodes in statements.items():
-        if not isinstance(kind, type) or not issubclass(kind, ast.stmt):
-            continue  # a full index holds expressions too: only statements are looked at
+    for kind, nodes in own.items():
         bodies, containers, headers = layouts.get(kind) or _layout(kind)
         for name in containers:
             for node in nodes:

@@ -285,3 +285,9 @@ def _assert_marked_equals_walked(code):
         assert not cheap.has_full_index  # it did not fall back to the binder's index
         assert marked == newer_syntax(full, walked), target
         assert [r.message for r in marked] == [r.message for r in newer_syntax(full, walked)]
+        # A file whose TF rules built the binder's index (statements and expressions
+        # together) takes only its statements, and marks them the same way.
+        bound = ModuleFacts("m.py", code, parsed, target)
+        bound.names
+        assert bound.statements is bound.names.index
+        assert newer_syntax(bound) == marked, target
