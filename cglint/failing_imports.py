@@ -7,6 +7,7 @@ where that model does not know, and for other releases, from the version table
 as tf`, then `tf.X`) has the same cause as the import: rules report the import once.
 """
 import ast
+import functools
 
 from cglint import tfapi, tfimports
 
@@ -16,11 +17,16 @@ WHEELS_TARGET = "1.8"
 
 def fails(use, target):
     """(fails, why) for one import statement's name in target."""
+    return _fails(use.module, use.name, target)
+
+
+@functools.lru_cache(maxsize=4096)  # a tree imports the same modules in every file
+def _fails(module, name, target):
     if tfapi.normalize_version(target) == WHEELS_TARGET:
-        verdict, why = tfimports.import_fails(use.module, use.name)
+        verdict, why = tfimports.import_fails(module, name)
         if verdict is not None:
             return verdict, why
-    return tfapi.import_fails(use.module, target, use.name), None
+    return tfapi.import_fails(module, target, name), None
 
 
 def through_failing_import(module, use, target):

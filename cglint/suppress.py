@@ -62,7 +62,10 @@ def scan(text):
     if not _may_hold_noqa(text):  # most files: no tokenizing at all
         return NONE
     inline, file_codes = {}, None
-    for line, col, comment, source_line in _comments(text):
+    # Comments after the last line that holds `noqa` cannot be directives: the tokenizer
+    # stops there (most directives sit on the imports, at the top).
+    last = text.count("\n", 0, max(match.start() for match in _QUICK.finditer(text))) + 1
+    for line, col, comment, source_line in _comments(text, last):
         whole = _FILE.match(comment)
         if whole and not source_line[:col].strip():
             codes = _split(whole.group("codes"))
@@ -89,27 +92,30 @@ def _split(codes):
     return tuple(code.upper() for code in re.split(r"[,\s]+", codes or "") if code)
 
 
-def _comments(text):
-    """(line, col, comment, source line) of each comment token."""
-    found, reached = _tokenize(tokenize.generate_tokens, tokenize.COMMENT, text)
+def _comments(text, last_line):
+    """(line, col, comment, source line) of each comment token up to `last_line`."""
+    found, reached = _tokenize(tokenize.generate_tokens, tokenize.COMMENT, text, last_line)
     if reached is None:
         return found
     from fissix.pgen2 import token as fissix_token  # only Python 2 sources pay its import
     from fissix.pgen2 import tokenize as fissix_tokenize
 
     fallback, fallback_reached = _tokenize(fissix_tokenize.generate_tokens,
-                                           fissix_token.COMMENT, text)
+                                           fissix_token.COMMENT, text, last_line)
     if fallback_reached is None or fallback_reached > reached:
         return fallback
     return found
 
 
-def _tokenize(generate, comment_type, text):
-    """(comments, None) for a text that tokenizes, else (comments before the error, line)."""
+def _tokenize(generate, comment_type, text, last_line):
+    """(comments, None) for a text that tokenizes up to `last_line`, else (comments before
+    the error, line)."""
     found, line = [], 0
     try:
         for token_type, string, start, _, source_line in generate(io.StringIO(text).readline):
             line = start[0]
+            if line > last_line:
+                break
             if token_type == comment_type:
                 found.append((start[0], start[1], string, source_line))
     except Exception:  # each tokenizer has its own errors; keep what was read before
