@@ -128,3 +128,15 @@ def test_command_line_reports_and_fixes_unused_noqa(tmp_path, monkeypatch, capsy
     assert "m.py:5:36: CG003 [*] unused `noqa` code: CG101" in capsys.readouterr().out
     assert main(["m.py", "--report-unused-noqa", "--fix"]) == 0
     assert path.read_text() == BAD.format(noqa="  # noqa: CG103")
+
+
+def test_directives_are_read_up_to_the_last_noqa_line_only():
+    # The tokenizer stops after the last line holding `noqa`: what comes later (even
+    # text it cannot tokenize) changes nothing, and a string that starts before that
+    # line is still a string.
+    text = 'x = """\n# noqa\n"""\ny = 1  # noqa: CG101\nz = 2  # other\n'
+    directives = suppress.scan(text)
+    assert sorted(directives.inline) == [4]
+    assert directives.inline[4].codes == ("CG101",)
+    broken = suppress.scan(text + 'w = """never closed\n')
+    assert broken.inline == directives.inline
