@@ -47,4 +47,5 @@ def test_project_answers_the_same_when_its_memos_are_tiny(tmp_path, monkeypatch)
     assert answers(tiny) == roomy
     assert roomy[:3] == [True, "scale", str(tmp_path / "pkg" / "m3.py")]
     assert all(len(memo) <= 3 for memo in (tiny._paths, tiny._offers, tiny._files,
-                                           tiny._folders, tiny._this_run, tiny._summaries))
+                                           tiny._holding, tiny._tops, tiny._this_run,
+                                           tiny._summaries))
