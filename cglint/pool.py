@@ -57,18 +57,6 @@ def collector_paused():
             gc.enable()
 
 
-def check_all(items, jobs, on_result=None):
-    """engine.Result for each (path, data, options) item, in order; `on_result` is called
-    as each one is done."""
-    items = list(items)
-    results = []
-    for result in imap(check_item, items, workers_for(jobs, len(items))):
-        results.append(result)
-        if on_result:
-            on_result(result)
-    return results
-
-
 def workers_for(jobs, count):
     """Processes worth starting for `count` tasks when `jobs` are allowed."""
     return max(1, min(jobs, count // MIN_FILES_PER_WORKER))

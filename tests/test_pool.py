@@ -34,15 +34,19 @@ def test_output_is_byte_identical_for_any_number_of_jobs(tree, capsys, format_):
     assert len(outputs) == 1
 
 
+def check_all(items, jobs):
+    """Results of (path, data, options) items, checked as a run checks them."""
+    return list(pool.imap(pool.check_item, iter(items), pool.workers_for(jobs, len(items))))
+
+
 def test_pool_keeps_the_input_order():
     items = [("m%d.py" % n, BAD.format(n=n).encode() * (n % 3), engine.Options())
              for n in range(80)]
-    in_process = pool.check_all(items, 1)
-    done = []
-    in_pool = pool.check_all(items, 2, done.append)
+    in_process = check_all(items, 1)
+    in_pool = check_all(items, 2)
+    assert pool.workers_for(2, len(items)) == 2
     assert [r.path for r in in_pool] == ["m%d.py" % n for n in range(80)]
     assert [r.diagnostics for r in in_pool] == [r.diagnostics for r in in_process]
-    assert len(done) == 80
 
 
 def test_jobs_must_be_a_number_of_processes(capsys):
@@ -71,7 +75,7 @@ def test_small_runs_stay_in_one_process_unless_jobs_are_asked_for(tmp_path, monk
 
 
 def test_checking_leaves_no_reference_cycles_behind():
-    # check_all pauses the cyclic garbage collector (it cost a third of a cold run):
+    # A run pauses the cyclic garbage collector (it cost a third of a cold run):
     # that is only safe while a checked file's trees, scopes and facts hold no cycles,
     # so reference counting alone frees them.
     import gc
@@ -81,7 +85,7 @@ def test_checking_leaves_no_reference_cycles_behind():
     assert len(paths) > 50
     items = [(path, open(path, "rb").read(), engine.Options(report_unused_noqa=True))
              for path in paths]
-    pool.check_all(items[:1], 1)  # load the rules and API tables first
+    check_all(items[:1], 1)  # load the rules and API tables first
     gc.collect()
     was_enabled = gc.isenabled()
     gc.disable()
@@ -103,6 +107,6 @@ def test_the_collector_is_as_it_was_after_a_run():
     import gc
 
     assert gc.isenabled()
-    pool.check_all([("a.py", b"x = 1\n", engine.Options())] * 40, 1)
+    check_all([("a.py", b"x = 1\n", engine.Options())] * 40, 1)
     assert gc.isenabled()
     assert gc.get_freeze_count() == 0
