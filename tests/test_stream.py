@@ -14,19 +14,13 @@ from cglint import check, files, lint_run, pool
 from cglint.cli import main
 from cglint.diagnostics import Result
 
+import test_cache
 from snippets import BAD
 
 # Whole-run findings (CG202: a gradient name registered nowhere), one silenced by its
 # `noqa`, next to a per-file finding with a safe fix (tf.math.log -> tf.log).
-UNREGISTERED = '''import tensorflow as tf
-
-g = tf.get_default_graph()
-with g.gradient_override_map({"Relu": "Missing"}):  # noqa: CG202
-    y = tf.nn.relu(tf.constant([1.0]))
-with g.gradient_override_map({"Relu": "AlsoMissing"}):
-    y = tf.nn.relu(tf.constant([1.0]))
-x = tf.math.log(2.0)
-'''
+# A whole-run finding (CG202), one silenced by noqa, and a per-file one (CG402).
+UNREGISTERED = test_cache.UNREGISTERED + "x = tf.math.log(2.0)\n"
 FILLERS = 40
 
 
