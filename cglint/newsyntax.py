@@ -146,14 +146,15 @@ def newer_syntax(module, index=None):
     look at than the full index, even where that is built. A Python 2 file's tree is of
     a rewritten text, where the markers are not looked for: it gets the full index."""
     target = module.target_python
-    checker = _Checker(module.tree, module.parsed.lines, target, None, module.python2_syntax)
+    futures = _futures(module.tree)
+    print_statement = _print_is_a_statement(target, futures, module.python2_syntax)
     if index is None:
         if module.python2_syntax:
             index = module.nodes
         else:
-            markers, offsets = _markers(target, checker.print_statement, module.parsed.text)
+            markers, offsets = _markers(target, print_statement, module.parsed.text)
             index = statements.marked_index(module.statements, module.parsed.text, markers, offsets)
-    checker.index = index
+    checker = _Checker(module.tree, module.parsed.lines, target, index, futures, print_statement)
     found = []
     # One finding per construct kind per line (three keyword-only parameters of one `def`
     # are one cause): the first place, naming every detail in source order.
@@ -232,6 +233,13 @@ def _futures(tree):
     }
 
 
+def _print_is_a_statement(target, futures, python2_syntax):
+    """Whether `print` is a statement where the module runs, so that a `print(...)` call
+    with keywords is a construct to report. Not in a Python 2 file's tree: it is of the
+    Python 3 rewrite, whose print calls were print statements."""
+    return target < (3, 0) and "print_function" not in futures and not python2_syntax
+
+
 def _inside(root):
     """The nodes under `root` that belong to the same scope: nested functions, lambdas and
     classes are yielded but not entered."""
@@ -247,13 +255,12 @@ class _Checker:
     comprehension, a subscript) is worked out only when a node of that kind is there.
     """
 
-    def __init__(self, tree, lines, target, index, python2_syntax):
+    def __init__(self, tree, lines, target, index, futures, print_statement):
         self.tree = tree
         self.lines = lines  # LineIndex of the text the tree was parsed from
         self.target = target
         self.index = index
-        futures = _futures(tree)
-        self.print_statement = target < (3, 0) and "print_function" not in futures and not python2_syntax
+        self.print_statement = print_statement
         # Below 3.7 the `annotations` future is itself an error, so it will not stay.
         self.evaluates_annotations = "annotations" not in futures or target < (3, 7)
 
