@@ -6,9 +6,10 @@ import signal
 import sys
 from collections import Counter
 
-from cglint import __version__, config, engine, files
+from cglint import __version__, config, engine, files, interrupts
 from cglint.config import TARGET_PYTHONS, TARGET_TFS, ConfigError
 from cglint.diagnostics import is_safe
+from cglint.interrupts import Terminated
 from cglint.lint_run import display_path, lint_paths, to_check
 from cglint.report import FORMATS, WRITERS, Run
 from cglint.report.text import printable
@@ -194,7 +195,10 @@ def main(argv=None):
         return 130
     previous = _stop_cleanly_on_sigterm()
     try:
-        return run(args, parser)
+        with interrupts.keeping_stops():
+            status = run(args, parser)
+            interrupts.raise_pending()  # one that came after the last file
+            return status
     except (UsageError, ConfigError) as error:
         sys.stderr.write("cglint: error: %s\n" % error)
         return EXIT_ERROR
@@ -217,11 +221,6 @@ def console_main():
     signal.signal(signal.SIGINT, signal.SIG_DFL)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     return status
-
-
-class Terminated(BaseException):
-    """SIGTERM arrived: stop like Ctrl-C does, so the worker processes are shut down with
-    the run (killed outright, the run left them waiting forever for work)."""
 
 
 _NOT_INSTALLED = object()

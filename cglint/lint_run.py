@@ -11,7 +11,7 @@ import collections
 import os
 import sys
 
-from cglint import check, files, pool, project
+from cglint import check, files, interrupts, pool, project
 from cglint.cache import Cache
 from cglint.diagnostics import Result
 from cglint.progress import Progress
@@ -113,6 +113,7 @@ class LintRun:
                                              directives=item.result.directives))
                     options_of[item.shown] = item.options
                 self.count += 1
+                interrupts.raise_pending()  # a stop that came in a callback (cglint.interrupts)
                 yield item
         finally:
             self.progress.close()

@@ -1,0 +1,68 @@
+"""A stop Python cannot raise where it arrives (in a weakref callback or a __del__) is kept,
+silently, and honoured between files: no "Exception ignored" traceback, no lost stop."""
+import sys
+import weakref
+
+import pytest
+
+from cglint import check, interrupts
+from cglint.cli import main
+
+
+class _Thing:
+    pass
+
+
+def _stop_in_a_callback(stop):
+    """Raise `stop` where Python can only print it: in a weakref callback."""
+    thing = _Thing()
+
+    def callback(_):
+        raise stop
+
+    ref = weakref.ref(thing, callback)
+    del thing  # the callback runs now, and its exception cannot propagate
+    return ref
+
+
+def test_a_stop_in_a_callback_is_kept_silently_and_raised_later(capsys):
+    with interrupts.keeping_stops():
+        _stop_in_a_callback(interrupts.Terminated())
+        assert capsys.readouterr().err == ""
+        with pytest.raises(interrupts.Terminated):
+            interrupts.raise_pending()
+        interrupts.raise_pending()  # raised once
+
+
+def test_other_unraisable_exceptions_go_to_the_hook_before(monkeypatch):
+    seen = []
+    monkeypatch.setattr(sys, "unraisablehook", seen.append)
+    with interrupts.keeping_stops():
+        _stop_in_a_callback(ValueError("not a stop"))
+        interrupts.raise_pending()  # nothing kept
+    assert [str(unraisable.exc_value) for unraisable in seen] == ["not a stop"]
+    assert sys.unraisablehook == seen.append  # put back
+
+
+@pytest.mark.parametrize("stop,status", [(KeyboardInterrupt, 130), (interrupts.Terminated, 143)])
+@pytest.mark.parametrize("at", [2, 5])  # a file in the middle, the last file
+def test_a_run_stops_between_files_without_a_traceback(tmp_path, monkeypatch, capsys, stop,
+                                                       status, at):
+    for number in range(5):
+        (tmp_path / ("m%d.py" % number)).write_text("x = f'{%d}'\n" % number)
+    monkeypatch.chdir(tmp_path)
+    real = check.check_bytes
+    checked = []
+
+    def check_bytes(*args):
+        checked.append(args[0])
+        if len(checked) == at:
+            _stop_in_a_callback(stop())
+        return real(*args)
+
+    monkeypatch.setattr(check, "check_bytes", check_bytes)
+    assert main([".", "--no-cache", "--jobs", "1"]) == status
+    out, err = capsys.readouterr()
+    assert "Traceback" not in err and "Exception ignored" not in err, err
+    assert len(checked) == at  # stopped after the file it came in
+    assert out.count("CG301") == at - 1  # the files before it were reported
