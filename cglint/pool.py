@@ -142,9 +142,11 @@ def _in_pool(function, tasks, workers, initializer, initargs):
         return itertools.chain((task for chunk, _ in flight for task in chunk), tasks)
     except BaseException:
         # Ctrl-C or SIGTERM in the middle, or the caller stopped reading: drop the chunks
-        # not started; the workers end after the chunk they hold (they only read and
-        # check files).
-        executor.shutdown(wait=False, cancel_futures=True)
+        # not started, and wait for the workers to end after the chunk they hold (they
+        # only read and check files). Not waiting left the pool's thread closing its
+        # wake-up pipe while the interpreter's exit wrote to it, in Python 3.11: an
+        # "Exception ignored ... Bad file descriptor" traceback at exit.
+        executor.shutdown(wait=True, cancel_futures=True)
         raise
     executor.shutdown()
     return None
