@@ -20,3 +20,19 @@ def codes(code, **kwargs):
 @pytest.fixture
 def run_lint():
     return lint
+
+
+@pytest.fixture
+def recorded_caches(monkeypatch):
+    """The Cache of each command-line run, in order (to read its hits and misses)."""
+    from cglint import cache, lint_run
+
+    made = []
+
+    class Recorded(cache.Cache):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self)
+
+    monkeypatch.setattr(lint_run, "Cache", Recorded)
+    return made

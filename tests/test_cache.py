@@ -6,7 +6,7 @@ import time
 import pytest
 
 from cglint import cache as cache_module
-from cglint import cli, lint_run
+from cglint import cli
 from cglint.cli import main
 
 from snippets import BAD
@@ -41,18 +41,10 @@ class Layer{i}(object):
 
 
 @pytest.fixture
-def caches(monkeypatch, tmp_path):
+def caches(monkeypatch, tmp_path, recorded_caches):
     """Run in tmp_path, and record the Cache of each run to read its hit count."""
     monkeypatch.chdir(tmp_path)
-    made = []
-
-    class Recorded(cache_module.Cache):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            made.append(self)
-
-    monkeypatch.setattr(lint_run, "Cache", Recorded)
-    return made
+    return recorded_caches
 
 
 def run(capsys, *args):

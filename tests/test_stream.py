@@ -141,15 +141,8 @@ def test_the_report_is_byte_identical_for_any_jobs_and_cache_state(
     assert code == 1 and out.count("CG202") >= 3
 
 
-def test_cached_runs_count_hits_from_the_workers(tree, capsys, small_pools, monkeypatch):
-    made = []
-
-    class Recorded(lint_run.Cache):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            made.append(self)
-
-    monkeypatch.setattr(lint_run, "Cache", Recorded)
+def test_cached_runs_count_hits_from_the_workers(tree, capsys, small_pools, recorded_caches):
+    made = recorded_caches
     run(capsys, ".", "--jobs", "2")
     run(capsys, ".", "--jobs", "2")
     assert made[0].misses == made[1].hits == FILLERS + 4
