@@ -19,7 +19,7 @@ class Progress:
         self.drawn_at = None
         self.visible = False
 
-    def step(self, _result=None):
+    def step(self):
         self.done = min(self.done + 1, self.total)
         if not self.enabled or self.total <= 1:
             return
