@@ -213,7 +213,6 @@ class Project:
         return self._last_folder[1]
 
     def module_path(self, importer, module, level=0):
-        folder = self._folder(importer)
         if level:
             base, rest = relative_base(importer, level, module)
             key = ((base,), rest)
@@ -224,6 +223,7 @@ class Project:
         # The roots that have the module's top package decide, not the importing folder:
         # every folder of a package finds `import pkg.x` in the same file, looked up once.
         # A root without it (most folders, for most imports) is skipped with one look.
+        folder = self._folder(importer)
         top = module.partition(".")[0]
         holding = self._holding.get((folder, top))
         if holding is None:
