@@ -6,8 +6,15 @@ after every import), Python cannot raise it: it prints "Exception ignored in ...
 traceback and drops the exception, so the stop would be lost and a traceback shown. While
 `keeping_stops` is on, such a stop is kept here instead, silently, and `raise_pending()`
 raises it at the next place the run asks (between files).
+
+A stop sent to the process is handed by the kernel to any one thread that does not block
+it. Python runs its handler in the main thread only, and a stop that another thread took
+does not wake a main thread blocked on a lock or a queue: it would wait out its timeout
+(a confirm run, a minute or more). So every thread cglint starts blocks the stops for its
+whole life (`stops_held` around its start: a new thread inherits the mask).
 """
 import contextlib
+import signal
 import sys
 
 
@@ -17,7 +24,30 @@ class Terminated(BaseException):
 
 
 STOPS = (KeyboardInterrupt, Terminated)
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 _pending = None
+
+
+@contextlib.contextmanager
+def stops_held():
+    """SIGINT and SIGTERM blocked in this thread while on; threads (and processes) started
+    meanwhile keep them blocked, so a stop goes to the main thread. Keep it short: a stop
+    sent meanwhile waits until the end (the main thread gets it then)."""
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+def start_thread(target, *args, name=None):
+    """Start a daemon thread that never takes a stop signal (see the module's doc)."""
+    import threading
+
+    thread = threading.Thread(target=target, args=args, name=name, daemon=True)
+    with stops_held():
+        thread.start()
+    return thread
 
 
 @contextlib.contextmanager

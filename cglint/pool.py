@@ -12,7 +12,7 @@ import gc
 import signal
 import sys
 
-from cglint import check
+from cglint import check, interrupts
 
 # Below this many tasks per worker a pool's start-up costs more than it saves.
 MIN_FILES_PER_WORKER = 16
@@ -78,14 +78,11 @@ def imap(function, tasks, workers, initializer=None, initargs=()):
             yield function(task)
 
 
-_STOPS = (signal.SIGINT, signal.SIGTERM)
-
-
 def _start_worker(initializer, initargs):
     """In each worker: no cyclic collector (see COLLECT_EVERY), the stop signals the
     pool's start held back received again, then the caller's set-up."""
     gc.disable()
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, _STOPS)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, interrupts.STOP_SIGNALS)
     if initializer is not None:
         initializer(*initargs)
 
@@ -123,11 +120,9 @@ def _in_pool(function, tasks, workers, initializer, initargs):
         # The workers are forked at the first submission. A Ctrl-C or SIGTERM raised in
         # the middle of a fork (in the handlers that re-arm locks around it) would be
         # swallowed as "Exception ignored": hold them until the pool stands.
-        held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
-        try:
+        # The pool's own thread, started there too, never takes a stop (see interrupts).
+        with interrupts.stops_held():
             submit()
-        finally:
-            signal.pthread_sigmask(signal.SIG_SETMASK, held)
         while len(flight) < workers * IN_FLIGHT and submit():
             pass
         while flight:

@@ -1,12 +1,15 @@
 """A stop Python cannot raise where it arrives (in a weakref callback or a __del__) is kept,
 silently, and honoured between files: no "Exception ignored" traceback, no lost stop."""
+import os
+import signal
 import sys
 import weakref
 
 import pytest
 
-from cglint import check, interrupts
+from cglint import check, interrupts, pool
 from cglint.cli import main
+from signal_masks import STOPS, threads, threads_taking_stops
 
 
 class _Thing:
@@ -66,3 +69,30 @@ def test_a_run_stops_between_files_without_a_traceback(tmp_path, monkeypatch, ca
     assert "Traceback" not in err and "Exception ignored" not in err, err
     assert len(checked) == at  # stopped after the file it came in
     assert out.count("CG301") == at - 1  # the files before it were reported
+
+
+def test_a_thread_cglint_starts_never_takes_a_stop():
+    """The kernel hands a process's signal to any thread not blocking it; one that a helper
+    thread took did not wake the main thread blocked on a queue (a confirm run waited out
+    its fixture's timeout after a Ctrl-C)."""
+    masks = []
+    interrupts.start_thread(lambda: masks.append(signal.pthread_sigmask(signal.SIG_BLOCK, []))).join()
+    assert set(STOPS) <= masks[0]
+    assert not set(STOPS) & signal.pthread_sigmask(signal.SIG_BLOCK, [])  # this one's is put back
+
+
+def _squared(number):
+    return number * number
+
+
+def test_the_pools_threads_never_take_a_stop():
+    before = set(threads(os.getpid()))
+    results, started, taking = [], [], []
+    for result in pool.imap(_squared, iter(range(200)), 2):
+        if not results:  # the pool stands and runs: its threads are all there
+            started = sorted(set(threads(os.getpid())) - before)
+            taking = threads_taking_stops(os.getpid(), started)
+        results.append(result)
+    assert results == [number * number for number in range(200)]
+    assert started, "the pool started no thread"
+    assert taking == []

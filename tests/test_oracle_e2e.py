@@ -18,6 +18,7 @@ import pytest
 
 from cglint.oracle import confirm, envs
 from cglint.oracle.runner import Job, run_fixtures
+from signal_masks import threads, threads_taking_stops
 
 FIXTURES = {
     "ok.py": """
@@ -302,6 +303,10 @@ def test_a_stopped_confirm_leaves_no_folder_and_no_process(interpreters, tmp_pat
     while not processes_with(token) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert processes_with(token), "the fixture never started"
+    # A stop the kernel handed to the harness's reader thread did not wake the main thread:
+    # confirm waited out the fixture's timeout. Only the main thread may take one.
+    assert threads(proc.pid), "the harness's reader thread is not running"
+    assert threads_taking_stops(proc.pid) == []
     proc.send_signal(signum)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == status

@@ -4,6 +4,7 @@ import os
 import shutil
 from concurrent.futures import ThreadPoolExecutor
 
+from cglint import interrupts
 from cglint.doctor import facts, machine, probe
 from cglint.doctor.checks import Inspection
 from cglint.oracle import envs
@@ -25,11 +26,12 @@ def gather(python, timeout):
     oracle_pythons = {name: envs.env_python(root, name) for name in sorted(envs.VERSIONS)}
     stems = sorted(set(facts.stem(name) for name in facts.gpu_libraries()))
     with ThreadPoolExecutor(3 + len(oracle_pythons)) as pool:
-        gpus = pool.submit(machine.gpus)
-        libraries = pool.submit(machine.find_libraries, stems)
-        oracle = {name: pool.submit(_oracle_answer, path, timeout)
-                  for name, path in oracle_pythons.items()
-                  if os.path.abspath(path) != os.path.abspath(python)}
+        with interrupts.stops_held():  # its threads start at submission
+            gpus = pool.submit(machine.gpus)
+            libraries = pool.submit(machine.find_libraries, stems)
+            oracle = {name: pool.submit(_oracle_answer, path, timeout)
+                      for name, path in oracle_pythons.items()
+                      if os.path.abspath(path) != os.path.abspath(python)}
         # TF is imported only from an interpreter that answered: one that hangs costs
         # DESCRIBE_TIMEOUT, not also the import's timeout.
         described, problem = _describe(python, min(timeout, DESCRIBE_TIMEOUT))

@@ -11,9 +11,10 @@ import json
 import logging
 import os
 import re
-import threading
 
 from pygls.exceptions import JsonRpcException
+
+from cglint import interrupts
 
 log = logging.getLogger("cglint.lsp")
 
@@ -171,7 +172,7 @@ async def serve(reader, protocol, stop_event, on_warning):
                 return
 
     # A daemon thread: a read blocked on an idle client must not hold the process at exit.
-    threading.Thread(target=pump, name="cglint-lsp-reader", daemon=True).start()
+    interrupts.start_thread(pump, name="cglint-lsp-reader")
     while not stop_event.is_set():
         body = await bodies.get()
         if body is None:

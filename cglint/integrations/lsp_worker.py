@@ -25,6 +25,7 @@ import threading
 import traceback
 
 import cglint
+from cglint import interrupts
 
 log = logging.getLogger("cglint.lsp")
 WORKERS = 2  # at most this many checks at once: a big file does not hold up the others
@@ -289,7 +290,7 @@ def _in_thread(function, *args):
         except RuntimeError:  # the loop has closed: the server is exiting
             pass
 
-    threading.Thread(target=run, name="cglint-lsp-call", daemon=True).start()
+    interrupts.start_thread(run, name="cglint-lsp-call")
     return future
 
 

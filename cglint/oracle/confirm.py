@@ -12,6 +12,7 @@ import sys
 import time
 from dataclasses import dataclass
 
+from cglint.interrupts import Terminated
 from cglint.oracle import envs, sandbox
 from cglint.oracle.headers import INTERPRETERS, PROJECT_ENTRY, HeaderError, Outcome, read_header
 from cglint.oracle.runner import Job, Result, run_fixtures
@@ -23,11 +24,8 @@ class UsageError(Exception):
     pass
 
 
-class Terminated(BaseException):
-    """SIGTERM, raised in the main thread so that the runner stops its servers on the way out."""
-
-
 def _terminate(signum, frame):
+    """SIGTERM, raised in the main thread so that the runner stops its servers on the way out."""
     raise Terminated()
 
 

@@ -16,6 +16,7 @@ import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+from cglint import interrupts
 from cglint.oracle.headers import INTERPRETERS
 
 TF_VERSION = "1.8.0"
@@ -102,7 +103,9 @@ def given_interpreters(pythons, names=INTERPRETERS):
     """Name user-given TF 1.8 interpreters by Python version: ({name: path}, {name or path: error})."""
     found, errors = {}, {}
     with ThreadPoolExecutor(max(1, len(pythons))) as pool:
-        probes = list(pool.map(_try_probe, pythons))
+        with interrupts.stops_held():  # its threads start at submission
+            futures = [pool.submit(_try_probe, python) for python in pythons]
+        probes = [future.result() for future in futures]
     for python, info in zip(pythons, probes):
         name = {version: key for key, version in VERSIONS.items()}.get(info.get("python"))
         if "error" in info:
@@ -135,7 +138,7 @@ def find_interpreters(names=INTERPRETERS, tf_pythons=(), cache_dir=None, log=sys
     if tf_pythons:
         return given_interpreters(list(tf_pythons), names)
     found, errors = {}, {}
-    with ThreadPoolExecutor(max(1, len(names))) as pool:
+    with ThreadPoolExecutor(max(1, len(names))) as pool, interrupts.stops_held():
         futures = {name: pool.submit(ensure_env, name, cache_dir, log) for name in names}
     for name, future in futures.items():
         try:

@@ -20,11 +20,11 @@ import shutil
 import signal
 import subprocess
 import tempfile
-import threading
 import time
 from collections import deque
 from dataclasses import dataclass
 
+from cglint import interrupts
 from cglint.oracle import sandbox as sandboxing
 from cglint.oracle.envs import clean_env, explain_import_error
 
@@ -123,7 +123,7 @@ class Server:
             if self.home:
                 shutil.rmtree(self.home, ignore_errors=True)
             raise
-        threading.Thread(target=self._read, args=(events,), daemon=True).start()
+        interrupts.start_thread(self._read, events)
 
     def _read(self, events):
         for line in self.proc.stdout:
