@@ -497,6 +497,20 @@ def accepts_keyword(qualname, keyword, target="1.8"):
     return None if varkw else False
 
 
+@functools.lru_cache(maxsize=None)
+def _keyword_renames():
+    with open(os.path.join(_DATA_DIR, "tf_keyword_renames.json"), encoding="utf-8") as f:
+        return json.load(f)["renames"]
+
+
+def earlier_keyword(qualname, keyword):
+    """The name ``keyword`` of ``qualname`` had before TensorFlow renamed it without
+    changing its meaning (``tensorflow.nn.moments``, ``keepdims`` -> ``keep_dims``), or
+    None. From the 1.x -> 2.0 upgrade script's renames (tools/gen_keyword_renames.py);
+    whether a target takes it is ``accepts_keyword``'s question."""
+    return _keyword_renames().get(qualname, {}).get(keyword)
+
+
 def signature(qualname, target="1.8"):
     """(parameter names, has **kwargs) from the 1.8 argspecs, or None."""
     t = _table()

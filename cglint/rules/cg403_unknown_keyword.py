@@ -20,7 +20,8 @@ class UnknownKeyword(Rule):
     Fix: drop the argument or use the 1.8 equivalent (for unconnected gradients, replace
     the None results yourself: `g if g is not None else tf.zeros_like(x)`). A keyword
     renamed after 1.8 gets its 1.8 spelling from `--fix` where the function takes it
-    (`tf.nn.moments(..., keepdims=True)` -> `keep_dims=True`).
+    (`tf.nn.moments(..., keepdims=True)` -> `keep_dims=True`); the renames are TF's own,
+    from its 1.x-to-2.0 upgrade script (`tools/gen_keyword_renames.py`).
     """
 
     code = "CG403"
@@ -47,14 +48,10 @@ def _guarded(module, use, keyword):
     return guarded.covers(use.node, use.qualname) or guarded.covers(keyword, None, guards.KEYWORD)
 
 
-# Keywords TensorFlow renamed after 1.8 without changing what they mean.
-_RENAMED = {"keepdims": "keep_dims", "axis": "dim"}
-
-
 def _old_spelling(use, keyword, target):
     """The 1.8 spelling of a renamed keyword, when this function takes it and the call
     does not pass it already."""
-    old = _RENAMED.get(keyword.arg)
+    old = tfapi.earlier_keyword(use.qualname, keyword.arg)
     if old is None or any(other.arg == old for other in use.call.keywords):
         return None
     return old if tfapi.accepts_keyword(use.qualname, old, target) else None
