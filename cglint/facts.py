@@ -360,7 +360,8 @@ class ModuleFacts:
         an f-string's opening text."""
         if self.has_full_index:
             return bool(self.nodes.get(ast.JoinedStr))
-        index = marked_index(self.statements, self.parsed.text, fstring_texts.OPENINGS)
+        index = marked_index(self.tree, self.statements, self.parsed.text,
+                             fstring_texts.OPENINGS)
         return bool(index.get(ast.JoinedStr))
 
     @cached_property

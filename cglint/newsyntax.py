@@ -153,7 +153,8 @@ def newer_syntax(module, index=None):
             index = module.nodes
         else:
             markers, offsets = _markers(target, print_statement, module.parsed.text)
-            index = statements.marked_index(module.statements, module.parsed.text, markers, offsets)
+            index = statements.marked_index(module.tree, module.statements, module.parsed.text,
+                                            markers, offsets)
     checker = _Checker(module.tree, module.parsed.lines, target, index, futures, print_statement)
     found = []
     # One finding per construct kind per line (three keyword-only parameters of one `def`

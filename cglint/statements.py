@@ -9,7 +9,6 @@ index (every node, with scopes) is cglint.names's, built only for files that nee
 """
 import ast
 import itertools
-import operator
 import re
 from collections import defaultdict
 
@@ -17,9 +16,7 @@ from cglint.names import children
 
 _BODIES = frozenset(("body", "orelse", "finalbody"))  # lists of statements
 _CONTAINERS = frozenset(("handlers", "cases"))  # ExceptHandler, match_case: header + body
-_DECORATED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _LONE_CARRIAGE_RETURN = re.compile(r"\r(?!\n)")
-_LINENO, _END_LINENO = operator.attrgetter("lineno"), operator.attrgetter("end_lineno")
 
 
 def statement_index(tree):
@@ -43,47 +40,55 @@ def statement_index(tree):
     return index
 
 
-def marked_index(statements, text, markers, offsets=()):
-    """{node type: [nodes]}: every statement of `statements` (a statement_index), and
-    every node under the statements whose lines hold one of the `markers` (literal
-    strings) in `text` (what the tree was parsed from), or one of the character `offsets`.
-    Exact for a construct that is a statement, or an expression whose own statement must
-    hold one of the markers. Not in source order. A decorator's own `@` is not a marker:
-    it is its statement's, not an operator. With nothing marked, the statements' own
-    lists come back: the caller reads them, never changes them."""
+def marked_index(tree, statements, text, markers, offsets=()):
+    """{node type: [nodes]}: every statement of `statements` (the statement_index of
+    `tree`), and every node under the statements whose lines hold one of the `markers`
+    (literal strings) in `text` (what the tree was parsed from), or one of the character
+    `offsets`. Exact for a construct that is a statement, or an expression whose own
+    statement must hold one of the markers. Not in source order. A decorator's own `@` is
+    not a marker: it is its statement's, not an operator. With nothing marked, the
+    statements' own lists come back: the caller reads them, never changes them."""
     # A full index (cglint.names's) holds expressions too: only its statements are taken.
     own = {kind: nodes for kind, nodes in statements.items() if issubclass(kind, ast.stmt)}
     marks = _Marks(text, markers, offsets) if markers or offsets else None
     if marks is None or not marks.any:
         return own  # nothing to add: read, never written to
     index = defaultdict(list, {kind: list(nodes) for kind, nodes in own.items()})
-    strong, leading_at = marks.strong, marks.leading_at
+    strong, leading_at, hold = marks.strong, marks.leading_at, marks.hold
     layouts = _LAYOUTS
-    for kind, nodes in own.items():
-        bodies, containers, headers = layouts.get(kind) or _layout(kind)
-        for name in containers:
-            for node in nodes:
-                for part in getattr(node, name):
-                    # An `except` or `case` line: its own header, below the statement's.
-                    first = part.lineno if name == "handlers" else part.pattern.lineno
-                    if marks.hold(first, part.body[0].lineno):
-                        index[type(part)].append(part)
-                        _index_all([child for child in children(part)
-                                    if child not in part.body], index)
-        # A compound statement's header ends where its body starts (the first body line
-        # is taken too: a header may end on it); a simple statement is all header. The
-        # lines are read for all nodes of a kind at once: this runs for every statement.
-        firsts = map(_LINENO, nodes)
-        lasts = [node.body[0].lineno for node in nodes] if "body" in bodies else \
-            map(_END_LINENO, nodes)
-        held = [strong[last] - strong[first - 1] > 0 or leading_at[last] - leading_at[first - 1] > 0
-                for first, last in zip(firsts, lasts)]
-        decorated = kind in _DECORATED
-        for node, marked in zip(nodes, held):
-            if decorated and node.decorator_list:  # its decorators' own `@` do not count
-                marked = marks.hold(node.lineno, node.body[0].lineno, node.decorator_list)
-            if marked:
+    # From the top down, into only the statements whose lines (decorators included) hold
+    # a mark: a header, and every statement nested in a body, lies within those lines. Most
+    # statements of a file with a few marks are never looked at.
+    stack = list(tree.body)
+    pop, extend = stack.pop, stack.extend
+    while stack:
+        node = pop()
+        first, last = node.lineno, node.end_lineno
+        decorators = getattr(node, "decorator_list", None)
+        if decorators:
+            first = min(first, min(decorator.lineno for decorator in decorators))
+        if strong[last] - strong[first - 1] == 0 and leading_at[last] - leading_at[first - 1] == 0:
+            continue
+        bodies, containers, headers = layouts.get(type(node)) or _layout(type(node))
+        if not bodies and not containers:  # a simple statement is all header
+            if not decorators or hold(node.lineno, last, decorators):
                 _index_all(_header_nodes(node, headers), index)
+            continue
+        # A compound statement's header ends where its body starts (the first body line
+        # is taken too: a header may end on it); a `match` has cases only.
+        if hold(node.lineno, node.body[0].lineno if "body" in bodies else last, decorators):
+            _index_all(_header_nodes(node, headers), index)
+        for name in bodies:
+            extend(getattr(node, name))
+        for name in containers:
+            for part in getattr(node, name):
+                # An `except` or `case` line: its own header, below the statement's.
+                header_first = part.lineno if name == "handlers" else part.pattern.lineno
+                if hold(header_first, part.body[0].lineno):
+                    index[type(part)].append(part)
+                    _index_all([child for child in children(part) if child not in part.body],
+                               index)
+                extend(part.body)
     return index
 
 
