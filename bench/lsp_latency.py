@@ -147,6 +147,29 @@ def build_project(folder, text, tree=None):
 
 # ------------------------------------------------------------------------- the client
 
+def read_messages(stream, put):
+    """put() each JSON-RPC message of an LSP stream (Content-Length framing), then None
+    when the stream ends. tests/test_lsp.py's client reads with it too."""
+    while True:
+        length = None
+        while True:
+            header = stream.readline()
+            if not header:
+                put(None)
+                return
+            if header in (b"\r\n", b"\n"):
+                break
+            name, _, value = header.decode("ascii").partition(":")
+            if name.lower() == "content-length":
+                length = int(value)
+        put(json.loads(stream.read(length)))
+
+
+def framed(body):
+    """An LSP message of a JSON body (bytes)."""
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
 class Server:
     """`PYTHON -m cglint lsp` spoken to over stdio, with every message it sends timed on
     arrival."""
@@ -163,26 +186,13 @@ class Server:
                          daemon=True).start()
 
     def _read(self):
-        stream = self.process.stdout
-        while True:
-            length = None
-            while True:
-                header = stream.readline()
-                if not header:
-                    self.messages.put((time.perf_counter(), None))
-                    return
-                if header in (b"\r\n", b"\n"):
-                    break
-                name, _, value = header.decode("ascii").partition(":")
-                if name.lower() == "content-length":
-                    length = int(value)
-            body = stream.read(length)
-            self.messages.put((time.perf_counter(), json.loads(body)))
+        read_messages(self.process.stdout,
+                      lambda message: self.messages.put((time.perf_counter(), message)))
 
     def send(self, message):
         body = json.dumps(dict(message, jsonrpc="2.0")).encode()
         sent = time.perf_counter()
-        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.process.stdin.write(framed(body))
         self.process.stdin.flush()
         return sent
 

@@ -12,7 +12,9 @@ import pytest
 pytest.importorskip("pygls", reason="the language server needs pygls (pip install -e .)")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-from snippets import BAD, GOOD
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+from lsp_latency import framed, read_messages  # noqa: E402 (the bench's client reads the same)
+from snippets import BAD, GOOD  # noqa: E402
 TIMEOUT = 15
 
 
@@ -31,22 +33,10 @@ class Client:
         threading.Thread(target=lambda: self.log.extend(self.process.stderr), daemon=True).start()
 
     def _read(self):
-        stream = self.process.stdout
-        while True:
-            length = None
-            while True:
-                header = stream.readline()
-                if not header:
-                    return
-                if header in (b"\r\n", b"\n"):
-                    break
-                name, _, value = header.decode("ascii").partition(":")
-                if name.lower() == "content-length":
-                    length = int(value)
-            self.messages.put(json.loads(stream.read(length)))
+        read_messages(self.process.stdout, self.messages.put)
 
     def send_raw(self, body):
-        self.process.stdin.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+        self.process.stdin.write(framed(body))
         self.process.stdin.flush()
 
     def notify(self, method, params):
@@ -65,8 +55,11 @@ class Client:
             try:
                 message = self.messages.get(timeout=max(0, deadline - time.monotonic()))
             except queue.Empty:
-                raise AssertionError("no matching message from the server in %ss; its log:\n%s"
-                                     % (timeout, b"".join(self.log).decode(errors="replace")))
+                message = False
+            if message is None or message is False:
+                raise AssertionError("no matching message from the server (%s); its log:\n%s"
+                                     % ("it ended" if message is None else "%ss" % timeout,
+                                        b"".join(self.log).decode(errors="replace")))
             if matches(message):
                 return message
 
