@@ -443,12 +443,6 @@ def _names_by_last(t, vi):
     return found
 
 
-def _parse_spec(s):
-    params, _, flags = s.partition("|")
-    names = set(p.rstrip("=") for p in params.split(",") if p)
-    return names, "**" in flags.split(",")
-
-
 def _spec_node(specs, segs):
     d = specs["tree"]
     for seg in segs:
@@ -484,14 +478,10 @@ def accepts_keyword(qualname, keyword, target="1.8"):
     classes, names missing from 1.8), or a keyword not named explicitly by a
     signature that has ``**kwargs``.
     """
-    t = _table()
-    if normalize_version(target) != t.base:
+    found = signature(qualname, target)
+    if found is None:
         return None
-    specs = t.load_specs()
-    idx = _find_spec(specs, _split(qualname))
-    if idx is None:
-        return None
-    names, varkw = _parse_spec(specs["specs"][idx])
+    names, varkw = found
     if keyword in names:
         return True
     return None if varkw else False
