@@ -11,7 +11,10 @@ A stop sent to the process is handed by the kernel to any one thread that does n
 it. Python runs its handler in the main thread only, and a stop that another thread took
 does not wake a main thread blocked on a lock or a queue: it would wait out its timeout
 (a confirm run, a minute or more). So every thread cglint starts blocks the stops for its
-whole life (`stops_held` around its start: a new thread inherits the mask).
+whole life (`stops_held` around its start: a new thread inherits the mask). A thread that
+starts processes must not: they would inherit the mask too, and a Ctrl-C would no longer
+end them. The main thread waits for such threads in short slices instead (`result`), so
+that a stop one of them took is raised within a fraction of a second (`wait`, `result`).
 """
 import contextlib
 import signal
@@ -40,8 +43,24 @@ def stops_held():
         signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
+def wait(futures, poll=0.2):
+    """Wait until every future is done, in slices of `poll` s: between two, Python raises
+    a stop that another thread took (a wait without a timeout would sit on it)."""
+    import concurrent.futures
+
+    while not all(future.done() for future in futures):
+        concurrent.futures.wait(futures, timeout=poll)
+
+
+def result(future):
+    """`future.result()`, waited for as `wait` does."""
+    wait([future])
+    return future.result()
+
+
 def start_thread(target, *args, name=None):
-    """Start a daemon thread that never takes a stop signal (see the module's doc)."""
+    """Start a daemon thread that never takes a stop signal (see the module's doc); it
+    must start no process."""
     import threading
 
     thread = threading.Thread(target=target, args=args, name=name, daemon=True)

@@ -3,6 +3,8 @@ silently, and honoured between files: no "Exception ignored" traceback, no lost 
 import os
 import signal
 import sys
+import threading
+import time
 import weakref
 
 import pytest
@@ -96,3 +98,28 @@ def test_the_pools_threads_never_take_a_stop():
     assert results == [number * number for number in range(200)]
     assert started, "the pool started no thread"
     assert taking == []
+
+
+def test_a_wait_for_a_thread_raises_a_stop_that_thread_took():
+    """A thread that starts processes keeps the stops (its children must get them); the
+    main thread waits for it in slices, so a stop the kernel handed that thread is raised
+    at once, not when the thread is done."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    release = threading.Event()
+    with ThreadPoolExecutor(1) as executor:
+        future = executor.submit(lambda: (release.wait(30), threading.get_ident())[1])
+        helper = None
+        while helper is None:  # the thread that runs it: the only one of the executor
+            helper = next((t.ident for t in executor._threads), None)
+        timer = threading.Timer(0.3, signal.pthread_kill, (helper, signal.SIGINT))
+        started = time.monotonic()
+        timer.start()
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                interrupts.result(future)
+            assert time.monotonic() - started < 3  # not the 30 s the thread takes
+        finally:
+            release.set()
+            timer.join()
+    assert future.result() == helper

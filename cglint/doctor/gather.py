@@ -26,22 +26,22 @@ def gather(python, timeout):
     oracle_pythons = {name: envs.env_python(root, name) for name in sorted(envs.VERSIONS)}
     stems = sorted(set(facts.stem(name) for name in facts.gpu_libraries()))
     with ThreadPoolExecutor(3 + len(oracle_pythons)) as pool:
-        with interrupts.stops_held():  # its threads start at submission
-            gpus = pool.submit(machine.gpus)
-            libraries = pool.submit(machine.find_libraries, stems)
-            oracle = {name: pool.submit(_oracle_answer, path, timeout)
-                      for name, path in oracle_pythons.items()
-                      if os.path.abspath(path) != os.path.abspath(python)}
+        gpus = pool.submit(machine.gpus)
+        libraries = pool.submit(machine.find_libraries, stems)
+        oracle = {name: pool.submit(_oracle_answer, path, timeout)
+                  for name, path in oracle_pythons.items()
+                  if os.path.abspath(path) != os.path.abspath(python)}
         # TF is imported only from an interpreter that answered: one that hangs costs
         # DESCRIBE_TIMEOUT, not also the import's timeout.
         described, problem = _describe(python, min(timeout, DESCRIBE_TIMEOUT))
         imported = probe.import_tensorflow(python, timeout) if described is not None else None
-        answers = {name: future.result() for name, future in oracle.items()}
+        answers = {name: interrupts.result(future) for name, future in oracle.items()}
         for name, path in oracle_pythons.items():
             # The inspected interpreter is this env: its answers are the env's.
             answers.setdefault(name, imported if described is not None else {"error": problem})
         return Inspection(python=python, described=described, problem=problem,
-                          imported=imported, gpus=gpus.result(), libraries=libraries.result(),
+                          imported=imported, gpus=interrupts.result(gpus),
+                          libraries=interrupts.result(libraries),
                           oracle={name: (path, answers[name])
                                   for name, path in oracle_pythons.items()})
 

@@ -103,9 +103,8 @@ def given_interpreters(pythons, names=INTERPRETERS):
     """Name user-given TF 1.8 interpreters by Python version: ({name: path}, {name or path: error})."""
     found, errors = {}, {}
     with ThreadPoolExecutor(max(1, len(pythons))) as pool:
-        with interrupts.stops_held():  # its threads start at submission
-            futures = [pool.submit(_try_probe, python) for python in pythons]
-        probes = [future.result() for future in futures]
+        futures = [pool.submit(_try_probe, python) for python in pythons]
+        probes = [interrupts.result(future) for future in futures]
     for python, info in zip(pythons, probes):
         name = {version: key for key, version in VERSIONS.items()}.get(info.get("python"))
         if "error" in info:
@@ -138,8 +137,9 @@ def find_interpreters(names=INTERPRETERS, tf_pythons=(), cache_dir=None, log=sys
     if tf_pythons:
         return given_interpreters(list(tf_pythons), names)
     found, errors = {}, {}
-    with ThreadPoolExecutor(max(1, len(names))) as pool, interrupts.stops_held():
+    with ThreadPoolExecutor(max(1, len(names))) as pool:
         futures = {name: pool.submit(ensure_env, name, cache_dir, log) for name in names}
+        interrupts.wait(list(futures.values()))  # before the pool's join, which sits on a stop
     for name, future in futures.items():
         try:
             found[name] = future.result()
