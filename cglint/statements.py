@@ -54,7 +54,7 @@ def marked_index(tree, statements, text, markers, offsets=()):
     if marks is None or not marks.any:
         return own  # nothing to add: read, never written to
     index = defaultdict(list, {kind: list(nodes) for kind, nodes in own.items()})
-    strong, leading_at, hold = marks.strong, marks.leading_at, marks.hold
+    hold = marks.hold
     layouts = _LAYOUTS
     # From the top down, into only the statements whose lines (decorators included) hold
     # a mark: a header, and every statement nested in a body, lies within those lines. Most
@@ -67,12 +67,11 @@ def marked_index(tree, statements, text, markers, offsets=()):
         decorators = getattr(node, "decorator_list", None)
         if decorators:
             first = min(first, min(decorator.lineno for decorator in decorators))
-        if strong[last] - strong[first - 1] == 0 and leading_at[last] - leading_at[first - 1] == 0:
+        if not hold(first, last):  # any mark, a decorator's own `@` included
             continue
         bodies, containers, headers = layouts.get(type(node)) or _layout(type(node))
         if not bodies and not containers:  # a simple statement is all header
-            if not decorators or hold(node.lineno, last, decorators):
-                _index_all(_header_nodes(node, headers), index)
+            _index_all(_header_nodes(node, headers), index)
             continue
         # A compound statement's header ends where its body starts (the first body line
         # is taken too: a header may end on it); a `match` has cases only.
