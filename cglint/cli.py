@@ -9,7 +9,6 @@ from collections import Counter
 from cglint import __version__, config, engine, files, interrupts
 from cglint.config import TARGET_PYTHONS, TARGET_TFS, ConfigError
 from cglint.diagnostics import is_safe
-from cglint.interrupts import Terminated
 from cglint.lint_run import display_path, lint_paths, to_check
 from cglint.report import FORMATS, WRITERS, Run
 from cglint.report.text import printable
@@ -204,7 +203,7 @@ def main(argv=None):
         return EXIT_ERROR
     except KeyboardInterrupt:
         return 130
-    except Terminated:
+    except interrupts.Terminated:
         return 128 + signal.SIGTERM
     except BrokenPipeError:  # `cglint src | head`
         return EXIT_FINDINGS
@@ -233,7 +232,7 @@ def _stop_cleanly_on_sigterm():
     def terminated(signum, frame):
         if os.getpid() != main_process:  # a forked worker: its parent handles the stop
             os._exit(128 + signum)
-        raise Terminated()
+        raise interrupts.Terminated()
 
     try:
         return signal.signal(signal.SIGTERM, terminated)
