@@ -10,11 +10,12 @@ raises it at the next place the run asks (between files).
 A stop sent to the process is handed by the kernel to any one thread that does not block
 it. Python runs its handler in the main thread only, and a stop that another thread took
 does not wake a main thread blocked on a lock or a queue: it would wait out its timeout
-(a confirm run, a minute or more). So every thread cglint starts blocks the stops for its
-whole life (`stops_held` around its start: a new thread inherits the mask). A thread that
-starts processes must not: they would inherit the mask too, and a Ctrl-C would no longer
-end them. The main thread waits for such threads in short slices instead (`result`), so
-that a stop one of them took is raised within a fraction of a second (`wait`, `result`).
+(a confirm run, a minute or more). Two answers, by what the thread does:
+- a thread that starts no process blocks the stops for its whole life (`start_thread`,
+  or `stops_held` around its start: a new thread inherits the mask);
+- a thread that starts processes must not (they would inherit the mask, and a Ctrl-C
+  would no longer end them): the main thread waits for it in short slices instead
+  (`wait`, `result`), so that a stop it took is raised within a fraction of a second.
 """
 import contextlib
 import signal

@@ -18,8 +18,7 @@ import test_cache
 from snippets import BAD
 
 # Whole-run findings (CG202: a gradient name registered nowhere), one silenced by its
-# `noqa`, next to a per-file finding with a safe fix (tf.math.log -> tf.log).
-# A whole-run finding (CG202), one silenced by noqa, and a per-file one (CG402).
+# `noqa`, next to a per-file finding with a safe fix (CG402: tf.math.log -> tf.log).
 UNREGISTERED = test_cache.UNREGISTERED + "x = tf.math.log(2.0)\n"
 FILLERS = 40
 
