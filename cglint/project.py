@@ -141,6 +141,7 @@ class Project:
         self._paths = _Memo(MEMO_LOOKUPS)  # ((folder,), relative module) -> file or None
         self._roots = _Memo(MEMO_LOOKUPS)  # importing folder -> search_roots()
         self._last_folder = (None, None)  # (importing file, its absolute folder)
+        self._folder_offers = (None, {})  # (folder, {(module, level): offers_sites()})
         self._offers = _Memo(MEMO_LOOKUPS)  # module file -> offers_sites()
         self._holding = _Memo(MEMO_LOOKUPS)  # (importing folder, top package) -> roots
         self._tops = _Memo(MEMO_LOOKUPS)  # (root, top package name) -> whether it holds it
@@ -187,6 +188,20 @@ class Project:
     def offers_sites(self, importer, module, level=0):
         """(whether importing `module` may bring a custom-gradient function: it defines
         one, or is a package `__init__` that re-exports; the Dependency on it, or None)."""
+        # The answer depends on the importing folder only, and a run checks a folder's
+        # files one after another, which import much the same modules: kept per folder
+        # (a memo of every folder's would grow with the tree).
+        folder = self._folder(importer)
+        if self._folder_offers[0] != folder:
+            self._folder_offers = (folder, {})
+        answers = self._folder_offers[1]
+        key = (module, level)
+        found = answers.get(key)
+        if found is None:
+            found = answers[key] = self._offers_from(importer, module, level)
+        return found
+
+    def _offers_from(self, importer, module, level):
         path = self.module_path(importer, module, level)
         if path is None:
             return False, None

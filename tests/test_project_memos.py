@@ -49,3 +49,22 @@ def test_project_answers_the_same_when_its_memos_are_tiny(tmp_path, monkeypatch)
     assert all(len(memo) <= 3 for memo in (tiny._paths, tiny._offers, tiny._files,
                                            tiny._holding, tiny._tops, tiny._this_run,
                                            tiny._summaries))
+
+
+def test_offers_are_kept_per_importing_folder_and_never_carried_to_another(tmp_path):
+    # Two packages, each with an `ops` module: only a's defines a custom gradient. The
+    # same relative and top-level imports, asked from a, b, then a again, answer by folder.
+    for name, body in (("a", "import tensorflow as tf\n\n@tf.custom_gradient\n"
+                             "def scale(x):\n    return x, lambda dy: dy\n"),
+                       ("b", "def scale(x):\n    return x\n")):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "ops.py").write_text(body)
+        (folder / "main.py").write_text("from .ops import scale\n")
+    where = project.Project()
+    asked = []
+    for name in "aba":
+        importer = str(tmp_path / name / "main.py")
+        asked.append((where.offers_sites(importer, "ops", 1)[0],
+                      where.offers_sites(importer, "ops")[0]))
+    assert asked == [(True, True), (False, False), (True, True)]
