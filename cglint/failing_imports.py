@@ -13,6 +13,8 @@ from cglint import tfapi, tfimports
 
 # The release whose wheels tools/gen_tf18_imports.py reads (cglint.tfimports).
 WHEELS_TARGET = "1.8"
+# Alias assignments followed back to an import (as cglint.names resolves them).
+_MAX_ALIASES = 8
 
 
 def fails(use, target):
@@ -30,13 +32,23 @@ def _fails(module, name, target):
 
 
 def through_failing_import(module, use, target):
-    """Is the chain's first name bound by an import that fails in target?"""
-    root = use.node
+    """Is the chain's first name bound by an import that fails in target, directly or
+    through aliases (`FLAGS = tf.flags.FLAGS` after `import tensorflow.compat.v1 as
+    tf`)? Its import is the finding: the names reached through it are not judged."""
+    return _bound_by_failing_import(module, use.node, target, 0)
+
+
+def _bound_by_failing_import(module, chain, target, depth):
+    root = chain
     while isinstance(root, ast.Attribute):
         root = root.value
-    if not isinstance(root, ast.Name):
+    if not isinstance(root, ast.Name) or depth > _MAX_ALIASES:
         return False
     for binding in module.names.lookup(root.id, module.names.scope_of(root)):
+        if binding.kind == "assign" and isinstance(binding.node, (ast.Name, ast.Attribute)):
+            if _bound_by_failing_import(module, binding.node, target, depth + 1):
+                return True
+            continue
         if binding.kind != "import" or not binding.qualname.startswith("tensorflow"):
             continue
         statement = binding.node
