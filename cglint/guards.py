@@ -3,6 +3,7 @@
 Code written for several TF releases tests before it uses a newer name:
 
     if hasattr(tf, "print"): tf.print(x)            # the body needs tf.print
+    if "concat_v2" in dir(tf): tf.concat_v2(x, 0)   # so does this one
     tf1 = tf.compat.v1 if hasattr(tf.compat, "v1") else tf
     try: normal = tf.random.normal                  # the handler is the fallback
     except AttributeError: normal = tf.random_normal
@@ -10,6 +11,8 @@ Code written for several TF releases tests before it uses a newer name:
     if not hasattr(tf, "print"): return x          # the statements after it
     try: from tensorflow.python.ops.rnn import static_rnn   # 1.8 has it: the handler,
     except ImportError: from ...core_rnn import static_rnn  # for older TF, never runs
+    try: return tf.nn.conv2d_transpose(x, w, output_shape=s)  # a call 1.8 takes: so
+    except AttributeError: return tf.nn.deconv2d(x, w, output_shape=s)  # never runs
 
 A name used only where such a test has passed is not a finding: the test, not the name,
 decides what runs on the target. The other branch (the fallback) is checked normally.
@@ -37,6 +40,8 @@ _CATCHES = {
     "StandardError": {_ATTRIBUTE, _IMPORT, _KEYWORD},  # Python 2's base of both
 }
 _ALL = None  # guards every name
+# Words without which a module has no feature test (`hasattr`, `getattr`, `in dir(tf)`).
+_FEATURE_TEST_WORDS = ("hasattr", "getattr", "dir")
 
 
 class Guards:
@@ -75,14 +80,14 @@ class _Finder:
 
     def find(self):
         module = self.module
-        if "hasattr" in module.text or "getattr" in module.text:
+        feature_tests = any(word in module.text for word in _FEATURE_TEST_WORDS)
+        if feature_tests:
             for node in module.nodes[ast.If] + module.nodes[ast.IfExp]:
                 self._feature_test(node)
         if "__version__" in module.text or "VERSION" in module.text:
             for node in module.nodes[ast.If] + module.nodes[ast.IfExp]:
                 self._version_test(node)
-        if "hasattr" in module.text or "getattr" in module.text or \
-                "__version__" in module.text or "VERSION" in module.text:
+        if feature_tests or "__version__" in module.text or "VERSION" in module.text:
             self._early_exits()
         if "except" in module.text:
             star = module.nodes.get(getattr(ast, "TryStar", None), [])
@@ -129,6 +134,10 @@ class _Finder:
                 test.comparators[0], ast.Constant) and test.comparators[0].value is None:
             names = self._feature_name(test.left)  # `getattr(tf, "print", None) is not None`
             return (names, set()) if isinstance(test.ops[0], ast.IsNot) else (set(), names)
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(
+                test.ops[0], (ast.In, ast.NotIn)):
+            names = self._listed_name(test.left, test.comparators[0])  # `"n" in dir(tf)`
+            return (names, set()) if isinstance(test.ops[0], ast.In) else (set(), names)
         return self._feature_name(test), set()
 
     def _feature_name(self, expr):
@@ -136,7 +145,19 @@ class _Finder:
         if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name)
                 and expr.func.id in ("hasattr", "getattr") and len(expr.args) >= 2):
             return set()
-        owner, name = expr.args[0], expr.args[1]
+        return self._attribute_of(expr.args[0], expr.args[1])
+
+    def _listed_name(self, name, listing):
+        """{qualified name} that `"n" in dir(x)` tests, or empty."""
+        if not (isinstance(listing, ast.Call) and isinstance(listing.func, ast.Name)
+                and listing.func.id == "dir" and len(listing.args) == 1
+                and not listing.keywords):
+            return set()
+        return self._attribute_of(listing.args[0], name)
+
+    def _attribute_of(self, owner, name):
+        """{qualified name of the attribute `name` (a string constant) of `owner`}, or
+        empty when either is unknown."""
         if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
             return set()
         qualname = self.module.resolve(owner) if isinstance(owner, (ast.Name, ast.Attribute)) \
@@ -212,8 +233,9 @@ class _Finder:
                 self._mark(handler.body, {_ATTRIBUTE, _IMPORT, _KEYWORD}, _ALL)
 
     def _cannot_fail(self, statements):
-        """Is each statement an import the target's TF surely has, or an assignment of
-        something surely there (or `pass`)? Known for 1.8 only, from its wheels."""
+        """Is each statement an import the target's TF surely has, an assignment of
+        something surely there, a call of a TF function that surely takes its arguments
+        (assigned, returned or alone), or `pass`? Known for 1.8 only, from its wheels."""
         if self.version != (1, 8):
             return False
         bound = set()  # names the statements so far have bound
@@ -222,9 +244,14 @@ class _Finder:
                 continue
             if isinstance(statement, ast.Assign):
                 if not (all(isinstance(target, ast.Name) for target in statement.targets)
-                        and self._surely_there(statement.value, bound)):
+                        and (self._surely_there(statement.value, bound)
+                             or self._surely_runs(statement.value))):
                     return False
                 bound.update(target.id for target in statement.targets)
+                continue
+            if isinstance(statement, (ast.Return, ast.Expr)):
+                if not self._surely_runs(statement.value):
+                    return False
                 continue
             if isinstance(statement, ast.Import):
                 modules = [(alias.name, None) for alias in statement.names]
@@ -254,6 +281,32 @@ class _Finder:
             return tfapi.status(qualname, "1.8") == tfapi.EXISTS
         return verdict == tfimports.FOUND
 
+    def _surely_runs(self, value, depth=0):
+        """A call of a TF function 1.8 has, with keywords its signature names, whose
+        arguments are plain data (names, constants, attributes, displays, arithmetic)
+        or such calls: nothing in it can raise what a fallback for older TF catches."""
+        if not isinstance(value, ast.Call) or depth > 8 or not self._surely_there(
+                value.func, ()):
+            return False
+        qualname = self.module.resolve(value.func)
+        for keyword in value.keywords:
+            if keyword.arg is None or tfapi.accepts_keyword(
+                    qualname, keyword.arg, self.module.target_tf) is not True:
+                return False
+        return all(self._plain(argument, depth) for argument in
+                   value.args + [keyword.value for keyword in value.keywords])
+
+    def _plain(self, expr, depth):
+        if isinstance(expr, ast.Call):
+            return self._surely_runs(expr, depth + 1)
+        for node in ast.walk(expr):
+            if isinstance(node, ast.Call) or not isinstance(node, _PLAIN_DATA):
+                return False
+            if isinstance(node, ast.Attribute) and (self.module.resolve(node) or "").startswith(
+                    "tensorflow.") and not self._surely_there(node, ()):
+                return False
+        return True
+
     def _caught(self, expr):
         if expr is None:
             return {_ATTRIBUTE, _IMPORT, _KEYWORD}  # a bare except
@@ -264,6 +317,12 @@ class _Finder:
             return kinds
         name = expr.attr if isinstance(expr, ast.Attribute) else getattr(expr, "id", None)
         return set(_CATCHES.get(name, ()))
+
+
+# What an argument of a call that surely runs may be made of: data, never a call.
+_PLAIN_DATA = (ast.Name, ast.Constant, ast.Attribute, ast.Subscript, ast.Slice, ast.List,
+               ast.Tuple, ast.Dict, ast.BinOp, ast.UnaryOp, ast.Starred, ast.expr_context,
+               ast.operator, ast.unaryop)
 
 
 def _leaves(statements):

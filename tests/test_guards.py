@@ -194,3 +194,81 @@ def test_a_try_of_18_names_makes_the_older_fallback_unreachable():
     """
     # The second body needs tf.math.log, which 1.8 lacks: its handler runs and is checked.
     assert lint(code) == [("CG402", 13, 11)]
+
+
+def test_a_name_listed_by_dir_guards_like_hasattr():
+    code = """
+    import tensorflow as tf
+    if "concat_v2" in dir(tf):
+        a = tf.concat_v2([1], 0)
+        b = tf.math.log(1.0)
+    if "concat_v2" not in dir(tf):
+        c = tf.concat([1], 0)
+    else:
+        c = tf.concat_v2([1], 0)
+    names = dir(tf)
+    if "concat_v2" in names:
+        d = tf.concat_v2([1], 0)
+    if "concat_v2" in dir(tf, "nn"):
+        e = tf.concat_v2([1], 0)
+    """
+    # Only the tested name is guarded; a listing kept in a variable, or a call that is not
+    # plain dir(x), is no test cglint reads.
+    assert lint(code) == [("CG402", 5, 9), ("CG402", 12, 9), ("CG402", 14, 9)]
+
+
+def test_the_fallback_of_a_tf_call_that_18_takes_never_runs_there():
+    code = """
+    import tensorflow as tf
+    def deconv(x, w, shape):
+        try:
+            deconv = tf.nn.conv2d_transpose(x, w, output_shape=shape, strides=[1, 2, 2, 1])
+        except AttributeError:
+            deconv = tf.nn.deconv2d(x, w, output_shape=shape, strides=[1, 2, 2, 1])
+        return deconv
+    def xent(x, y):
+        try:
+            return tf.nn.sigmoid_cross_entropy_with_logits(logits=x, labels=y)
+        except:
+            return tf.nn.sigmoid_cross_entropy_with_logits(logits=x, targets=y)
+    def run(x):
+        try:
+            tf.summary.scalar("x", tf.reduce_mean(x * 2))
+        except TypeError:
+            tf.scalar_summary("x", x, no_such_keyword=1)
+    """
+    assert lint(code) == []
+
+
+def test_the_fallback_runs_when_the_try_body_may_fail_on_18():
+    code = """
+    import tensorflow as tf
+    def a(x, y):
+        try:
+            return tf.nn.sigmoid_cross_entropy_with_logits(logits=x, targets=y)
+        except TypeError:
+            return tf.nn.gelu(x)
+    def b(x, f):
+        try:
+            return tf.nn.relu(f(x))
+        except AttributeError:
+            return tf.nn.gelu(x)
+    def c(x, **kwargs):
+        try:
+            return tf.nn.relu(x, **kwargs)
+        except TypeError:
+            return tf.nn.gelu(x)
+    def d(x):
+        try:
+            return load(x)
+        except AttributeError:
+            return tf.nn.gelu(x)
+    def e(x):
+        try:
+            return tf.nn.relu(x, tf.math.log(x))
+        except AttributeError:
+            return tf.nn.gelu(x)
+    """
+    # A keyword 1.8 does not take, a call of anything but TF, `**` and a name 1.8 lacks:
+    # each body may raise on 1.8, so each handler is checked (and only the names there).
+    assert lint(code) == [("CG402", line, 16) for line in (7, 12, 17, 22, 27)]

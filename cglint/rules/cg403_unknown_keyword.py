@@ -17,6 +17,10 @@ class UnknownKeyword(Rule):
     Why it breaks on TF 1.8: `TypeError: gradients() got an unexpected keyword argument
     'unconnected_gradients'` when the call runs.
 
+    Not reported under the guards CG402 respects, such as the fallback of `try:
+    tf.nn.sigmoid_cross_entropy_with_logits(logits=x, labels=y)` / `except:` with the
+    pre-1.0 `targets=`, which 1.8 never runs.
+
     Fix: drop the argument or use the 1.8 equivalent (for unconnected gradients, replace
     the None results yourself: `g if g is not None else tf.zeros_like(x)`). A keyword
     renamed after 1.8 gets its 1.8 spelling from `--fix` where the function takes it
