@@ -40,6 +40,9 @@ _CATCHES = {
     "StandardError": {_ATTRIBUTE, _IMPORT, _KEYWORD},  # Python 2's base of both
 }
 _ALL = None  # guards every name
+# What a `try` body may raise on the target (_Finder._cannot_fail): anything; only what
+# it raises on every release (a call's ValueError for a bad shape); nothing.
+_FAILS, _NO_VERSION_ERROR, _NEVER_FAILS = "fails", "no version error", "never fails"
 # Words without which a module has no feature test (`hasattr`, `getattr`, `in dir(tf)`).
 _FEATURE_TEST_WORDS = ("hasattr", "getattr", "dir")
 
@@ -226,32 +229,41 @@ class _Finder:
             kinds |= self._caught(handler.type)
         if kinds:
             self._mark(node.body, kinds, _ALL)
-        if node.handlers and self._cannot_fail(node.body):
+        safe = self._cannot_fail(node.body) if node.handlers else _FAILS
+        if safe is not _FAILS:
             # A fallback for older releases (`except ImportError:` after imports that
-            # work in the target) never runs there.
+            # work in the target) never runs there. A call may still raise what it
+            # raises on any release (a ValueError for a shape): a handler of that is
+            # no fallback, and is judged.
             for handler in node.handlers:
-                self._mark(handler.body, {_ATTRIBUTE, _IMPORT, _KEYWORD}, _ALL)
+                if safe is _NEVER_FAILS or self._caught(handler.type):
+                    self._mark(handler.body, {_ATTRIBUTE, _IMPORT, _KEYWORD}, _ALL)
 
     def _cannot_fail(self, statements):
-        """Is each statement an import the target's TF surely has, an assignment of
-        something surely there, a call of a TF function that surely takes its arguments
-        (assigned, returned or alone), or `pass`? Known for 1.8 only, from its wheels."""
-        if self.version != (1, 8):
-            return False
+        """_NEVER_FAILS when each statement is an import the target's TF surely has, an
+        assignment of something surely there, or `pass`; _NO_VERSION_ERROR when some are
+        calls of TF functions that surely take their arguments (assigned, returned or
+        alone); _FAILS else. Known for 1.8 only, from its wheels."""
+        if self.version != (1, 8) or not statements:
+            return _FAILS
+        verdict = _NEVER_FAILS
         bound = set()  # names the statements so far have bound
         for statement in statements:
             if isinstance(statement, ast.Pass):
                 continue
             if isinstance(statement, ast.Assign):
-                if not (all(isinstance(target, ast.Name) for target in statement.targets)
-                        and (self._surely_there(statement.value, bound)
-                             or self._surely_runs(statement.value))):
-                    return False
+                if not all(isinstance(target, ast.Name) for target in statement.targets):
+                    return _FAILS
+                if not self._surely_there(statement.value, bound):
+                    if not self._surely_runs(statement.value):
+                        return _FAILS
+                    verdict = _NO_VERSION_ERROR
                 bound.update(target.id for target in statement.targets)
                 continue
             if isinstance(statement, (ast.Return, ast.Expr)):
                 if not self._surely_runs(statement.value):
-                    return False
+                    return _FAILS
+                verdict = _NO_VERSION_ERROR
                 continue
             if isinstance(statement, ast.Import):
                 modules = [(alias.name, None) for alias in statement.names]
@@ -259,13 +271,13 @@ class _Finder:
                     statement.module:
                 modules = [(statement.module, alias.name) for alias in statement.names]
             else:
-                return False
+                return _FAILS
             for module, name in modules:
                 if name == "*" or not (module + ".").startswith("tensorflow.") or \
                         tfimports.import_fails(module, name) != (False, None):
-                    return False
+                    return _FAILS
             bound.update((alias.asname or alias.name).split(".")[0] for alias in statement.names)
-        return bool(statements)
+        return verdict
 
     def _surely_there(self, value, bound):
         """A constant, a name bound just before, or a TF name 1.8 has (`tf.summary.merge`)."""

@@ -272,3 +272,20 @@ def test_the_fallback_runs_when_the_try_body_may_fail_on_18():
     # A keyword 1.8 does not take, a call of anything but TF, `**` and a name 1.8 lacks:
     # each body may raise on 1.8, so each handler is checked (and only the names there).
     assert lint(code) == [("CG402", line, 16) for line in (7, 12, 17, 22, 27)]
+
+
+def test_a_handler_of_what_a_call_raises_on_any_release_is_judged():
+    code = """
+    import tensorflow as tf
+    def join(a, b):
+        try:
+            return tf.concat([a, b], 1)
+        except ValueError:
+            return tf.concat_v2([a, b], 0)
+    try:
+        from tensorflow.contrib import slim
+    except ValueError:
+        slim = tf.no_such_slim
+    """
+    # A shape error reaches the first handler on 1.8; the import raises no ValueError.
+    assert lint(code) == [("CG402", 7, 16)]
