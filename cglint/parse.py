@@ -169,16 +169,28 @@ def _over_python2_budget(text):
 
 
 # `async` and `await` were plain names up to Python 3.6 (TF 1.8's own pywrap module has a
-# parameter called `async`); hosts from 3.7 reject them. Renamed to words of the same
-# length, so every column stays where it was.
-_ASYNC_AS_NAME = re.compile(r"(?<=\.)(async|await)\b|\b(async|await)(?=[ \t]*(?:[,)=:\].#\n]|$))",
-                            re.MULTILINE)
+# parameter called `async`); hosts from 3.7 reject them. Where the host's parser has no
+# 3.6 mode, they are renamed to words of the same length (every column stays), where they
+# can only be names: after a `.`, or before what no keyword use of them is followed by (a
+# closing bracket, `=`, `:`, a comment, the line's end, `else`, `if`, `and`, ...).
+_ASYNC_AS_NAME = re.compile(r"(?<=\.)(async|await)\b|\b(async|await)(?=[ \t]*(?:[,)=:\].#\n]"
+                            r"|$|(?:else|if|and|or|is|in|not)\b))", re.MULTILINE)
 _SAME_LENGTH = {"async": "_sync", "await": "_wait"}
 
 
 def _rename_async_identifiers(text):
+    """Parsed for a text where `async` and `await` are names, as Python 2.7 to 3.6 allow
+    (`def visit(node, async=False)` in TF 1.8's own astor), or None. Read so by the
+    parser's own 3.6 mode where it has one (through Python 3.12); else the names that
+    stand where a keyword cannot are renamed, at the same length."""
     if "async" not in text and "await" not in text:
         return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return Parsed(ast.parse(text, feature_version=(3, 6)), text=text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        pass
     renamed = _ASYNC_AS_NAME.sub(lambda match: _SAME_LENGTH[match.group(0)], text)
     if renamed == text:
         return None

@@ -1,7 +1,10 @@
 """Parsing never gives up: Python 2 syntax, broken files, odd bytes."""
+import ast
+
 import pytest
 
 from cglint import files
+from cglint import parse as parse_module
 from cglint.parse import parse
 
 
@@ -178,3 +181,17 @@ def test_a_syntax_error_without_python2_constructs_is_not_tried_as_python2(monke
     monkeypatch.setattr(parse_module, "_from_python2", fail)
     assert parse("def f(:\n    pass\n").error[0] == 1
     assert parse("x = (" * 300 + ")" * 300 + "\n").tree is None
+
+
+def test_async_as_a_name_in_any_expression_parses_for_a_pre_37_target():
+    # TF 1.8's own astor (external/astor_archive/astor/code_gen.py).
+    code = ("def visit_For(self, node, async=False):\n"
+            "    prefix = 'async ' if async else ''\n"
+            "    return async and prefix or await is None\n")
+    parsed = parse(code)
+    assert parsed.tree is not None and parsed.error is None and not parsed.python2_syntax
+    # Where the parser has no 3.6 mode (3.13 on), the names are renamed in place.
+    renamed = parse_module._ASYNC_AS_NAME.sub(
+        lambda match: parse_module._SAME_LENGTH[match.group(0)], code)
+    assert "async" not in renamed.replace("'async '", "") and len(renamed) == len(code)
+    assert ast.parse(renamed)
