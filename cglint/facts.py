@@ -784,6 +784,26 @@ class ModuleFacts:
                     return methods[0].node
         return None
 
+    def made_functions(self, call, scope):
+        """The defs and lambdas a call of a project function hands back (a factory:
+        `make_grad(0.5)` returning its inner `grad`); [] when it may return anything else."""
+        function = self.called_function(call, scope)
+        if function is None:
+            return []
+        own_scope = self.names.scope_for_def[id(function)]
+        values = [node.value for node in own_nodes(function) if isinstance(node, ast.Return)]
+        found = []
+        for value in values:
+            if isinstance(value, ast.Lambda):
+                found.append(value)
+                continue
+            bindings = self.names.lookup(value.id, own_scope) if isinstance(
+                value, ast.Name) else []
+            if not bindings or any(binding.kind != "def" for binding in bindings):
+                return []
+            found += [binding.node for binding in bindings]
+        return found
+
     def _overridden(self, class_name, method):
         """True when a class of the module derives from `class_name` and defines `method`:
         `self.method()` may then run the subclass's."""
@@ -1087,9 +1107,12 @@ class _SiteFinder:
 
     def _grad_candidates(self, expr, scope):
         """The defs or lambda a gradient expression can be: every binding of the name
-        must be a def (else it is unknown, and none is returned)."""
+        must be a def (else it is unknown, and none is returned); a factory's call gives
+        the functions it returns."""
         if isinstance(expr, ast.Lambda):
             return [expr]
+        if isinstance(expr, ast.Call):
+            return self.module.made_functions(expr, scope)
         if not isinstance(expr, ast.Name):
             return []
         bindings = self.names.lookup(expr.id, scope)

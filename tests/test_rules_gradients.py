@@ -346,6 +346,42 @@ def test_cg106_near_misses():
     assert codes(code, select=["CG106"]) == []
 
 
+def test_a_gradient_function_made_by_a_factory_is_checked_like_any_other():
+    code = """
+    import tensorflow as tf
+
+    def make_clip(limit):
+        def grad(dy):
+            return tf.clip_by_value(dy, -limit, limit)
+        return grad
+
+    def make_pair_grad():
+        return lambda dy: (dy, dy)
+
+    def scale(dy):
+        return 2.0 * dy
+
+    @tf.custom_gradient
+    def clip_grad(x):
+        return tf.identity(x), make_clip(0.5)
+
+    @tf.custom_gradient
+    def split(x):
+        return [2.0 * x, 3.0 * x], make_clip(1.0)
+
+    @tf.custom_gradient
+    def one_input(x):
+        return tf.identity(x), make_pair_grad()
+
+    @tf.custom_gradient
+    def called(x):
+        return tf.identity(x), scale(x)
+    """
+    # A factory's call hands back the gradient function: its parameters and returns are
+    # the ones checked. Calling a function that returns tensors is still CG106.
+    assert lint(code) == [("CG104", 5, 5), ("CG103", 10, 23), ("CG106", 29, 5)]
+
+
 def test_cg107_variables_parameter_and_list_return():
     code = """
     import tensorflow as tf

@@ -17,6 +17,8 @@ class ForwardReturnShape(Rule):
     with `'Tensor' object is not callable` or `'NoneType' object is not callable`.
 
     Fix: `return y, grad` where `grad` is the function itself (a list `[y, grad]` works too).
+    A factory's call that returns the gradient function (`return y, make_grad(0.5)`) is
+    right, and its gradient function is checked like any other.
     """
 
     code = "CG106"
@@ -47,7 +49,8 @@ class ForwardReturnShape(Rule):
             if len(value.elts) != 2:
                 return "returns %d values" % len(value.elts)
             first, second = value.elts
-            if isinstance(second, ast.Call) and self._is_function(module, second.func, scope):
+            if isinstance(second, ast.Call) and self._is_function(
+                    module, second.func, scope) and not module.made_functions(second, scope):
                 return "calls its gradient function instead of returning it"
             if isinstance(second, ast.Constant) and second.value is None:
                 return "returns None as its gradient function"
