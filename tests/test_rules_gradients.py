@@ -990,3 +990,54 @@ def test_instance_attributes_stored_otherwise_agree_with_no_assignment():
     for store in ("self.w, self.opt = pair", "self.w += pair; self.opt += pair",
                   "self.w: object = pair; self.opt: object = pair"):
         assert lint(template.replace("STORE", store), select=("CG102", "CG403")) == [], store
+
+
+def test_variables_made_or_read_in_helpers_the_forward_pass_calls():
+    code = """
+    import tensorflow as tf
+
+    w = tf.Variable([2.0, 3.0])
+
+    def dense(x, units):
+        kernel = tf.get_variable("kernel", [3, units])
+        return tf.matmul(x, kernel)
+
+    def deeper(x):
+        return dense(x, 2) + 1.0
+
+    def project(x):
+        return x * w
+
+    def scale(x, v):
+        return x * v
+
+    def plain(x):
+        return tf.nn.relu(x) * 2.0
+
+    def recursive(x, n):
+        return x if n == 0 else recursive(x, n - 1)
+
+    @tf.custom_gradient
+    def through_helpers(x):
+        y = deeper(x) + project(x) + plain(x) + recursive(x, 3)
+        return y, lambda dy: dy
+
+    @tf.custom_gradient
+    def passed_in(x, v):
+        y = scale(x, v) + plain(x)
+        def grad(dy):
+            return dy * v, project(dy)
+        return y, grad
+    """
+    # The helpers are reported at their call in the custom-gradient function; a variable
+    # passed in as an input, a helper only the gradient function calls, or one that makes
+    # no variable, are not.
+    found = lint(code, select=["CG101", "CG102"])
+    assert found == [("CG101", 27, 9), ("CG102", 27, 21)]
+    messages = [d.message for d in engine.lint_text(
+        "t.py", textwrap.dedent(code), engine.Options(select=("CG101", "CG102"))).diagnostics]
+    assert messages[0].startswith("`tf.get_variable` in `dense()` (line 7), which this call "
+                                  "runs, creates or reuses a variable inside custom-gradient "
+                                  "function `through_helpers`")
+    assert "reads variable `w` from an enclosing scope in `project()` (line 14), which this " \
+        "call runs" in messages[1]

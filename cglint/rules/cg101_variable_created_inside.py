@@ -1,8 +1,5 @@
-import ast
-
-from cglint.facts import own_nodes
+from cglint import site_variables
 from cglint.rules.base import Rule
-from cglint.variable_creators import creates_variables
 from cglint.wording import tf_name
 
 
@@ -11,7 +8,8 @@ class VariableCreatedInside(Rule):
 
     What: `tf.Variable`, `tf.get_variable`, `tf.layers.dense`, `tf.keras.layers.Dense(...)`,
     `tf.contrib.layers.fully_connected` and the like called in the body of a function
-    decorated with `@tf.custom_gradient`.
+    decorated with `@tf.custom_gradient`, or in a function of the module that its body
+    calls (a helper that builds a layer), reported at that call.
 
     Why it breaks on TF 1.8: 1.8's custom_gradient has no `variables` support. Variables
     created inside get a `None` gradient from `tf.gradients`, silently, so they never train;
@@ -36,15 +34,21 @@ class VariableCreatedInside(Rule):
 
     def check(self, module):
         for site in module.sites:
-            for node in own_nodes(site.func):
-                if not isinstance(node, ast.Call):
-                    continue
-                qualname = module.resolve(node.func)
-                if creates_variables(qualname):
-                    yield self.at(node, "`%s` creates a variable inside custom-gradient "
-                                  "function `%s`: TF 1.8 gives it no gradient (None); create "
-                                  "it outside and pass it in as an argument" % (
-                                      tf_name(qualname), site.name), function=site.func)
+            for use in site_variables.created(module, site):
+                where = ""
+                if use.helper is not None:
+                    where = " in `%s()` (line %d), which this call runs," % (
+                        use.helper.name, use.inner.lineno)
+                what = "`%s`%s %s a variable" % (tf_name(use.name), where, _verb(use.name))
+                yield self.at(use.node, "%s inside custom-gradient function `%s`: TF 1.8 "
+                              "gives it no gradient (None); create it outside and pass it in "
+                              "as an argument" % (what, site.name), function=site.func)
+
+
+def _verb(qualname):
+    # The functions (get_variable, tf.layers.dense) reuse a variable in a reusing
+    # variable scope; the classes (Variable, keras's Dense) always make a new one.
+    return "creates" if qualname.rsplit(".", 1)[-1][:1].isupper() else "creates or reuses"
 
 
 RULE = VariableCreatedInside
