@@ -1041,3 +1041,43 @@ def test_variables_made_or_read_in_helpers_the_forward_pass_calls():
                                   "function `through_helpers`")
     assert "reads variable `w` from an enclosing scope in `project()` (line 14), which this " \
         "call runs" in messages[1]
+
+
+def test_cg107_a_variables_parameter_is_harmless_only_when_nothing_needs_it():
+    code = """
+    import tensorflow as tf
+
+    w = tf.Variable(1.0)
+
+    @tf.custom_gradient
+    def harmless(x):
+        def grad(dy, variables=None):
+            assert variables is None
+            return tf.clip_by_value(dy, -1.0, 1.0)
+        return tf.identity(x), grad
+
+    @tf.custom_gradient
+    def uses_it(x):
+        def grad(dy, variables=None):
+            return dy * len(variables or [])
+        return tf.identity(x), grad
+
+    @tf.custom_gradient
+    def reads_a_variable(x):
+        def grad(dy, variables=None):
+            return dy
+        return x * w, grad
+
+    @tf.custom_gradient
+    def requires_it(x):
+        def grad(dy, variables):
+            return dy
+        return tf.identity(x), grad
+    """
+    found = [(line, message.split(":")[0]) for _, line, message in [
+        (d.code, d.line, d.message) for d in engine.lint_text(
+            "t.py", textwrap.dedent(code), engine.Options(select=("CG107",))).diagnostics]]
+    assert found == [
+        (15, "gradient function `grad` takes `variables`, which TF 1.8 never passes"),
+        (21, "gradient function `grad` takes `variables`, which TF 1.8 never passes"),
+        (27, "gradient function `grad` requires `variables`, which TF 1.8 never passes")]

@@ -1,4 +1,7 @@
-from cglint.facts import variable_gradients
+import ast
+
+from cglint import site_variables
+from cglint.facts import own_nodes, variable_gradients
 from cglint.rules.base import Rule
 
 
@@ -15,6 +18,9 @@ class VariablesProtocol(Rule):
     "IdentityN"`; eager mode is undefined behaviour. A required `variables` parameter raises
     `TypeError: grad() missing 1 required positional argument: 'variables'`.
 
+    A `variables=None` parameter that the gradient function only tests against None, in a
+    function that creates and reads no variable, is harmless on 1.8 and not reported.
+
     Fix: pass each variable as a positional input of the decorated function and return its
     gradient in that input's slot.
     """
@@ -25,7 +31,12 @@ class VariablesProtocol(Rule):
     def check(self, module):
         for site, grad in module.grad_functions:
             param = grad.variables_param
-            if param is not None:
+            if param is not None and _required(grad, param):
+                yield self.at(param, "gradient function `%s` requires `variables`, which TF "
+                              "1.8 never passes: calling it raises TypeError; pass the "
+                              "variables as positional inputs of `%s` instead" % (
+                                  grad.name, site.name), function=site.func)
+            elif param is not None and _matters(module, site, grad, param):
                 yield self.at(param, "gradient function `%s` takes `variables`, which TF 1.8 "
                               "never passes: variables used in `%s` get no gradient; pass "
                               "them as positional inputs instead" % (grad.name, site.name),
@@ -42,6 +53,27 @@ class VariablesProtocol(Rule):
                     yield self.at(listed, "gradient function `%s` returns variable gradients "
                                   "(the newer `variables` protocol): TF 1.8 counts them as "
                                   "extra input gradients" % grad.name, function=site.func)
+
+
+def _required(grad, param):
+    if param in grad.params.kwonly:
+        return grad.node.args.kw_defaults[grad.params.kwonly.index(param)] is None
+    return param in grad.params.nodes[:grad.params.required]
+
+
+def _matters(module, site, grad, param):
+    """A `variables` parameter with a default, which the gradient function only tests
+    against None, in a function that uses no variable, is harmless on 1.8 (facts i1)."""
+    compared = set()
+    for node in own_nodes(grad.node):
+        if isinstance(node, ast.Compare) and any(
+                isinstance(side, ast.Constant) and side.value is None
+                for side in [node.left] + node.comparators):
+            compared.update(id(side) for side in [node.left] + node.comparators)
+    if any(isinstance(node, ast.Name) and node.id == param.arg and id(node) not in compared
+           for node in own_nodes(grad.node)):
+        return True
+    return site_variables.uses_variables(module, site)
 
 
 RULE = VariablesProtocol
