@@ -460,6 +460,40 @@ def test_cg109_tape_in_graph_mode():
     assert codes(no_custom) == []
 
 
+def test_cg109_only_tapes_whose_block_may_run_a_custom_gradient():
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def st_round(x):
+        return tf.round(x), lambda dy: dy
+
+    def model(x):
+        return st_round(x) * 2.0
+
+    def loss(x):
+        return tf.reduce_sum(x * x)
+
+    x = tf.constant([0.4, 1.6])
+    with tf.GradientTape() as unrelated:
+        unrelated.watch(x)
+        l2 = loss(x) + float(len([1]))
+    with tf.GradientTape() as through_helper:
+        through_helper.watch(x)
+        y = model(x)
+    with tf.GradientTape() as mapped:
+        mapped.watch(x)
+        z = tf.map_fn(st_round, x)
+    with tf.GradientTape() as unknown:
+        unknown.watch(x)
+        u = some_module.forward(x)
+    tape = tf.GradientTape()
+    """
+    # The first block runs TF ops, a helper of TF ops and builtins: nothing to ignore.
+    assert lint(code, select=["CG109"]) == [("CG109", 18, 6), ("CG109", 21, 6),
+                                            ("CG109", 24, 6), ("CG109", 27, 8)]
+
+
 def test_cg110_numbers_as_gradients():
     code = """
     import tensorflow as tf

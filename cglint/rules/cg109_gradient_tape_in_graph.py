@@ -1,3 +1,5 @@
+import ast
+
 from cglint.rules.base import Rule
 
 
@@ -6,7 +8,10 @@ class GradientTapeInGraphMode(Rule):
 
     What: a module that defines a `@tf.custom_gradient` function or uses
     `gradient_override_map` takes gradients with `tf.GradientTape` without enabling eager
-    execution.
+    execution. A tape whose `with` block visibly runs no custom-gradient function (only TF
+    ops, builtins, and functions of the module that run none) is left alone; one that runs
+    such a function directly, through the module's functions or as a value
+    (`tf.map_fn(f, x)`), or runs what cglint cannot follow, is reported.
 
     Why it breaks on TF 1.8: in graph mode 1.8's tape silently ignores both
     `@tf.custom_gradient` and `gradient_override_map` and returns the natural gradient of
@@ -22,11 +27,81 @@ class GradientTapeInGraphMode(Rule):
     def check(self, module):
         if module.eager or not (module.sites or module.override_maps):
             return
-        what = ("custom gradient `%s`" % module.sites[0].name if module.sites
-                else "gradient_override_map")
         for call in module.tape_calls:
+            what = "gradient_override_map" if module.override_maps else None
+            if what is None:
+                reached = _reached(module, call)
+                if reached is _NONE:
+                    continue  # the tape's block visibly runs no custom gradient
+                site = reached if reached is not _UNKNOWN else module.sites[0]
+                what = "custom gradient `%s`" % site.name
             yield self.at(call, "`tf.GradientTape` in graph mode ignores %s in TF 1.8 (natural "
                           "gradient, silently); use tf.gradients" % what)
+
+
+# What a tape's `with` block runs: no custom gradient, or one cglint cannot rule out.
+_NONE, _UNKNOWN = "none", "unknown"
+# Builtins a block may call that run no custom gradient.
+_INERT_BUILTINS = frozenset(("print", "len", "range", "float", "int", "bool", "str", "list",
+                             "tuple", "dict", "set", "zip", "enumerate", "isinstance", "abs",
+                             "min", "max", "sum", "sorted", "reversed", "map", "repr"))
+MAX_HELPER_DEPTH = 3
+
+
+def _reached(module, call):
+    """The site a tape's `with` block runs (directly, through functions of the module, or
+    passed along as a value), _UNKNOWN when the block calls what cglint cannot follow or
+    the tape is not used as a `with`, _NONE when it visibly runs none."""
+    item = module.parent_of(call)
+    statement = module.parent_of(item) if isinstance(item, ast.withitem) else None
+    if not isinstance(statement, (ast.With, ast.AsyncWith)) or item.context_expr is not call:
+        return _UNKNOWN
+    tape = item.optional_vars.id if isinstance(item.optional_vars, ast.Name) else None
+    by_def = {id(site.func): site for site in module.sites}
+    by_call = {id(c): site for site in module.sites for c in site.calls + site.partials}
+    return _runs(module, statement.body, module.names.scope_of(call), tape, by_def, by_call,
+                 0, set())
+
+
+def _runs(module, statements, scope, tape, by_def, by_call, depth, seen):
+    found = _NONE
+    for statement in statements:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                binding = module.names.definitions(node, module.names.scope_of(node))
+                if binding is not None and id(binding.node) in by_def:
+                    return by_def[id(binding.node)]  # called, or handed to tf.map_fn
+            if not isinstance(node, ast.Call):
+                continue
+            if id(node) in by_call:
+                return by_call[id(node)]
+            verdict = _call_runs(module, node, tape, by_def, by_call, depth, seen)
+            if verdict is not _NONE:
+                if verdict is not _UNKNOWN:
+                    return verdict
+                found = _UNKNOWN
+    return found
+
+
+def _call_runs(module, call, tape, by_def, by_call, depth, seen):
+    func = call.func
+    qualname = module.resolve(func)
+    if qualname and qualname.startswith("tensorflow."):
+        return _NONE  # TF's own ops (a site passed to one is found as a name)
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and \
+            func.value.id == tape:
+        return _NONE  # tape.watch(w)
+    if isinstance(func, ast.Name) and func.id in _INERT_BUILTINS and not module.names.lookup(
+            func.id, module.names.scope_of(call)):
+        return _NONE
+    helper = module.called_function(call, module.names.scope_of(call))
+    if helper is None or depth >= MAX_HELPER_DEPTH:
+        return _UNKNOWN
+    if id(helper) in seen:
+        return _NONE
+    seen.add(id(helper))
+    return _runs(module, helper.body, module.names.scope_for_def[id(helper)], None, by_def,
+                 by_call, depth + 1, seen)
 
 
 RULE = GradientTapeInGraphMode
