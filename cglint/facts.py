@@ -1049,6 +1049,13 @@ class _SiteFinder:
                 by_func[id(node)] = site
         for call, qualname in self.module.calls:
             if qualname in CUSTOM_GRADIENT and len(call.args) == 1 and not call.keywords:
+                if isinstance(call.args[0], ast.Lambda):  # h = tf.custom_gradient(lambda x: ..)
+                    lambda_ = call.args[0]
+                    site = self._site(lambda_, self.names.scope_of(call),
+                                      self._assigned_name(call))
+                    sites.append(site)
+                    wrapped[id(lambda_)] = site
+                    continue
                 binding = self.names.definitions(call.args[0], self.names.scope_of(call))
                 if binding and binding.kind == "def" and id(binding.node) not in by_func:
                     site = wrapped.get(id(binding.node))
@@ -1059,15 +1066,27 @@ class _SiteFinder:
         self._attach_calls(by_func, wrapped)
         return sites
 
-    def _site(self, func, defining_scope):
+    def _site(self, func, defining_scope, name=None):
         own_scope = self.names.scope_for_def[id(func)]
+        decorators = getattr(func, "decorator_list", ())
         is_method = defining_scope.kind == "class" and not any(
-            isinstance(d, ast.Name) and d.id == "staticmethod" for d in func.decorator_list)
-        site = Site(func, func.name, own_scope, Parameters.of(func), is_method)
+            isinstance(d, ast.Name) and d.id == "staticmethod" for d in decorators)
+        site = Site(func, name or func.name, own_scope, Parameters.of(func), is_method)
+        if isinstance(func, ast.Lambda):
+            site.returns.extend(self._forward_returns(func.body, own_scope, func.body))
+            return site
         for node in own_nodes(func):
             if isinstance(node, ast.Return):
                 site.returns.extend(self._forward_returns(node, own_scope))
         return site
+
+    def _assigned_name(self, call):
+        """`h` of `h = tf.custom_gradient(lambda x: ...)`, else "lambda"."""
+        parent = self.module.parent_of(call)
+        if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(
+                parent.targets[0], ast.Name):
+            return parent.targets[0].id
+        return "lambda"
 
     def defun_site(self, func, decorator, scope):
         own_scope = self.names.scope_for_def[id(func)]
@@ -1090,19 +1109,20 @@ class _SiteFinder:
                 site.grad_defun = grad
         return site
 
-    def _forward_returns(self, node, scope):
-        """One ForwardReturn per gradient function the `return` may hand back: a grad fn
-        defined in both branches of an if/else gives two, each checked on its own."""
-        value = node.value
+    def _forward_returns(self, node, scope, value=None):
+        """One ForwardReturn per gradient function the `return` (or a lambda's body, given
+        as `value`) may hand back: a grad fn defined in both branches of an if/else gives
+        two, each checked on its own."""
+        returned = value = node.value if value is None else value
         if isinstance(value, ast.Name):
             value = self.module.single_value(value, scope) or value
         if not (isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == 2):
-            return [ForwardReturn(node, node.value)]
+            return [ForwardReturn(node, returned)]
         outputs, grad = value.elts
         candidates = self._grad_candidates(grad, scope)
         if not candidates:
-            return [ForwardReturn(node, node.value, outputs)]
-        return [ForwardReturn(node, node.value, outputs, self._grad_function(candidate))
+            return [ForwardReturn(node, returned, outputs)]
+        return [ForwardReturn(node, returned, outputs, self._grad_function(candidate))
                 for candidate in candidates]
 
     def _grad_candidates(self, expr, scope):
@@ -1162,6 +1182,8 @@ class _SiteFinder:
         if binding.kind == "assign" and isinstance(target, ast.Call) and target.args:
             # h = tf.custom_gradient(f): calls of h are calls of f's site
             if self.names.resolve(target.func, binding.scope) in CUSTOM_GRADIENT:
+                if isinstance(target.args[0], ast.Lambda):
+                    return wrapped.get(id(target.args[0]))
                 inner = self.names.definitions(target.args[0], binding.scope)
                 if inner is not None:
                     site = by_func.get(id(inner.node)) or wrapped.get(id(inner.node))

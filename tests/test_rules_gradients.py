@@ -1115,3 +1115,39 @@ def test_cg107_a_variables_parameter_is_harmless_only_when_nothing_needs_it():
         (15, "gradient function `grad` takes `variables`, which TF 1.8 never passes"),
         (21, "gradient function `grad` takes `variables`, which TF 1.8 never passes"),
         (27, "gradient function `grad` requires `variables`, which TF 1.8 never passes")]
+
+
+def test_cg103_star_args_functions_are_checked_at_each_call():
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def summed(*xs):
+        def grad(dy):
+            return dy, dy
+        return tf.add_n(list(xs)), grad
+
+    @tf.custom_gradient
+    def any_number(*xs):
+        return tf.add_n(list(xs)), lambda dy: [dy for _ in xs]
+
+    a = b = c = tf.ones([2])
+    two = summed(a, b)
+    three = summed(a, b, c)
+    spread = summed(*[a, b, c])
+    fine = any_number(a, b, c)
+    """
+    assert lint(code, select=["CG103"]) == [("CG103", 16, 9)]
+
+
+def test_a_lambda_made_a_custom_gradient_by_a_call_is_a_site():
+    code = """
+    import tensorflow as tf
+
+    identity = tf.custom_gradient(lambda x: (tf.identity(x), lambda dy: dy))
+    doubled = tf.custom_gradient(lambda x: (x * 2.0, lambda dy: (dy, dy)))
+    first = tf.custom_gradient(lambda x: (lambda dy: dy, x))
+    y = identity(tf.ones([2]))
+    z = identity(x=tf.ones([2]))
+    """
+    assert lint(code) == [("CG103", 5, 61), ("CG106", 6, 38), ("CG105", 8, 5)]

@@ -11,7 +11,9 @@ class GradientCountMismatch(Rule):
     What: a `@tf.custom_gradient` function takes N positional inputs, but its gradient
     function returns some other number of gradients; or it is called with an extra
     positional argument (`f(x, 3.0)` where `def f(x, scale=2.0)`) that its gradient does not
-    cover.
+    cover; or a `def f(*xs)` whose gradient function returns a fixed number of gradients is
+    called with another number of inputs. Lambdas count too
+    (`h = tf.custom_gradient(lambda x: (y, lambda dy: ...))`).
 
     Why it breaks on TF 1.8: in graph mode `tf.gradients` raises
     `ValueError: Num gradients 3 generated for op name: "IdentityN" ... do not match num
@@ -37,6 +39,7 @@ class GradientCountMismatch(Rule):
         for site in module.sites:
             params = site.params
             if params.vararg:
+                yield from self._check_vararg(module, site)
                 continue
             low, high = site.input_range
             counts = set()
@@ -75,6 +78,30 @@ class GradientCountMismatch(Rule):
             if given is not None:
                 yield self.at(call, _EXTRA % (site.name, given, counted(count, "gradient")))
 
+
+    def _check_vararg(self, module, site):
+        """`def f(*xs)`: the inputs are what each call passes, so a gradient function that
+        returns a fixed number of gradients fits only calls passing that many."""
+        if module.eager:
+            return
+        counts = set()
+        for ret in site.returns:
+            if ret.grad is None:
+                return
+            for _, value in ret.grad.returns:
+                count = 1 if value is None else module.count_values(value, ret.grad.scope)
+                if count is None or variable_gradients(module, site, ret.grad, value):
+                    return  # `[dy] * len(xs)` and the like: any number
+                counts.add(count)
+        if len(counts) != 1:
+            return
+        count = counts.pop()
+        for call in site.calls:
+            if any(isinstance(arg, ast.Starred) for arg in call.args) or call.keywords:
+                continue
+            if len(call.args) != count and len(call.args) >= site.params.required:
+                yield self.at(call, _EXTRA % (site.name, len(call.args),
+                                              counted(count, "gradient")), function=site.func)
 
     def _check_defuns(self, module):
         for site in module.defun_sites:
