@@ -1151,3 +1151,20 @@ def test_a_lambda_made_a_custom_gradient_by_a_call_is_a_site():
     z = identity(x=tf.ones([2]))
     """
     assert lint(code) == [("CG103", 5, 61), ("CG106", 6, 38), ("CG105", 8, 5)]
+
+
+def test_cg103_a_method_gradient_with_a_slot_for_self_is_cg108s_alone():
+    code = """
+    import tensorflow as tf
+
+    class Scaler(object):
+        @tf.custom_gradient
+        def apply(self, x):
+            return x * 3.0, lambda dy: (None, dy * 3.0)
+
+        @tf.custom_gradient
+        def mix(self, x, y):
+            return x + y, lambda dy: dy
+    """
+    assert lint(code, select=["CG103", "CG108"]) == [
+        ("CG108", 6, 5), ("CG108", 10, 5), ("CG103", 11, 34)]
