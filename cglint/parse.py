@@ -228,7 +228,9 @@ def _from_python2(text):
     """Parsed from Python 2 source, or None when it is not valid Python 2 either."""
     source = text if text.endswith("\n") else text + "\n"
     try:
-        rewritten = str(_tool().refactor_string(source, "<cglint>"))
+        tree = _tool().refactor_string(source, "<cglint>")
+        _mend_python2_leftovers(tree)
+        rewritten = str(tree)
     except Exception:  # fissix raises ParseError, TokenError, IndentationError, ...
         return None
     rewritten = _expand_indentation_tabs(rewritten)
@@ -237,6 +239,47 @@ def _from_python2(text):
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     return Parsed(tree, text=rewritten, column_maps=_column_maps(source, rewritten))
+
+
+def _mend_python2_leftovers(tree):
+    """Rewrite in the fissix tree, on their own lines, the Python 2 forms no fixer in
+    _PY2_FIXERS turns into Python 3 that parses: tuple parameters (`lambda (k, v): v`,
+    `def area((w, h))`) become one parameter named after their names; an octal long
+    (`0777L`) an octal; `True` and `False` bound as names (`from __builtin__ import
+    False`) names that Python 3 allows. Enough for the linter to read the file: what it
+    reports never hangs on these."""
+    from fissix.pgen2 import token
+    from fissix.pygram import python_symbols as symbols
+    from fissix.pytree import Leaf
+
+    for node in list(tree.pre_order()):
+        if node.type in (symbols.tfpdef, symbols.vfpdef) and node.children and \
+                node.children[0].type == token.LPAR and "\n" not in str(node).strip():
+            names = [leaf.value for leaf in node.leaves() if leaf.type == token.NAME]
+            node.replace(Leaf(token.NAME, "_".join(names) + "_", prefix=node.prefix))
+        elif node.type == token.NUMBER and _PY2_OCTAL.match(node.value):
+            node.value = "0o" + node.value[1:]
+        elif node.type == token.NAME and node.value in ("True", "False") and _binds(node):
+            node.value += "_"
+
+
+# An octal literal as Python 2 wrote it, once fix_long has dropped its `L`.
+_PY2_OCTAL = re.compile(r"0[0-7]+$")
+
+
+def _binds(leaf):
+    """Is this NAME leaf bound by an import or an assignment (`True = 1`)?"""
+    from fissix.pygram import python_symbols as symbols
+
+    parent = leaf.parent
+    while parent is not None and parent.type in (symbols.import_as_names,
+                                                 symbols.import_as_name):
+        parent = parent.parent
+    if parent is not None and parent.type == symbols.import_from:
+        return True
+    return parent is not None and parent.type == symbols.expr_stmt and \
+        parent.children[0] is leaf and len(parent.children) > 2 and \
+        parent.children[1].value == "="
 
 
 def _expand_indentation_tabs(text):

@@ -19,6 +19,13 @@ from cglint.parse import parse
     "raise ValueError, 'bad'\n",
     "x = 10L\n",
     "def f():\n\tif x:\n\t\treturn 1\n        return 2\n",
+    # Forms no fissix fixer cglint runs rewrites (openai/iaf, old sorting idioms):
+    "print 'x'\nMASK = 0777L\n",
+    "from __builtin__ import False\nprint 'a'\n",
+    "True = 1\nprint True\n",
+    "def area((w, h)):\n    print w * h\n",
+    "x = sorted(d.items(), key=lambda (k, v): v)\nprint x\n",
+    "def f(a, (b, (c, d))=(1, (2, 3)), *rest):\n    print b\n",
 ])
 def test_python2_only_syntax_is_parsed(code):
     parsed = parse(code)
@@ -195,3 +202,11 @@ def test_async_as_a_name_in_any_expression_parses_for_a_pre_37_target():
         lambda match: parse_module._SAME_LENGTH[match.group(0)], code)
     assert "async" not in renamed.replace("'async '", "") and len(renamed) == len(code)
     assert ast.parse(renamed)
+
+
+def test_a_mended_python2_line_keeps_its_columns():
+    parsed = parse("x = sorted(d.items(), key=lambda (k, v): v)\nprint x\n")
+    call = parsed.tree.body[0].value
+    lambda_ = call.keywords[0].value
+    # `v` after the colon: column 41 of the original line (0-based), whatever the rewrite.
+    assert parsed.original_col(1, lambda_.body.col_offset) == 41
