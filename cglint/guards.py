@@ -252,13 +252,17 @@ class _Finder:
             if isinstance(statement, ast.Pass):
                 continue
             if isinstance(statement, ast.Assign):
-                if not all(isinstance(target, ast.Name) for target in statement.targets):
+                names = all(isinstance(target, ast.Name) for target in statement.targets)
+                if names and self._surely_there(statement.value, bound):
+                    bound.update(target.id for target in statement.targets)
+                    continue
+                # `self.outputs = tf.image.resize_images(...)`: data stores, TF calls
+                if not (all(self._plain(target, 0) for target in statement.targets)
+                        and self._surely_runs(statement.value)):
                     return _FAILS
-                if not self._surely_there(statement.value, bound):
-                    if not self._surely_runs(statement.value):
-                        return _FAILS
-                    verdict = _NO_VERSION_ERROR
-                bound.update(target.id for target in statement.targets)
+                verdict = _NO_VERSION_ERROR
+                bound.update(target.id for target in statement.targets
+                             if isinstance(target, ast.Name))
                 continue
             if isinstance(statement, (ast.Return, ast.Expr)):
                 if not self._surely_runs(statement.value):
@@ -293,31 +297,42 @@ class _Finder:
             return tfapi.status(qualname, "1.8") == tfapi.EXISTS
         return verdict == tfimports.FOUND
 
-    def _surely_runs(self, value, depth=0):
-        """A call of a TF function 1.8 has, with keywords its signature names, whose
-        arguments are plain data (names, constants, attributes, displays, arithmetic)
-        or such calls: nothing in it can raise what a fallback for older TF catches."""
-        if not isinstance(value, ast.Call) or depth > 8 or not self._surely_there(
-                value.func, ()):
+    def _surely_runs(self, value):
+        """An expression of TF calls 1.8 has, with keywords their signatures name, over
+        plain data (names, constants, attributes, displays, arithmetic, conditions): it
+        raises nothing a fallback for older TF catches, only what it would raise on any
+        release. At least one TF call: else it is not about TF at all."""
+        calls = [node for node in ast.walk(value) if isinstance(node, ast.Call)]
+        return bool(calls) and all(self._call_runs(call) for call in calls) and self._plain(
+            value, 0)
+
+    def _call_runs(self, call):
+        if isinstance(call.func, ast.Name) and call.func.id in _INERT_BUILTINS and \
+                not self.module.names.lookup(call.func.id, self.module.names.scope_of(call)):
+            return not call.keywords  # isinstance(x, tf.Tensor)
+        if not self._surely_there(call.func, ()):
             return False
-        qualname = self.module.resolve(value.func)
-        for keyword in value.keywords:
-            if keyword.arg is None or tfapi.accepts_keyword(
-                    qualname, keyword.arg, self.module.target_tf) is not True:
-                return False
-        return all(self._plain(argument, depth) for argument in
-                   value.args + [keyword.value for keyword in value.keywords])
+        qualname = self.module.resolve(call.func)
+        return all(keyword.arg is not None and tfapi.accepts_keyword(
+            qualname, keyword.arg, self.module.target_tf) is True for keyword in call.keywords)
 
     def _plain(self, expr, depth):
-        if isinstance(expr, ast.Call):
-            return self._surely_runs(expr, depth + 1)
+        """Data and checked calls only: a TF name in it is one 1.8 has, as CG402 judges."""
         for node in ast.walk(expr):
-            if isinstance(node, ast.Call) or not isinstance(node, _PLAIN_DATA):
+            if not isinstance(node, _PLAIN_DATA):
                 return False
-            if isinstance(node, ast.Attribute) and (self.module.resolve(node) or "").startswith(
-                    "tensorflow.") and not self._surely_there(node, ()):
+            if isinstance(node, ast.Attribute) and not self._not_missing(node):
                 return False
         return True
+
+    def _not_missing(self, node):
+        qualname = self.module.resolve(node)
+        if not qualname or not qualname.startswith("tensorflow."):
+            return True
+        verdict = tfimports.follow(qualname, self.module.imported_modules)
+        if isinstance(verdict, tuple):
+            return False  # a module of the wheel without it
+        return verdict != tfimports.TABLE or tfapi.missing(qualname, "1.8") is None
 
     def _caught(self, expr):
         if expr is None:
@@ -331,10 +346,13 @@ class _Finder:
         return set(_CATCHES.get(name, ()))
 
 
-# What an argument of a call that surely runs may be made of: data, never a call.
+# What an expression that surely runs may be made of: data, and calls checked apart.
 _PLAIN_DATA = (ast.Name, ast.Constant, ast.Attribute, ast.Subscript, ast.Slice, ast.List,
-               ast.Tuple, ast.Dict, ast.BinOp, ast.UnaryOp, ast.Starred, ast.expr_context,
-               ast.operator, ast.unaryop)
+               ast.Tuple, ast.Dict, ast.BinOp, ast.UnaryOp, ast.Starred, ast.IfExp,
+               ast.Compare, ast.BoolOp, ast.Call, ast.keyword, ast.expr_context, ast.operator,
+               ast.unaryop, ast.cmpop, ast.boolop)
+# Builtins a TF expression may call (`isinstance(x, tf.Tensor)`) that raise no version error.
+_INERT_BUILTINS = frozenset(("isinstance", "len", "int", "float", "list", "tuple"))
 
 
 def _leaves(statements):

@@ -289,3 +289,38 @@ def test_a_handler_of_what_a_call_raises_on_any_release_is_judged():
     """
     # A shape error reaches the first handler on 1.8; the import raises no ValueError.
     assert lint(code) == [("CG402", 7, 16)]
+
+
+def test_a_try_body_of_tf_expressions_makes_its_fallback_unreachable():
+    code = """
+    import tensorflow as tf
+    class Layer(object):
+        def resize(self, size):
+            try:
+                self.outputs = tf.image.resize_images(
+                    self.inputs, size=size, method=tf.image.ResizeMethod.BILINEAR)
+            except Exception:
+                self.outputs = tf.image.resize_images(self.inputs, new_height=size[0],
+                                                      new_width=size[1])
+        def prelu(self, alphas):
+            try:
+                y = tf.nn.relu(self.inputs) + tf.multiply(alphas, self.inputs) * 0.5
+            except Exception:
+                y = tf.nn.relu(self.inputs) + tf.mul(alphas, self.inputs) * 0.5
+            return y
+    def stacked(inputs):
+        try:
+            return tf.reduce_sum(inputs if isinstance(inputs, tf.Tensor) else tf.stack(inputs))
+        except Exception:
+            return tf.reduce_sum(tf.pack(inputs))
+    def mixed(x, f):
+        try:
+            y = tf.nn.relu(x) + f(x)
+        except Exception:
+            y = tf.mul(x, x)
+        return y
+    """
+    # Attribute targets, class constants, arithmetic and conditions of TF calls: 1.8 runs
+    # them, so their fallbacks are for older releases. A call of anything else may raise:
+    # the last fallback runs on 1.8 and is judged.
+    assert lint(code) == [("CG402", 26, 13)]
