@@ -85,7 +85,9 @@ class Missing:
     was asked about); ``first``/``last`` are the first and last releases in the
     table that have ``name`` (None if none does); ``replacement`` is a dotted
     name for the whole ``qualname`` that exists in ``target`` (None if there is
-    none); ``note`` explains the replacement or the history.
+    none); ``note`` explains the replacement or the history; ``unlisted`` are the
+    releases where the table does not enumerate ``name``'s parent (contrib below its
+    top level after 1.8), so that ``name`` may be there.
     """
     qualname: str
     name: str
@@ -94,6 +96,7 @@ class Missing:
     last: Optional[str]
     replacement: Optional[str]
     note: Optional[str]
+    unlisted: tuple = ()
 
 
 class _Table:
@@ -370,7 +373,7 @@ def missing(qualname, target="1.8"):
     return Missing(qualname=qualname, name=name, target=label,
                    first=present[0] if present else None,
                    last=present[-1] if present else None,
-                   replacement=repl, note=note)
+                   replacement=repl, note=note, unlisted=tuple(maybe))
 
 
 def _short(name):

@@ -312,3 +312,15 @@ def test_tf_print_through_a_failing_import_is_the_import_finding():
     tf.print(1)
     """
     assert lint(code) == [("CG402", 3, 1)]
+
+
+def test_a_contrib_name_the_table_does_not_list_after_18_is_not_called_absent_everywhere():
+    messages = [message for _, _, message in _messages(
+        "import tensorflow as tf\n"
+        "a = tf.contrib.tpu.InputPipelineConfig\n"
+        "b = tf.contrib.tpu.InputPipelineConfig.PER_HOST_V2\n")]
+    assert messages[0].endswith("(it may be in 1.9 to 1.15, whose contrib the table does not "
+                                "list)")
+    assert "`tf.contrib.tpu.InputPipelineConfig` is absent, and may be in 1.9 to 1.15" in \
+        messages[1]
+    assert not any("no release" in message for message in messages)

@@ -114,7 +114,12 @@ def _text(module, node):
 def _message(missing, target, hint=True):
     name, full = tf_name(missing.name), tf_name(missing.qualname)
     versions = tfapi.versions()
-    if missing.first is None:
+    if missing.first is None and missing.unlisted:
+        # contrib below its top level is not enumerated for 1.9 to 1.15: it may be there
+        may_be = "may be in %s, whose contrib the table does not list" % _releases(
+            missing.unlisted)
+        history = "it " + may_be if full == name else "absent, and " + may_be
+    elif missing.first is None:
         covered = "the table covers %s to %s" % (versions[0], versions[-1])
         history = covered if full == name else (
             "in no release from %s to %s, the releases the table covers" % (versions[0],
@@ -152,6 +157,10 @@ def _hint(missing, target):
         return "; TF %s has a `%s` only in contrib (%s): check it is the same function" % (
             target, last, ", ".join("`%s`" % tf_name(name) for name in found[:2]))
     return ""
+
+
+def _releases(labels):
+    return labels[0] if len(labels) == 1 else "%s to %s" % (labels[0], labels[-1])
 
 
 def _version(text):
