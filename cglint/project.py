@@ -48,6 +48,8 @@ class ModuleSummary:
     sites: dict = field(default_factory=dict)  # name -> ImportedSite
     reexports: dict = field(default_factory=dict)  # name -> (module, level, name) imported
     imports: Optional[tuple] = None  # (module, level) of every import, when asked for
+    # the imports among them made inside a `try` whose handler catches KeyError
+    imports_catching_key_error: frozenset = frozenset()
     offers: Optional[bool] = None  # defines or re-exports a custom-gradient function
     registered: dict = field(default_factory=dict)  # known registered name -> first line
     registered_patterns: tuple = ()  # names built at run time, as regular expressions
@@ -293,6 +295,24 @@ class Project:
                     queue.append((found, depth + 1))
         return names, patterns, any_name, dependencies
 
+    def imports_all_catch_key_error(self, path):
+        """(whether `path` has importers in the project and every one imports it inside a
+        `try` that catches KeyError, [Dependency] on them)."""
+        target = os.path.realpath(path)
+        importers = self.importers(path)
+        dependencies = []
+        for importer in importers:
+            summary = self.summary(importer, with_imports=True)
+            if summary is None:
+                return False, dependencies
+            dependencies.append(Dependency(summary.path, summary.digest))
+            for module, level in summary.imports or ():
+                found = self.module_path(importer, module, level)
+                if found is not None and os.path.realpath(found) == target and \
+                        (module, level) not in summary.imports_catching_key_error:
+                    return False, dependencies
+        return bool(importers), dependencies
+
     def importers(self, path):
         """Project files that import `path`: those under its package root (at most
         MAX_SCANNED_FILES) whose text names its module and whose imports resolve to it."""
@@ -396,6 +416,8 @@ def _summarize(path, with_imports):
     summary.reexports = _reexports(parsed.tree)
     if with_imports:
         summary.imports = tuple(_imports(parsed.tree))
+        summary.imports_catching_key_error = frozenset(_imports_catching_key_error(
+            parsed.tree))
     if not (defines or registers):
         return summary
     from cglint.facts import ModuleFacts
@@ -465,6 +487,25 @@ def _imports(tree):
                 if alias.name != "*":
                     yield ("%s.%s" % (node.module, alias.name) if node.module
                            else alias.name), node.level
+
+
+def _imports_catching_key_error(tree):
+    """(module, level) of the imports inside the body of a `try` one of whose handlers
+    catches KeyError (`try: import special_grads / except KeyError:`, for a module that
+    registers a gradient TF may already have)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Try) and any(_catches_key_error(h.type) for h in node.handlers):
+            for statement in node.body:
+                yield from _imports(ast.Module(body=[statement], type_ignores=[]))
+
+
+def _catches_key_error(expr):
+    if expr is None:
+        return True  # a bare except
+    if isinstance(expr, ast.Tuple):
+        return any(_catches_key_error(element) for element in expr.elts)
+    name = expr.attr if isinstance(expr, ast.Attribute) else getattr(expr, "id", None)
+    return name in ("KeyError", "LookupError", "Exception", "BaseException", "StandardError")
 
 
 def _reexports(tree):

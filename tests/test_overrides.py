@@ -847,3 +847,33 @@ def test_a_program_does_not_load_the_same_named_module_of_a_program_beside_it():
     assert together["a/grads.py"] == {"a/grads.py"}
     assert together["b/grads.py"] == {"b/grads.py"}
     assert together["c/pkg/grads.py"] == {"c/pkg/grads.py", "c/pkg/other.py"}
+
+
+_BUILTIN_REGISTRATION = ("from tensorflow.python.framework import ops\n\n"
+                         "@ops.RegisterGradient('MaxPoolGrad')\n"
+                         "def _max_pool_grad_grad(op, grad):\n"
+                         "    return grad, None, None\n")
+
+
+@pytest.mark.parametrize("importers, reported", [
+    # maml's model.py: the KeyError of the registration is expected where it surfaces.
+    ({"model.py": "try:\n    import special_grads\nexcept KeyError as e:\n    print(e)\n"},
+     False),
+    ({"model.py": "try:\n    from . import special_grads\nexcept Exception:\n    pass\n"},
+     False),
+    ({"model.py": "import special_grads\n"}, True),
+    ({"model.py": "try:\n    import special_grads\nexcept ValueError:\n    pass\n"}, True),
+    ({"model.py": "try:\n    import special_grads\nexcept KeyError:\n    pass\n",
+      "train.py": "import special_grads\n"}, True),
+    ({}, True),
+])
+def test_a_builtin_op_registration_every_importer_catches_is_not_reported(
+        tmp_path, importers, reported):
+    (tmp_path / "__init__.py").write_text("")
+    registering = tmp_path / "special_grads.py"
+    registering.write_text(_BUILTIN_REGISTRATION)
+    for name, text in importers.items():
+        (tmp_path / name).write_text(text)
+    options = engine.Options(select=("CG203",))
+    found = check.check_alone(str(registering), _BUILTIN_REGISTRATION, options).diagnostics
+    assert bool(found) == reported

@@ -15,9 +15,10 @@ class GradientRegisteredTwice(Rule):
     runs more than once (building a model twice, a helper called per layer), or in two
     modules that end up in one program; or a name TF 1.8 already registers for its own op
     types (`"Relu"`, `"Identity"`, `"Sign"`). A registration under `try: ... except
-    KeyError` is left alone, and so are names built at run time, and TensorFlow's own
-    files (a module inside the `tensorflow` package), whose registrations are the
-    originals.
+    KeyError` is left alone, and so is a module-level one in a module that every project
+    module importing it imports inside such a `try` (the KeyError is expected there), and
+    names built at run time, and TensorFlow's own files (a module inside the `tensorflow`
+    package), whose registrations are the originals.
 
     Why it breaks on TF 1.8: the gradient registry is global to the process, whatever the
     graph, and refuses a second registration at once (at import, or at the second call):
@@ -46,7 +47,7 @@ class GradientRegisteredTwice(Rule):
             if not registration.applied or name is None:
                 continue
             if name in ops.gradients or name in ops.not_differentiable:
-                if not registration.guarded:
+                if not registration.guarded and not _importers_catch_it(module, registration):
                     what = "a gradient" if name in ops.gradients else "a registration " \
                         "(not differentiable)"
                     yield self.at(registration.call, "`%s` is a TF 1.8 op type that already "
@@ -116,6 +117,19 @@ class GradientRegisteredTwice(Rule):
                                       "loaded in the same program: the second registration "
                                       "raises %s" % (name, earlier[0], _KEY_ERROR % name),
                                       span=Span(*place), path=path)
+
+
+def _importers_catch_it(module, registration):
+    """A module-level registration in a module every project importer of which imports
+    it inside `try: ... except KeyError:` (maml's `special_grads`): the KeyError is
+    expected and handled where it surfaces."""
+    if registration.in_function is not None or module.path == "-":
+        return False
+    from cglint import project  # only modules registering a built-in op's name need it
+
+    caught, dependencies = project.current().imports_all_catch_key_error(module.path)
+    module.dependencies.update(dependencies)
+    return caught
 
 
 def _runs_again(registration, name):
