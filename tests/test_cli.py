@@ -148,13 +148,13 @@ def test_whole_run_findings_cross_files_cache_and_noqa(tmp_path, capsys, monkeyp
     (tmp_path / "register.py").write_text(
         "import tensorflow as tf\n\n@tf.RegisterGradient('ClippedGrad')\n"
         "def _clipped(op, grad):\n    return tf.clip_by_value(grad, -5.0, 5.0)\n")
-    use = ("import tensorflow as tf\ng = tf.get_default_graph()\n"
+    use = ("import tensorflow as tf\nimport register\ng = tf.get_default_graph()\n"
            "with g.gradient_override_map({'Relu': 'ClipedGrad'}):\n"
            "    y = tf.nn.relu(tf.constant([1.0]))\n")
     (tmp_path / "use.py").write_text(use)
     for _ in range(2):  # cold, then from the cache
         code, out, _ = run(["register.py", "use.py"], capsys)
-        assert code == 1 and "use.py:3:39: CG202" in out and "ClippedGrad" in out
+        assert code == 1 and "use.py:4:39: CG202" in out and "ClippedGrad" in out
     fixed = use.replace("'ClipedGrad'", "'ClippedGrad'")
     (tmp_path / "use.py").write_text(fixed)
     assert run(["register.py", "use.py"], capsys)[0] == 0

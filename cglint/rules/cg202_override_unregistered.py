@@ -56,29 +56,40 @@ class OverrideGradientNotRegistered(Rule):
             patterns = patterns + more
             any_name = any_name or anything
         # Plain data (it is cached as JSON and crosses processes), read by position below.
-        return uses, registered, any_name, imported, patterns
+        return uses, registered, any_name, imported, patterns, facts.components, facts.imports
 
     def check_run(self, summaries):
-        if any(any_name for _, _, any_name, _, _ in summaries.values()):
-            return  # some registration's name comes from its callers: any name may match
-        registered = {}  # name -> {path: first line registering it there}
-        for path in sorted(summaries):
-            for name, line in summaries[path][1]:
+        # Each file by what a process running it loads: its own registrations and those
+        # of the project modules it imports or is imported by (found on disk), never
+        # another checked file it is not loaded with. So a file checked alone and in its
+        # whole tree gets the same findings.
+        # Checked files loaded with it count too (files given as texts are on no disk).
+        together = overrides.loaded_together(
+            {path: (summary[5], summary[6]) for path, summary in summaries.items()},
+            set(summaries))
+        for path in sorted(path for path, summary in summaries.items() if summary[0]):
+            uses, own, any_name, imported, patterns = summaries[path][:5]
+            if any_name or any(summaries[other][2] for other in together[path]):
+                continue  # some registration's name comes from its callers: any may match
+            registered = {}  # name -> {path: first line registering it there}
+            for name, line in own:
                 registered.setdefault(name, {}).setdefault(path, line)
-        for path in sorted(summaries):
-            for name, where, line in summaries[path][3]:
+            for other in sorted(together[path]):
+                for name, line in summaries[other][1]:
+                    registered.setdefault(name, {}).setdefault(other, line)
+            for name, where, line in imported:
                 registered.setdefault(name, {}).setdefault(where, line)
-        patterns = [re.compile(p) for summary in summaries.values() for p in summary[4]]
-        for path in sorted(summaries):
-            for value, key, place in summaries[path][0]:
+            patterns += [pattern for other in together[path] for pattern in summaries[other][4]]
+            patterns = [re.compile(pattern) for pattern in patterns]
+            for value, key, place in uses:
                 if value in registered or any(p.fullmatch(value) for p in patterns):
                     continue
                 override = " (the override for `%s`)" % key if key else ""
                 op_type = " (op type: %s)" % key if key else ""
                 yield Finding(
-                    "gradient `%s`%s is never registered with `tf.RegisterGradient` in the "
-                    "checked files or the project modules they import: `tf.gradients` "
-                    "raises `LookupError: No gradient defined for operation ...%s`%s"
+                    "gradient `%s`%s is never registered with `tf.RegisterGradient` in this "
+                    "file or the project modules loaded with it: `tf.gradients` raises "
+                    "`LookupError: No gradient defined for operation ...%s`%s"
                     % (value, override, op_type, _did_you_mean(value, registered, path)),
                     span=Span(*place), path=path)
 
