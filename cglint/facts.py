@@ -716,14 +716,23 @@ class ModuleFacts:
             return total
         if isinstance(expr, ast.Constant):
             return 1  # None, or a number (CG110's business)
+        if isinstance(expr, ast.Dict):  # nest.flatten gives its values
+            if None in expr.keys:
+                return None  # `{**other}`
+            return self.count_values(ast.List(elts=expr.values), scope, depth + 1, arguments)
         if isinstance(expr, (ast.BinOp, ast.UnaryOp)):
             operands = [expr.left, expr.right] if isinstance(expr, ast.BinOp) else [expr.operand]
+            if _is_sequence(expr):  # `[dy] + [None] * 3`
+                return self._count_concatenated(expr, scope, depth, arguments)
             if any(isinstance(o, (ast.List, ast.Tuple, ast.ListComp)) for o in operands):
                 return self._count_repeated(expr, scope, depth, arguments)
             return 1 if self._is_tensor(expr, scope, depth, arguments) else None
         if isinstance(expr, ast.Call):
             if self._is_tensor(expr, scope, depth, arguments):
                 return 1
+            split = self._count_split(expr, scope)
+            if split is not None:
+                return split
             return self._count_returned(expr, scope, depth, arguments)
         if isinstance(expr, ast.Name):
             values = self.assigned_values(expr, scope)
@@ -746,6 +755,32 @@ class ModuleFacts:
                     and type(times.value) is int):
                 count = self.count_values(sequence, scope, depth + 1, arguments)
                 return None if count is None else count * times.value
+        return None
+
+    def _count_concatenated(self, expr, scope, depth, arguments):
+        """`[dy] + [None] * 3`, `(dx,) + (None,)`: the sum of the sequences' counts."""
+        if isinstance(expr.op, ast.Add):
+            counts = [self.count_values(side, scope, depth + 1, arguments)
+                      for side in (expr.left, expr.right)]
+            return None if None in counts else sum(counts)
+        return self._count_repeated(expr, scope, depth, arguments)
+
+    def _count_split(self, call, scope):
+        """`tf.split(x, 3)`, `tf.split(x, [1, 2])`, `tf.unstack(x, num=3)`: the number of
+        tensors, when it is written as a literal."""
+        qualname = self.names.resolve(call.func, scope)
+        path = _tf_path(qualname) if qualname and qualname.startswith("tensorflow.") else None
+        if path not in ("split", "unstack"):
+            return None
+        wanted = "num_or_size_splits" if path == "split" else "num"
+        given = next((k.value for k in call.keywords if k.arg == wanted), None)
+        if given is None and len(call.args) > 1:
+            given = call.args[1]
+        if isinstance(given, ast.Constant) and type(given.value) is int and given.value > 0:
+            return given.value
+        if path == "split" and isinstance(given, (ast.List, ast.Tuple)) and not any(
+                isinstance(e, ast.Starred) for e in given.elts):
+            return len(given.elts)
         return None
 
     def _count_returned(self, call, scope, depth, arguments):
@@ -972,6 +1007,17 @@ def _call_arguments(call, function, caller):
         if keyword.arg in keyword_params:
             passed[keyword.arg] = (keyword.value, caller)
     return passed
+
+
+def _is_sequence(expr):
+    """A list or tuple display, repeated (`[None] * 3`) or concatenated (`[a] + [b]`)."""
+    if isinstance(expr, (ast.List, ast.Tuple)):
+        return True
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
+        return _is_sequence(expr.left) and _is_sequence(expr.right)
+    if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult):
+        return any(isinstance(side, (ast.List, ast.Tuple)) for side in (expr.left, expr.right))
+    return False
 
 
 def _defined_names(statement):

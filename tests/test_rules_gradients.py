@@ -232,7 +232,7 @@ def test_cg104_near_misses():
     def split(x):
         def grad(dy):
             return dy
-        return tf.split(x, 2), grad
+        return tf.split(x, PARTS), grad
 
     @tf.custom_gradient
     def single(x):
@@ -240,7 +240,10 @@ def test_cg104_near_misses():
             return dy
         return tf.sign(x), grad
     """
+    # PARTS may be 1: a split into a number not written there is not counted (into 2, it
+    # is two outputs, and 1.8 raises TypeError: grad() takes 1 positional argument).
     assert codes(code, select=["CG104"]) == []
+    assert codes(code.replace("PARTS", "2"), select=["CG104"]) == ["CG104"]
 
 
 def test_cg105_keywords_graph_only():
@@ -1168,3 +1171,43 @@ def test_cg103_a_method_gradient_with_a_slot_for_self_is_cg108s_alone():
     """
     assert lint(code, select=["CG103", "CG108"]) == [
         ("CG108", 6, 5), ("CG108", 10, 5), ("CG103", 11, 34)]
+
+
+def test_gradient_counts_of_concatenated_lists_splits_and_dict_outputs():
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def gate(x, y, z):
+        return x + y + z, lambda dy: [dy] + [None] * 3
+
+    @tf.custom_gradient
+    def pair(x, y):
+        return x + y, lambda dy: tf.split(tf.concat([dy, dy, dy], 0), 3)
+
+    @tf.custom_gradient
+    def sizes(x, y):
+        return x + y, lambda dy: tf.split(dy, [1, 1], axis=0)
+
+    @tf.custom_gradient
+    def unstacked(x, y):
+        return x + y, lambda dy: tf.unstack(tf.stack([dy, dy, dy]), num=3)
+
+    @tf.custom_gradient
+    def shifted(x):
+        return x, lambda dy: dy + [1.0]
+
+    @tf.custom_gradient
+    def heads(x):
+        def grad(dy):
+            return dy
+        return {"a": x, "b": 2.0 * x}, grad
+
+    @tf.custom_gradient
+    def any_split(x, y, n):
+        return x + y, lambda dy: tf.split(dy, n)
+    """
+    # A list plus a list is their counts; `dy + [1.0]` is a tensor sum; a dict's values
+    # are its outputs; a split of an unwritten number is not counted.
+    assert lint(code, select=["CG103", "CG104"]) == [
+        ("CG103", 6, 34), ("CG103", 10, 30), ("CG103", 18, 30), ("CG104", 26, 5)]
