@@ -819,6 +819,34 @@ class ModuleFacts:
                     return methods[0].node
         return None
 
+    def passed_keywords(self, call):
+        """The keywords a call may pass: `**opts` of a dict that is surely empty passes
+        none (TF 1.8's custom_gradient raises only `if kwargs:`)."""
+        return [k for k in call.keywords if not (k.arg is None and self._empty_dict(k.value))]
+
+    def _empty_dict(self, expr):
+        """`{}`, `dict()`, or a name bound once to one of them and only ever unpacked with
+        `**` in the module (never filled, never handed to what may fill it)."""
+        if isinstance(expr, ast.Dict):
+            return not expr.keys
+        if isinstance(expr, ast.Call):
+            return isinstance(expr.func, ast.Name) and expr.func.id == "dict" and not (
+                expr.args or expr.keywords) and not self.names.lookup(
+                    "dict", self.names.scope_of(expr))
+        if not isinstance(expr, ast.Name):
+            return False
+        bindings = self.names.lookup(expr.id, self.names.scope_of(expr))
+        if len(bindings) != 1 or bindings[0].kind != "assign" or isinstance(
+                bindings[0].node, ast.Name) or not self._empty_dict(bindings[0].node):
+            return False
+        for node in self.nodes[ast.Subscript] + self.nodes[ast.Attribute]:
+            if isinstance(node.value, ast.Name) and node.value.id == expr.id:
+                return False  # filled: opts["scale"] = 2.0, opts.update(...)
+        unpacked = {id(keyword.value) for call in self.nodes[ast.Call]
+                    for keyword in call.keywords if keyword.arg is None}
+        return not any(node.id == expr.id and isinstance(node.ctx, ast.Load)
+                       and id(node) not in unpacked for node in self.nodes[ast.Name])
+
     def made_functions(self, call, scope):
         """The defs and lambdas a call of a project function hands back (a factory:
         `make_grad(0.5)` returning its inner `grad`); [] when it may return anything else."""
@@ -1171,7 +1199,7 @@ class _SiteFinder:
         return [ForwardReturn(node, returned, outputs, self._grad_function(candidate))
                 for candidate in candidates]
 
-    def _grad_candidates(self, expr, scope):
+    def _grad_candidates(self, expr, scope, depth=0):
         """The defs or lambda a gradient expression can be: every binding of the name
         must be a def (else it is unknown, and none is returned); a factory's call gives
         the functions it returns."""
@@ -1182,6 +1210,9 @@ class _SiteFinder:
         if not isinstance(expr, ast.Name):
             return []
         bindings = self.names.lookup(expr.id, scope)
+        if len(bindings) == 1 and bindings[0].kind == "assign" and depth < _MAX_DEPTH:
+            # `grad = ste_pair`: an alias bound once is the function it names
+            return self._grad_candidates(bindings[0].node, bindings[0].scope, depth + 1)
         if not bindings or any(binding.kind != "def" for binding in bindings):
             return []
         return [binding.node for binding in bindings]

@@ -1211,3 +1211,54 @@ def test_gradient_counts_of_concatenated_lists_splits_and_dict_outputs():
     # are its outputs; a split of an unwritten number is not counted.
     assert lint(code, select=["CG103", "CG104"]) == [
         ("CG103", 6, 34), ("CG103", 10, 30), ("CG103", 18, 30), ("CG104", 26, 5)]
+
+
+def test_cg105_an_empty_dict_unpacked_passes_no_keyword():
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def scaled(x, scale=2.0):
+        return x * scale, lambda dy: (dy * scale, None)
+
+    x = tf.ones([2])
+    opts = {}
+    a = scaled(x, **opts)
+    b = scaled(x, **{})
+    c = scaled(x, **dict())
+    filled = {}
+    filled["scale"] = 3.0
+    d = scaled(x, **filled)
+    handed = {}
+    configure(handed)
+    e = scaled(x, **handed)
+    f = scaled(x, **{"scale": 3.0})
+    """
+    # TF 1.8 raises only `if kwargs:`: an empty dict passes no keyword.
+    assert lint(code, select=["CG105"]) == [("CG105", 15, 5), ("CG105", 18, 5),
+                                            ("CG105", 19, 5)]
+
+
+def test_cg103_a_gradient_function_named_through_a_local_alias():
+    code = """
+    import tensorflow as tf
+
+    def pair(dy):
+        return dy, dy
+
+    def single(dy):
+        return dy
+
+    @tf.custom_gradient
+    def aliased(x):
+        grad = pair
+        return tf.round(x), grad
+
+    @tf.custom_gradient
+    def rebound(x):
+        grad = pair
+        grad = single
+        return tf.round(x), grad
+    """
+    # An alias bound once is its function; a name bound twice may be either, unknown.
+    assert lint(code, select=["CG103"]) == [("CG103", 5, 5)]

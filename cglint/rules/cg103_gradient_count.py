@@ -66,10 +66,9 @@ class GradientCountMismatch(Rule):
                 continue
             count = counts.pop()
             for call in site.calls:
-                given = _extra_inputs(call, count, low, high)
+                given = _extra_inputs(module, call, count, low, high)
                 if given is not None:
-                    yield self.at(call, _EXTRA % (site.name, given, counted(count, "gradient")),
-                                  function=site.func)
+                    yield self.at(call, _extra(site.name, given, count), function=site.func)
         yield from self._check_defuns(module)
         if module.eager:
             return
@@ -77,9 +76,9 @@ class GradientCountMismatch(Rule):
             if site.vararg or len(site.gradient_counts) != 1:
                 continue
             (count,) = site.gradient_counts
-            given = _extra_inputs(call, count, site.required, len(site.positional))
+            given = _extra_inputs(module, call, count, site.required, len(site.positional))
             if given is not None:
-                yield self.at(call, _EXTRA % (site.name, given, counted(count, "gradient")))
+                yield self.at(call, _extra(site.name, given, count))
 
 
     def _check_vararg(self, module, site):
@@ -100,11 +99,12 @@ class GradientCountMismatch(Rule):
             return
         count = counts.pop()
         for call in site.calls:
-            if any(isinstance(arg, ast.Starred) for arg in call.args) or call.keywords:
+            if any(isinstance(arg, ast.Starred) for arg in call.args) or \
+                    module.passed_keywords(call):
                 continue
             if len(call.args) != count and len(call.args) >= site.params.required:
-                yield self.at(call, _EXTRA % (site.name, len(call.args),
-                                              counted(count, "gradient")), function=site.func)
+                yield self.at(call, _extra(site.name, len(call.args), count),
+                              function=site.func)
 
     def _check_defuns(self, module):
         for site in module.defun_sites:
@@ -122,15 +122,19 @@ class GradientCountMismatch(Rule):
                                          grad.name, counted(count, "gradient")), function=site.func)
 
 
-_EXTRA = ("`%s` is called with %d positional inputs here but its gradient function returns "
+_EXTRA = ("`%s` is called with %s here but its gradient function returns "
           "%s: in graph mode every positional argument becomes a tensor input that needs a "
           "gradient")
 
 
-def _extra_inputs(call, count, low, high):
+def _extra(name, given, count):
+    return _EXTRA % (name, counted(given, "positional input"), counted(count, "gradient"))
+
+
+def _extra_inputs(module, call, count, low, high):
     """How many positional inputs `call` passes, when that differs from the gradient count
     and both are in the function's range; else None."""
-    if any(isinstance(arg, ast.Starred) for arg in call.args) or call.keywords:
+    if any(isinstance(arg, ast.Starred) for arg in call.args) or module.passed_keywords(call):
         return None
     given = len(call.args)
     if given != count and low <= given <= high and low <= count <= high:

@@ -8,7 +8,8 @@ class KeywordArguments(Rule):
     What: `f(x, scale=3.0)` or `f(x, **options)` where `f` is decorated with
     `@tf.custom_gradient`; `functools.partial(f, scale=3.0)`, which passes the keyword on
     each call; or `f` has a keyword-only parameter, or reads `kwargs["scale"]` from its
-    `**kwargs`, which can only be filled by keyword.
+    `**kwargs`, which can only be filled by keyword. `**options` of a dict that stays empty
+    (`{}`, only ever unpacked) passes no keyword and is not reported.
 
     Why it breaks on TF 1.8: in graph mode (the default) the call raises
     `ValueError: The custom_gradient decorator currently supports keywords arguments only
@@ -40,35 +41,35 @@ class KeywordArguments(Rule):
                                       "arrive" % (site.name, _key(read), site.params.kwarg),
                                       function=site.func)
             for call in site.partials:
-                if call.keywords:
+                if module.passed_keywords(call):
                     yield self.at(call, "`functools.partial` binds keyword argument %s to "
                                   "custom-gradient function `%s`: TF 1.8 graph mode raises "
                                   "ValueError when the partial is called; bind it positionally "
-                                  "or in a closure" % (_keywords(call), site.name),
+                                  "or in a closure" % (_keywords(module, call), site.name),
                                   function=site.func)
             for call in site.calls:
-                if call.keywords:
+                if module.passed_keywords(call):
                     yield self.at(call, "`%s` is called with keyword argument %s: TF 1.8 "
                                   "graph mode raises ValueError; pass it positionally"
-                                  % (site.name, _keywords(call)), function=site.func)
+                                  % (site.name, _keywords(module, call)), function=site.func)
         for call, site in module.imported_calls:
-            if call.keywords:
+            if module.passed_keywords(call):
                 yield self.at(call, "`%s` (a custom-gradient function of %s) is called with "
                               "keyword argument %s: TF 1.8 graph mode raises ValueError; pass "
                               "it positionally" % (site.name, _where(module, site),
-                                                   _keywords(call)))
+                                                   _keywords(module, call)))
         for call, site in module.imported_partials:
-            if call.keywords:
+            if module.passed_keywords(call):
                 yield self.at(call, "`functools.partial` binds keyword argument %s to "
                               "custom-gradient function `%s` of %s: TF 1.8 graph mode raises "
                               "ValueError when the partial is called; bind it positionally "
-                              "or in a closure" % (_keywords(call), site.name,
+                              "or in a closure" % (_keywords(module, call), site.name,
                                                    _where(module, site)))
 
 
-def _keywords(call):
+def _keywords(module, call):
     return ", ".join("`%s`" % k.arg if k.arg else "`**%s`" % getattr(k.value, "id", "...")
-                     for k in call.keywords)
+                     for k in module.passed_keywords(call))
 
 
 def _where(module, site):
