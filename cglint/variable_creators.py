@@ -20,6 +20,15 @@ VARIABLE_FUNCTIONS = frozenset((
     "tensorflow.python.ops.variables.Variable",
     "tensorflow.python.ops.resource_variable_ops.ResourceVariable",
 ))
+# Objects that make their variables when first called: a template (`tf.make_template`)
+# and a whole Keras model.
+VARIABLE_OWNERS = frozenset((
+    "tensorflow.make_template",
+    "tensorflow.keras.Sequential",
+    "tensorflow.keras.models.Sequential",
+    "tensorflow.contrib.keras.models.Sequential",
+    "tensorflow.compat.v1.make_template",
+))
 # Modules whose functions (and layer classes) build layers with weights.
 LAYER_MODULES = (
     "tensorflow.layers.",
@@ -47,7 +56,7 @@ WEIGHTED_LAYERS = frozenset((
 def creates_variables(qualname):
     if not qualname:
         return False
-    if qualname in VARIABLE_FUNCTIONS:
+    if qualname in VARIABLE_FUNCTIONS or qualname in VARIABLE_OWNERS:
         return True
     return qualname.startswith(LAYER_MODULES) and qualname.rsplit(".", 1)[1] in WEIGHTED_LAYERS
 

@@ -1262,3 +1262,30 @@ def test_cg103_a_gradient_function_named_through_a_local_alias():
     """
     # An alias bound once is its function; a name bound twice may be either, unknown.
     assert lint(code, select=["CG103"]) == [("CG103", 5, 5)]
+
+
+def test_templates_and_keras_models_own_variables_they_make_when_called():
+    code = """
+    import tensorflow as tf
+
+    def _scale(x):
+        return x * tf.get_variable("w", [], initializer=tf.ones_initializer())
+
+    scale = tf.make_template("scale", _scale)
+    model = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+
+    @tf.custom_gradient
+    def through_template(x):
+        return scale(x), lambda dy: dy
+
+    @tf.custom_gradient
+    def through_model(x):
+        return model(x), lambda dy: dy
+
+    @tf.custom_gradient
+    def built_inside(x):
+        inner = tf.keras.Sequential([tf.keras.layers.Dense(2)])
+        return inner(x), lambda dy: dy
+    """
+    assert lint(code, select=["CG101", "CG102"]) == [
+        ("CG102", 12, 12), ("CG102", 16, 12), ("CG101", 20, 13), ("CG101", 20, 34)]

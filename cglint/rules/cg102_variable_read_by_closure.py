@@ -5,8 +5,9 @@ from cglint.rules.base import Rule
 class VariableReadByClosure(Rule):
     """A custom-gradient function reads a variable from an enclosing scope.
 
-    What: the body of a `@tf.custom_gradient` function uses a variable (or a layer object,
-    which owns variables) that was created outside it and not passed in as an argument,
+    What: the body of a `@tf.custom_gradient` function uses a variable (or an object that
+    owns variables: a layer, a Keras model, a `tf.make_template` template) that was created
+    outside it and not passed in as an argument,
     directly or in a function of the module that its body calls (`project(x)` returning
     `x * w`), reported at that call.
 
