@@ -44,6 +44,15 @@ MULTI_OUTPUT = frozenset((
     "contrib.framework.nest.flatten", "nest.flatten", "linalg.eigh", "self_adjoint_eig", "svd",
     "linalg.svd", "qr", "linalg.qr", "nn.sufficient_statistics", "nn.fused_batch_norm",
 ))
+# tf.data pipelines, for the keywords of their steps (`.batch(32, drop_remainder=True)` is
+# TF 1.10's): the class, the factories that make one, the transformations that return one.
+DATASET = "tensorflow.data.Dataset"
+DATASET_FACTORIES = frozenset(("from_tensor_slices", "from_tensors", "from_generator", "range",
+                               "zip", "list_files", "from_sparse_tensor_slices"))
+DATASET_TRANSFORMATIONS = frozenset((
+    "apply", "batch", "cache", "concatenate", "filter", "flat_map", "interleave", "map",
+    "padded_batch", "prefetch", "repeat", "shard", "shuffle", "skip", "take",
+    "unbatch", "with_options", "map_with_legacy_function", "window"))
 # `function.Defun(*input_types, python_grad_func=f, grad_func=g)`: TF 1.8's third way
 # to give an op a custom gradient (tensor2tensor and sonnet use it).
 DEFUN = frozenset(("tensorflow.python.framework.function.Defun",))
@@ -519,10 +528,14 @@ class ModuleFacts:
                 uses.append(ApiUse(func, "%s.%s" % (kind, func.attr), call))
         return uses
 
-    def _receiver_class(self, expr, scope, with_targets):
+    def _receiver_class(self, expr, scope, with_targets, depth=0):
         """The qualified TensorFlow class an object expression was made by, or None."""
+        if isinstance(expr, ast.Call) and depth < _MAX_DEPTH:
+            return self._dataset_made(expr, scope, with_targets, depth)
         if isinstance(expr, ast.Name):
             bindings = self.names.lookup(expr.id, scope)
+            if len(bindings) > 1 and depth < _MAX_DEPTH:
+                return self._rebound_dataset(expr, bindings, with_targets, depth)
             if len(bindings) != 1:
                 return None
             binding = bindings[0]
@@ -536,6 +549,41 @@ class ModuleFacts:
             if owner is not None:
                 return self.instance_attribute_classes(owner).get(expr.attr)
         return None
+
+    def _dataset_made(self, call, scope, with_targets, depth):
+        """DATASET for a tf.data pipeline step: a Dataset factory's call
+        (`tf.data.Dataset.from_tensor_slices(x)`), or a transformation (`.batch(32)`) of
+        a dataset; a dataset class's own constructor is _constructed's."""
+        func = call.func
+        if not isinstance(func, ast.Attribute):
+            return self._constructed(call, scope)
+        qualname = self.names.resolve(func, scope)
+        if qualname and qualname.rpartition(".")[0] == DATASET and \
+                func.attr in DATASET_FACTORIES:
+            return DATASET
+        if func.attr in DATASET_TRANSFORMATIONS and _is_dataset(
+                self._receiver_class(func.value, scope, with_targets, depth + 1)):
+            return DATASET
+        return self._constructed(call, scope)
+
+    def _rebound_dataset(self, name, bindings, with_targets, depth):
+        """DATASET for `ds = tf.data.TFRecordDataset(f)` then `ds = ds.map(parse)`, ...:
+        every assignment makes a dataset, from another step of the same name or anew."""
+        made = False
+        for binding in bindings:
+            value = binding.node
+            if binding.kind != "assign" or not isinstance(value, ast.Call):
+                return None
+            root = value
+            while isinstance(root, ast.Call) and isinstance(root.func, ast.Attribute):
+                root = root.func.value
+            if isinstance(root, ast.Name) and root.id == name.id:
+                continue  # a step of the same pipeline
+            if not _is_dataset(self._receiver_class(value, binding.scope, with_targets,
+                                                    depth + 1)):
+                return None
+            made = True
+        return DATASET if made else None
 
     def _constructed(self, value, scope):
         if not isinstance(value, ast.Call):
@@ -1035,6 +1083,11 @@ def _call_arguments(call, function, caller):
         if keyword.arg in keyword_params:
             passed[keyword.arg] = (keyword.value, caller)
     return passed
+
+
+def _is_dataset(qualname):
+    return bool(qualname) and qualname.startswith("tensorflow.data.") and qualname.endswith(
+        "Dataset")
 
 
 def _is_sequence(expr):

@@ -324,3 +324,22 @@ def test_a_contrib_name_the_table_does_not_list_after_18_is_not_called_absent_ev
     assert "`tf.contrib.tpu.InputPipelineConfig` is absent, and may be in 1.9 to 1.15" in \
         messages[1]
     assert not any("no release" in message for message in messages)
+
+
+def test_cg403_steps_of_a_tf_data_pipeline():
+    code = """
+    import tensorflow as tf
+    a = tf.data.Dataset.range(10).map(lambda i: i * 2).batch(2, drop_remainder=True)
+    ds = tf.data.TFRecordDataset(["train.tfrecord"])
+    ds = ds.map(lambda record: record, num_parallel_calls=4)
+    ds = ds.shuffle(100).batch(4, drop_remainder=True)
+    fine = ds.prefetch(buffer_size=1).padded_batch(2, padded_shapes=[None])
+    other = make_dataset()
+    unknown = other.batch(2, drop_remainder=True)
+    mixed = tf.data.TFRecordDataset(["f"])
+    mixed = build(mixed)
+    maybe = mixed.batch(2, drop_remainder=True)
+    """
+    # A dataset's steps keep it a dataset, through names rebound step by step; a value
+    # from anything else (a project function) is not known to be one.
+    assert lint(code) == [("CG403", 3, 61), ("CG403", 6, 31)]

@@ -11,7 +11,8 @@ class UnknownKeyword(Rule):
     `tf.GradientTape(watch_accessed_variables=False)`, or of a method of a TensorFlow object
     the code made (`tape.gradient(y, x, unconnected_gradients=...)` after `with
     tf.GradientTape() as tape`, `self.opt.minimize(...)` after `self.opt =
-    tf.train.AdamOptimizer()`). Signatures come from TF 1.8's own argspecs, recorded by
+    tf.train.AdamOptimizer()`, a step of a `tf.data` pipeline such as `.batch(32,
+    drop_remainder=True)`). Signatures come from TF 1.8's own argspecs, recorded by
     `tools/gen_tf_api.py`.
 
     Why it breaks on TF 1.8: `TypeError: gradients() got an unexpected keyword argument
