@@ -257,7 +257,7 @@ class _Finder:
                     bound.update(target.id for target in statement.targets)
                     continue
                 # `self.outputs = tf.image.resize_images(...)`: data stores, TF calls
-                if not (all(self._plain(target, 0) for target in statement.targets)
+                if not (all(self._plain(target) for target in statement.targets)
                         and self._surely_runs(statement.value)):
                     return _FAILS
                 verdict = _NO_VERSION_ERROR
@@ -303,20 +303,24 @@ class _Finder:
         raises nothing a fallback for older TF catches, only what it would raise on any
         release. At least one TF call: else it is not about TF at all."""
         calls = [node for node in ast.walk(value) if isinstance(node, ast.Call)]
-        return bool(calls) and all(self._call_runs(call) for call in calls) and self._plain(
-            value, 0)
+        builtins = [call for call in calls if self._inert_builtin(call)]
+        return len(calls) > len(builtins) and all(
+            call in builtins or self._call_runs(call) for call in calls) and self._plain(value)
+
+    def _inert_builtin(self, call):
+        return isinstance(call.func, ast.Name) and call.func.id in _INERT_BUILTINS and \
+            not call.keywords and not self.module.names.lookup(
+                call.func.id, self.module.names.scope_of(call))
 
     def _call_runs(self, call):
-        if isinstance(call.func, ast.Name) and call.func.id in _INERT_BUILTINS and \
-                not self.module.names.lookup(call.func.id, self.module.names.scope_of(call)):
-            return not call.keywords  # isinstance(x, tf.Tensor)
+        """A TF function 1.8 has, called with keywords its signature names."""
         if not self._surely_there(call.func, ()):
             return False
         qualname = self.module.resolve(call.func)
         return all(keyword.arg is not None and tfapi.accepts_keyword(
             qualname, keyword.arg, self.module.target_tf) is True for keyword in call.keywords)
 
-    def _plain(self, expr, depth):
+    def _plain(self, expr):
         """Data and checked calls only: a TF name in it is one 1.8 has, as CG402 judges."""
         for node in ast.walk(expr):
             if not isinstance(node, _PLAIN_DATA):

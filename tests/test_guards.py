@@ -324,3 +324,16 @@ def test_a_try_body_of_tf_expressions_makes_its_fallback_unreachable():
     # them, so their fallbacks are for older releases. A call of anything else may raise:
     # the last fallback runs on 1.8 and is judged.
     assert lint(code) == [("CG402", 26, 13)]
+
+
+def test_a_try_body_of_builtins_alone_is_no_tf_fallback():
+    code = """
+    import tensorflow as tf
+    def size(x):
+        try:
+            n = len(x)
+        except TypeError:
+            n = tf.size_v2(x)
+        return n
+    """
+    assert lint(code) == [("CG402", 7, 13)]
