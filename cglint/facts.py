@@ -334,6 +334,7 @@ class ModuleFacts:
         self.target_tf = target_tf
         self._instance_variables = {}  # id(class scope) -> attributes holding variables
         self._attribute_classes = {}  # id(class scope) -> {attribute: TensorFlow class}
+        self._rebound = {}  # (name, id(scope)) -> DATASET or None (_rebound_dataset)
         # Project files (project.Dependency) whose content the findings were drawn from.
         self.dependencies = set()
         self._imported = {}  # (module, level, name) -> ImportedSite or None
@@ -568,7 +569,16 @@ class ModuleFacts:
 
     def _rebound_dataset(self, name, bindings, with_targets, depth):
         """DATASET for `ds = tf.data.TFRecordDataset(f)` then `ds = ds.map(parse)`, ...:
-        every assignment makes a dataset, from another step of the same name or anew."""
+        every assignment makes a dataset, from another step of the same name or anew.
+        Each name's answer is kept (None while it is worked out), so names rebound from
+        each other cost one look each."""
+        key = (name.id, id(bindings[0].scope))
+        if key not in self._rebound:
+            self._rebound[key] = None
+            self._rebound[key] = self._rebound_dataset_now(name, bindings, with_targets, depth)
+        return self._rebound[key]
+
+    def _rebound_dataset_now(self, name, bindings, with_targets, depth):
         made = False
         for binding in bindings:
             value = binding.node
