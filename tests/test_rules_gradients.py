@@ -1289,3 +1289,23 @@ def test_templates_and_keras_models_own_variables_they_make_when_called():
     """
     assert lint(code, select=["CG101", "CG102"]) == [
         ("CG102", 12, 12), ("CG102", 16, 12), ("CG101", 20, 13), ("CG101", 20, 34)]
+
+
+def test_cg103_a_gradient_function_returning_its_star_parameter():
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def mul(x, w):
+        def grad(*dys):
+            return dys
+        return x * w, grad
+
+    @tf.custom_gradient
+    def both(x, w):
+        def grad(*dys):
+            return dys
+        return (x * w, x + w), grad
+    """
+    # One output: one upstream gradient handed back for two inputs; two outputs: two.
+    assert lint(code, select=["CG103"]) == [("CG103", 7, 9)]

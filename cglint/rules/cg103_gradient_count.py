@@ -50,7 +50,7 @@ class GradientCountMismatch(Rule):
                 for anchor, value in grad.returns:
                     if variable_gradients(module, site, grad, value) is not None:
                         continue  # CG107 explains this one
-                    count = 1 if value is None else module.count_values(value, grad.scope)
+                    count = _gradient_count(module, site, ret, grad, value)
                     if count is None:
                         continue
                     counts.add(count)
@@ -125,6 +125,18 @@ class GradientCountMismatch(Rule):
 _EXTRA = ("`%s` is called with %s here but its gradient function returns "
           "%s: in graph mode every positional argument becomes a tensor input that needs a "
           "gradient")
+
+
+def _gradient_count(module, site, ret, grad, value):
+    """How many gradients a return of the gradient function gives: `return dys` of
+    `def grad(*dys)` gives one per output of the function."""
+    if value is None:
+        return 1
+    if isinstance(value, ast.Name) and value.id == grad.params.vararg and ret.outputs is not None:
+        bindings = module.names.lookup(value.id, grad.scope)
+        if len(bindings) == 1 and bindings[0].kind == "param":
+            return module.count_values(ret.outputs, site.scope)
+    return module.count_values(value, grad.scope)
 
 
 def _extra(name, given, count):
