@@ -1256,6 +1256,9 @@ class _SiteFinder:
         if not (isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == 2):
             return [ForwardReturn(node, returned)]
         outputs, grad = value.elts
+        bound = self._partial_grad_function(grad, scope)
+        if bound is not None:
+            return [ForwardReturn(node, returned, outputs, bound)]
         candidates = self._grad_candidates(grad, scope)
         if not candidates:
             return [ForwardReturn(node, returned, outputs)]
@@ -1279,6 +1282,26 @@ class _SiteFinder:
         if not bindings or any(binding.kind != "def" for binding in bindings):
             return []
         return [binding.node for binding in bindings]
+
+    def _partial_grad_function(self, expr, scope):
+        """The GradFunction of `functools.partial(clip_grad, 0.5)`: the def's, less the
+        leading parameters the partial binds (positional ones only; else None)."""
+        if not (isinstance(expr, ast.Call) and expr.args and not expr.keywords
+                and self.names.resolve(expr.func, scope) == "functools.partial"):
+            return None
+        bound = expr.args[1:]
+        binding = self.names.definitions(expr.args[0], scope)
+        if binding is None or binding.kind != "def" or any(
+                isinstance(arg, ast.Starred) for arg in bound):
+            return None
+        base = self._grad_function(binding.node)
+        params = base.params
+        if len(bound) > len(params.names):
+            return None
+        shifted = Parameters(params.names[len(bound):], max(params.required - len(bound), 0),
+                             params.vararg, params.kwonly, params.kwarg,
+                             params.nodes[len(bound):])
+        return GradFunction(base.node, base.name, base.scope, shifted, base.returns)
 
     def _grad_function(self, node):
         """The GradFunction of a def or lambda, made once: every return handing it back

@@ -1309,3 +1309,30 @@ def test_cg103_a_gradient_function_returning_its_star_parameter():
     """
     # One output: one upstream gradient handed back for two inputs; two outputs: two.
     assert lint(code, select=["CG103"]) == [("CG103", 7, 9)]
+
+
+def test_a_partial_of_a_gradient_function_is_checked_without_its_bound_parameters():
+    code = """
+    import functools
+    import tensorflow as tf
+
+    def clip(limit, dy):
+        return tf.clip_by_value(dy, -limit, limit)
+
+    def clip_pair(limit, dy):
+        return tf.clip_by_value(dy, -limit, limit), dy
+
+    @tf.custom_gradient
+    def clipped(x):
+        return tf.identity(x), functools.partial(clip, 0.5)
+
+    @tf.custom_gradient
+    def paired(x):
+        return tf.identity(x), functools.partial(clip_pair, 0.5)
+
+    @tf.custom_gradient
+    def two_outputs(x):
+        return [x, 2.0 * x], functools.partial(clip, 0.5)
+    """
+    assert lint(code, select=["CG103", "CG104"]) == [
+        ("CG104", 5, 1), ("CG103", 9, 5)]
