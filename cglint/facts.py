@@ -1256,7 +1256,8 @@ class _SiteFinder:
         if not (isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == 2):
             return [ForwardReturn(node, returned)]
         outputs, grad = value.elts
-        bound = self._partial_grad_function(grad, scope)
+        bound = self._partial_grad_function(grad, scope) or self._method_grad_function(
+            grad, scope)
         if bound is not None:
             return [ForwardReturn(node, returned, outputs, bound)]
         candidates = self._grad_candidates(grad, scope)
@@ -1301,6 +1302,33 @@ class _SiteFinder:
         shifted = Parameters(params.names[len(bound):], max(params.required - len(bound), 0),
                              params.vararg, params.kwonly, params.kwarg,
                              params.nodes[len(bound):])
+        return GradFunction(base.node, base.name, base.scope, shifted, base.returns)
+
+    def _method_grad_function(self, expr, scope):
+        """The GradFunction of a bound method, `clipper.grad` for `clipper = Clipper(0.5)`
+        or `self.grad` in a method: its def less `self`, when the class of the module
+        defines it once, plainly."""
+        if not (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name)):
+            return None
+        owner = self.module.instance_class(expr.value, scope)
+        if owner is not None and self.module._overridden(owner.node.name, expr.attr):
+            return None  # `self` may be of a subclass with its own method
+        if owner is None:
+            binding = self.names.definitions(expr.value, scope)
+            made = binding.node if binding is not None and binding.kind == "assign" else None
+            if isinstance(made, ast.Call) and isinstance(made.func, ast.Name):
+                made_by = self.names.definitions(made.func, binding.scope)
+                if made_by is not None and made_by.kind == "class":
+                    owner = self.names.scope_for_def.get(id(made_by.node))
+        methods = owner.bindings.get(expr.attr, []) if owner is not None else []
+        if len(methods) != 1 or methods[0].kind != "def" or methods[0].node.decorator_list:
+            return None
+        base = self._grad_function(methods[0].node)
+        params = base.params
+        if not params.names:
+            return None
+        shifted = Parameters(params.names[1:], max(params.required - 1, 0), params.vararg,
+                             params.kwonly, params.kwarg, params.nodes[1:])
         return GradFunction(base.node, base.name, base.scope, shifted, base.returns)
 
     def _grad_function(self, node):

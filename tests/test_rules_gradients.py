@@ -1336,3 +1336,37 @@ def test_a_partial_of_a_gradient_function_is_checked_without_its_bound_parameter
     """
     assert lint(code, select=["CG103", "CG104"]) == [
         ("CG104", 5, 1), ("CG103", 9, 5)]
+
+
+def test_a_bound_method_as_the_gradient_function_is_checked_without_self():
+    code = """
+    import tensorflow as tf
+
+    class Clipper(object):
+        def __init__(self, limit):
+            self.limit = limit
+
+        def grad(self, dy):
+            return tf.clip_by_value(dy, -self.limit, self.limit), dy
+
+        def one(self, dy):
+            return tf.clip_by_value(dy, -self.limit, self.limit)
+
+        def apply(self, x):
+            @tf.custom_gradient
+            def inner(x):
+                return tf.identity(x), self.one
+            return inner(x)
+
+    clipper = Clipper(0.5)
+
+    @tf.custom_gradient
+    def clip_grad(x):
+        return tf.identity(x), clipper.grad
+
+    @tf.custom_gradient
+    def two(x):
+        return [x, 2.0 * x], clipper.one
+    """
+    assert lint(code, select=["CG103", "CG104"]) == [
+        ("CG103", 9, 9), ("CG104", 11, 5)]
