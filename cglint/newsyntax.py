@@ -477,8 +477,12 @@ class _Checker:
 
     def _print_values(self):
         called = {id(call.func) for call in self.nodes(ast.Call)}
+        # `print >>sys.stderr, x`: Python 2's print statement to a file, which Python 3
+        # reads as a shift of `print`
+        chevrons = {id(shift.left) for shift in self.nodes(ast.BinOp)
+                    if isinstance(shift.op, ast.RShift)}
         for node in self.nodes(ast.Name):
-            if node.id == "print" and id(node) not in called:
+            if node.id == "print" and id(node) not in called and id(node) not in chevrons:
                 yield node, "`print` used as a value", None
 
     def _NamedExpr(self, node):

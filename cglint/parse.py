@@ -39,14 +39,17 @@ PY2_MAX_BYTES = 2 * 1024 * 1024
 PY2_MAX_DEPTH = 200  # the stdlib parser's own limit for nested brackets
 
 # Something only Python 2 accepts, one pattern per fixer in _PY2_FIXERS (print and exec
-# statements, backticks, `<>`, `0777`, `10L`, `ur''`, `except E, e`, `raise E, v`); tabs,
-# which Python 2 mixes with spaces, come on top. A false match only costs a budgeted try.
+# statements, backticks, `<>`, `0777`, `10L`, `ur''`, `except E, e`, `raise E, v`) and
+# per form _mend_python2_leftovers mends (tuple parameters); tabs, which Python 2 mixes
+# with spaces, come on top. A false match only costs a budgeted try.
 # Each starts with a literal or a character class, which the re module scans for fast (a
 # leading \b made it 100 times slower); the word boundary before is checked by hand.
 _PY2_CONSTRUCTS = tuple((re.compile(pattern), bounded) for pattern, bounded in (
     (r"print\b", True), (r"exec\b", True), (r"`[^`\n]*`", False), (r"<>", False),
     (r"0[0-7]+[lL]?\b", True), (r"[0-9]+[lL]\b", True), (r"[uU][rR]['\"]", True),
     (r"except\b[^\n:]*,", True), (r"raise\b[^\n]*,", True),
+    # tuple parameters: `lambda (k, v):`, `def f(a, (b, c)):`
+    (r"lambda[ \t]*\(", True), (r"def[ \t]+\w+[ \t]*\([^()\n:]*\(", True),
 ))
 # The stdlib's errors that are its own limits, never Python 2 syntax.
 _LIMIT_ERRORS = ("too many nested", "too many statically nested", "too many indentation")

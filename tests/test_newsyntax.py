@@ -115,6 +115,8 @@ VALID = [
     ("@tf.custom_gradient\ndef f(x): pass\n@a.b(c)\ndef g(): pass", (3, 6)),
     ("def g(a, b):\n  return (*a, *b)", (3, 6)),
     ("async def f():\n  await g()", (3, 5)),
+    # Python 2's print statement to a file, which Python 3 reads as `print >> f`
+    ("import sys\ndef f():\n    print >>sys.stderr, 'x %d' % 3\n    print >> sys.stderr", (2, 7)),
 ]
 
 

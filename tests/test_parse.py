@@ -26,6 +26,9 @@ from cglint.parse import parse
     "def area((w, h)):\n    print w * h\n",
     "x = sorted(d.items(), key=lambda (k, v): v)\nprint x\n",
     "def f(a, (b, (c, d))=(1, (2, 3)), *rest):\n    print b\n",
+    # ... with no other Python 2 construct in the file (tensorflow/lingvo's download_lm1b)
+    "f = sorted({1: 2}.items(), key=lambda (k, v): (-v, k))\n",
+    "def f(a, (b, c)):\n    return a + b + c\n",
 ])
 def test_python2_only_syntax_is_parsed(code):
     parsed = parse(code)
