@@ -20,6 +20,7 @@ MAX_HELPER_DEPTH = 3
 MAX_HELPERS = 20
 # Attributes of a variable that describe it without reading its value.
 _DESCRIPTIONS = frozenset(("shape", "get_shape", "dtype", "name", "device", "graph"))
+_STOP_GRADIENT = frozenset(("tensorflow.stop_gradient", "tensorflow.compat.v1.stop_gradient"))
 
 
 @dataclass(frozen=True)
@@ -47,12 +48,17 @@ def created(module, site):
 def read(module, site):
     """Uses of variables made outside the function and not passed in: by closure, through
     `self.w` set to a new variable in a method of the class, or in a helper. Each
-    variable once, at its first use; its description (`w.shape`) is no read."""
+    variable once, at its first use; its description (`w.shape`) is no read, nor is a
+    read under `tf.stop_gradient`, which asks for no gradient."""
     found, seen = [], set()
     for function, scope, via in _bodies(module, site):
         body = list(own_nodes(function))
         described = {id(n.value) for n in body
                      if isinstance(n, ast.Attribute) and n.attr in _DESCRIPTIONS}
+        # `tf.stop_gradient(w)`: the code itself asks for no gradient there
+        described.update(id(inner) for n in body if isinstance(n, ast.Call)
+                         and module.resolve(n.func) in _STOP_GRADIENT
+                         for argument in n.args for inner in ast.walk(argument))
         nodes = sorted((n for n in body
                         if isinstance(n, (ast.Name, ast.Attribute))
                         and isinstance(n.ctx, ast.Load) and id(n) not in described),

@@ -1370,3 +1370,20 @@ def test_a_bound_method_as_the_gradient_function_is_checked_without_self():
     """
     assert lint(code, select=["CG103", "CG104"]) == [
         ("CG103", 9, 9), ("CG104", 11, 5)]
+
+
+def test_cg102_a_variable_read_under_stop_gradient_wants_no_gradient():
+    code = """
+    import tensorflow as tf
+
+    w = tf.get_variable("w", [3])
+
+    @tf.custom_gradient
+    def stopped(x):
+        return x * tf.stop_gradient(w * 2.0), lambda dy: dy * w
+
+    @tf.custom_gradient
+    def read(x):
+        return x * tf.stop_gradient(x) * w, lambda dy: dy * w
+    """
+    assert lint(code, select=["CG102"]) == [("CG102", 12, 38)]

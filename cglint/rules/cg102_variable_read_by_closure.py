@@ -9,7 +9,8 @@ class VariableReadByClosure(Rule):
     owns variables: a layer, a Keras model, a `tf.make_template` template) that was created
     outside it and not passed in as an argument,
     directly or in a function of the module that its body calls (`project(x)` returning
-    `x * w`), reported at that call.
+    `x * w`), reported at that call. A read under `tf.stop_gradient(w)` asks for no
+    gradient and is not reported.
 
     Why it breaks on TF 1.8: only positional inputs get gradients. A variable read by closure
     gets `None` from `tf.gradients`, silently; an optimizer leaves it unchanged (no warning),
