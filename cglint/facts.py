@@ -305,6 +305,36 @@ def variable_gradients(module, site, grad, value):
     return None
 
 
+def gradient_count(module, site, ret, value):
+    """How many gradients one return (`value`) of a site's gradient function gives, or
+    None: `return dys` of `def grad(*dys)` gives one per output of the site."""
+    grad = ret.grad
+    if value is None:
+        return 1
+    if isinstance(value, ast.Name) and value.id == grad.params.vararg and ret.outputs is not None:
+        bindings = module.names.lookup(value.id, grad.scope)
+        if len(bindings) == 1 and bindings[0].kind == "param":
+            return module.count_values(ret.outputs, site.scope)
+    return module.count_values(value, grad.scope)
+
+
+def gradient_counts(module, site):
+    """({the gradient counts the site's gradient functions return}, whether every one of
+    its returns has a known count and gradient function)."""
+    counts, complete = set(), True
+    for ret in site.returns:
+        if ret.grad is None:
+            complete = False
+            continue
+        for _, value in ret.grad.returns:
+            count = gradient_count(module, site, ret, value)
+            if count is None:
+                complete = False
+            else:
+                counts.add(count)
+    return counts, complete
+
+
 @dataclass(eq=False)
 class ApiUse:
     """A dotted chain that resolves to a TensorFlow name: `tf.math.log`, `tfe.Variable`."""

@@ -442,14 +442,9 @@ def _summarize(path, with_imports):
 
 
 def _add_site(summary, module, site, name):
-    counts = set()
-    for ret in site.returns:
-        if ret.grad is None:
-            continue
-        for _, value in ret.grad.returns:
-            count = 1 if value is None else module.count_values(value, ret.grad.scope)
-            if count is not None:
-                counts.add(count)
+    from cglint.facts import gradient_counts
+
+    counts, _ = gradient_counts(module, site)
     summary.sites[name] = ImportedSite(
         name, summary.path, site.func.lineno, tuple(site.params.names), site.params.required,
         site.params.vararg is not None, frozenset(counts))

@@ -1,6 +1,6 @@
 import ast
 
-from cglint.facts import variable_gradients
+from cglint.facts import gradient_count, gradient_counts, variable_gradients
 from cglint.rules.base import Rule
 from cglint.wording import counted
 
@@ -50,7 +50,7 @@ class GradientCountMismatch(Rule):
                 for anchor, value in grad.returns:
                     if variable_gradients(module, site, grad, value) is not None:
                         continue  # CG107 explains this one
-                    count = _gradient_count(module, site, ret, grad, value)
+                    count = gradient_count(module, site, ret, value)
                     if count is None:
                         continue
                     counts.add(count)
@@ -84,19 +84,13 @@ class GradientCountMismatch(Rule):
     def _check_vararg(self, module, site):
         """`def f(*xs)`: the inputs are what each call passes, so a gradient function that
         returns a fixed number of gradients fits only calls passing that many."""
-        if module.eager:
+        if module.eager or any(variable_gradients(module, site, ret.grad, value)
+                               for ret in site.returns if ret.grad is not None
+                               for _, value in ret.grad.returns):
             return
-        counts = set()
-        for ret in site.returns:
-            if ret.grad is None:
-                return
-            for _, value in ret.grad.returns:
-                count = 1 if value is None else module.count_values(value, ret.grad.scope)
-                if count is None or variable_gradients(module, site, ret.grad, value):
-                    return  # `[dy] * len(xs)` and the like: any number
-                counts.add(count)
-        if len(counts) != 1:
-            return
+        counts, complete = gradient_counts(module, site)
+        if not complete or len(counts) != 1:
+            return  # `[dy] * len(xs)` and the like: any number
         count = counts.pop()
         for call in site.calls:
             if any(isinstance(arg, ast.Starred) for arg in call.args) or \
@@ -125,18 +119,6 @@ class GradientCountMismatch(Rule):
 _EXTRA = ("`%s` is called with %s here but its gradient function returns "
           "%s: in graph mode every positional argument becomes a tensor input that needs a "
           "gradient")
-
-
-def _gradient_count(module, site, ret, grad, value):
-    """How many gradients a return of the gradient function gives: `return dys` of
-    `def grad(*dys)` gives one per output of the function."""
-    if value is None:
-        return 1
-    if isinstance(value, ast.Name) and value.id == grad.params.vararg and ret.outputs is not None:
-        bindings = module.names.lookup(value.id, grad.scope)
-        if len(bindings) == 1 and bindings[0].kind == "param":
-            return module.count_values(ret.outputs, site.scope)
-    return module.count_values(value, grad.scope)
 
 
 def _extra(name, given, count):
