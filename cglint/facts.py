@@ -1325,14 +1325,7 @@ class _SiteFinder:
         if binding is None or binding.kind != "def" or any(
                 isinstance(arg, ast.Starred) for arg in bound):
             return None
-        base = self._grad_function(binding.node)
-        params = base.params
-        if len(bound) > len(params.names):
-            return None
-        shifted = Parameters(params.names[len(bound):], max(params.required - len(bound), 0),
-                             params.vararg, params.kwonly, params.kwarg,
-                             params.nodes[len(bound):])
-        return GradFunction(base.node, base.name, base.scope, shifted, base.returns)
+        return self._without_leading(self._grad_function(binding.node), len(bound))
 
     def _method_grad_function(self, expr, scope):
         """The GradFunction of a bound method, `clipper.grad` for `clipper = Clipper(0.5)`
@@ -1353,13 +1346,18 @@ class _SiteFinder:
         methods = owner.bindings.get(expr.attr, []) if owner is not None else []
         if len(methods) != 1 or methods[0].kind != "def" or methods[0].node.decorator_list:
             return None
-        base = self._grad_function(methods[0].node)
-        params = base.params
-        if not params.names:
+        return self._without_leading(self._grad_function(methods[0].node), 1)  # self
+
+    @staticmethod
+    def _without_leading(grad, count):
+        """The GradFunction less its first `count` positional parameters (bound before it
+        is called), or None when it has fewer."""
+        params = grad.params
+        if count > len(params.names):
             return None
-        shifted = Parameters(params.names[1:], max(params.required - 1, 0), params.vararg,
-                             params.kwonly, params.kwarg, params.nodes[1:])
-        return GradFunction(base.node, base.name, base.scope, shifted, base.returns)
+        shifted = Parameters(params.names[count:], max(params.required - count, 0),
+                             params.vararg, params.kwonly, params.kwarg, params.nodes[count:])
+        return GradFunction(grad.node, grad.name, grad.scope, shifted, grad.returns)
 
     def _grad_function(self, node):
         """The GradFunction of a def or lambda, made once: every return handing it back
