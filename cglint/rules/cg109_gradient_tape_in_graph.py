@@ -59,11 +59,10 @@ def _reached(module, call):
     tape = item.optional_vars.id if isinstance(item.optional_vars, ast.Name) else None
     by_def = {id(site.func): site for site in module.sites}
     by_call = {id(c): site for site in module.sites for c in site.calls + site.partials}
-    return _runs(module, statement.body, module.names.scope_of(call), tape, by_def, by_call,
-                 0, set())
+    return _runs(module, statement.body, tape, by_def, by_call, 0, set())
 
 
-def _runs(module, statements, scope, tape, by_def, by_call, depth, seen):
+def _runs(module, statements, tape, by_def, by_call, depth, seen):
     found = _NONE
     for statement in statements:
         for node in ast.walk(statement):
@@ -100,8 +99,7 @@ def _call_runs(module, call, tape, by_def, by_call, depth, seen):
     if id(helper) in seen:
         return _NONE
     seen.add(id(helper))
-    return _runs(module, helper.body, module.names.scope_for_def[id(helper)], None, by_def,
-                 by_call, depth + 1, seen)
+    return _runs(module, helper.body, None, by_def, by_call, depth + 1, seen)
 
 
 RULE = GradientTapeInGraphMode
