@@ -935,6 +935,27 @@ class ModuleFacts:
         return not any(node.id == expr.id and isinstance(node.ctx, ast.Load)
                        and id(node) not in unpacked for node in self.nodes[ast.Name])
 
+    def imported_function(self, call):
+        """(ModuleFacts of another project module, the def there that the call runs) for a
+        call of a function imported from the project (`from layers import dense`), found
+        on disk and never imported; else None."""
+        if "import" not in self.text or self.path == "-":
+            return None
+        target = self._import_target(call.func, self.resolve(call.func))
+        if target is None:
+            return None
+        from cglint import project  # only calls of imported names in custom gradients
+
+        module, level, name = target
+        if not level and (module + ".").startswith("tensorflow."):
+            return None  # TensorFlow's own functions: the API tables' business
+        found = project.current().imported_function(self.path, module, name, level)
+        if found is None:
+            return None
+        facts, function, dependency = found
+        self.dependencies.add(dependency)
+        return facts, function
+
     def made_functions(self, call, scope):
         """The defs and lambdas a call of a project function hands back (a factory:
         `make_grad(0.5)` returning its inner `grad`); [] when it may return anything else."""

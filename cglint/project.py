@@ -120,6 +120,8 @@ class _Memo(dict):
         super().__setitem__(key, value)
 
 
+# Parsed project modules kept, for the functions a custom-gradient function calls in them.
+MEMO_MODULES = 8
 # Entries each memo keeps at most. One run over the bench corpus (TF 1.8's own 1,822 files
 # and two projects) makes about 1,700 summaries and at most 4,100 entries in any lookup
 # memo: a tree of that size is never forgotten, and on a larger one they stay small.
@@ -132,6 +134,7 @@ class Project:
 
     def __init__(self):
         self._summaries = _Memo(MEMO_SUMMARIES)  # path -> (stat signature, ModuleSummary or None)
+        self._modules = _Memo(MEMO_MODULES)  # path -> (stat signature, ModuleFacts or None)
         # (path, word) -> (stat signature, whether its bytes hold it)
         self._mentioned = _Memo(MEMO_LOOKUPS)
         self.new_run()
@@ -186,6 +189,24 @@ class Project:
             site, more = self.imported_site(path, source, source_name, source_level, depth + 1)
             return site, dependencies + more
         return None, dependencies
+
+    def imported_function(self, importer, module, name, level=0):
+        """(ModuleFacts of the project module, the plain def `name` it defines once at its
+        top level, Dependency) for `from module import name` in `importer`; else None."""
+        path = self.module_path(importer, module, level)
+        if path is None:
+            return None
+        signature = _signature(path)
+        cached = self._modules.get(path)
+        if cached is None or cached[0] != signature:
+            cached = self._modules[path] = (signature, _module_facts(path))
+        facts = cached[1]
+        if facts is None:
+            return None
+        bindings = facts.names.module.bindings.get(name, [])
+        if len(bindings) != 1 or bindings[0].kind != "def" or bindings[0].node.decorator_list:
+            return None
+        return facts, bindings[0].node, Dependency(path, facts.digest)
 
     def offers_sites(self, importer, module, level=0):
         """(whether importing `module` may bring a custom-gradient function: it defines
@@ -386,6 +407,26 @@ def _is_regular_file(path):
         return stat.S_ISREG(os.stat(path).st_mode)
     except OSError:
         return False
+
+
+def _module_facts(path):
+    """ModuleFacts of a project module read from disk (its `digest` set), or None."""
+    try:
+        data = files.read_bytes(path)
+    except OSError:
+        return None
+    source = files.decode(path, data)
+    if isinstance(source, files.Unreadable) or files.too_many_lines(source.text):
+        return None
+    from cglint.facts import ModuleFacts
+    from cglint.parse import parse
+
+    parsed = parse(source.text)
+    if parsed.tree is None:
+        return None
+    facts = ModuleFacts(path, source.text, parsed)
+    facts.digest = hashlib.sha256(data).hexdigest()
+    return facts
 
 
 def _summarize(path, with_imports):

@@ -5,9 +5,11 @@ None gradient, silently (facts §2). CG101 reports the created ones, CG102 the r
 CG107 asks whether there are any.
 
 A helper is followed where the module shows which def a call runs
-(ModuleFacts.called_function), a few calls deep; a use inside it is reported at the call
-in the custom-gradient function, naming the helper.
+(ModuleFacts.called_function), or where the call runs a function imported from another
+module of the project (read from disk, never imported), a few calls deep; a use inside it
+is reported at the call in the custom-gradient function, naming the helper.
 """
+import os
 import ast
 from dataclasses import dataclass
 from typing import Optional
@@ -31,17 +33,25 @@ class Use:
     name: str  # the creator's qualified name, or the variable as written (`w`, `self.w`)
     inner: ast.AST  # the use itself (node, when it is in the function's own body)
     helper: Optional[ast.AST] = None  # the def the use is in, when not the function's
+    path: Optional[str] = None  # the helper's file, when it is another module's
+
+    def where(self):
+        """`dense()` (line 7) or `dense()` (layers.py:7): the helper and the use's line."""
+        line = self.inner.lineno
+        if self.path is None:
+            return "`%s()` (line %d)" % (self.helper.name, line)
+        return "`%s()` (%s:%d)" % (self.helper.name, os.path.basename(self.path), line)
 
 
 def created(module, site):
     """Uses of the calls that create a variable (`tf.get_variable`, `tf.layers.dense`)."""
     found = []
-    for function, _, via in _bodies(module, site):
+    for facts, function, _, via in _bodies(module, site):
         for node in own_nodes(function):
             if isinstance(node, ast.Call):
-                qualname = module.resolve(node.func)
+                qualname = facts.resolve(node.func)
                 if creates_variables(qualname):
-                    found.append(_use(node, qualname, function, via))
+                    found.append(_use(module, facts, node, qualname, function, via))
     return found
 
 
@@ -51,23 +61,23 @@ def read(module, site):
     variable once, at its first use; its description (`w.shape`) is no read, nor is a
     read under `tf.stop_gradient`, which asks for no gradient."""
     found, seen = [], set()
-    for function, scope, via in _bodies(module, site):
+    for facts, function, scope, via in _bodies(module, site):
         body = list(own_nodes(function))
         described = {id(n.value) for n in body
                      if isinstance(n, ast.Attribute) and n.attr in _DESCRIPTIONS}
         # `tf.stop_gradient(w)`: the code itself asks for no gradient there
         described.update(id(inner) for n in body if isinstance(n, ast.Call)
-                         and module.resolve(n.func) in _STOP_GRADIENT
+                         and facts.resolve(n.func) in _STOP_GRADIENT
                          for argument in n.args for inner in ast.walk(argument))
         nodes = sorted((n for n in body
                         if isinstance(n, (ast.Name, ast.Attribute))
                         and isinstance(n.ctx, ast.Load) and id(n) not in described),
                        key=lambda n: (n.lineno, n.col_offset))
         for node in nodes:
-            shown = _read_variable(module, node, scope, site)
-            if shown is not None and shown not in seen:
-                seen.add(shown)
-                found.append(_use(node, shown, function, via))
+            shown = _read_variable(facts, node, scope, site)
+            if shown is not None and (facts.path, shown) not in seen:
+                seen.add((facts.path, shown))
+                found.append(_use(module, facts, node, shown, function, via))
     return sorted(found, key=lambda use: (use.node.lineno, use.node.col_offset))
 
 
@@ -75,30 +85,36 @@ def uses_variables(module, site):
     return bool(created(module, site) or read(module, site))
 
 
-def _use(node, name, function, via):
+def _use(module, facts, node, name, function, via):
     if via is None:
         return Use(node, name, node)
-    return Use(via, name, node, function)
+    return Use(via, name, node, function, None if facts is module else facts.path)
 
 
 def _bodies(module, site):
-    """(def, its scope, the call of the site's body that leads there or None): the site
-    first, then the helpers its forward body calls, breadth first."""
-    bodies = [(site.func, site.scope, None)]
+    """(ModuleFacts of its module, def, its scope, the call of the site's body that leads
+    there or None): the site first, then the helpers its forward body calls, in this
+    module or imported from another of the project, breadth first."""
+    bodies = [(module, site.func, site.scope, None)]
     seen = {id(site.func)}
-    frontier = [(site.func, site.scope, None)]
+    frontier = list(bodies)
     for _ in range(MAX_HELPER_DEPTH):
         following = []
-        for function, scope, via in frontier:
+        for facts, function, scope, via in frontier:
             for node in own_nodes(function):
                 if not isinstance(node, ast.Call):
                     continue
-                helper = module.called_function(node, scope)
+                helper, helper_facts = facts.called_function(node, scope), facts
+                if helper is None:
+                    imported = facts.imported_function(node)
+                    if imported is not None:
+                        helper_facts, helper = imported
+                        module.dependencies.update(facts.dependencies)
                 if helper is None or id(helper) in seen or len(seen) > MAX_HELPERS:
                     continue
                 seen.add(id(helper))
-                entry = (helper, module.names.scope_for_def[id(helper)], via or node)
-                following.append(entry)
+                following.append((helper_facts, helper,
+                                  helper_facts.names.scope_for_def[id(helper)], via or node))
         bodies += following
         frontier = following
     return bodies

@@ -1387,3 +1387,33 @@ def test_cg102_a_variable_read_under_stop_gradient_wants_no_gradient():
         return x * tf.stop_gradient(x) * w, lambda dy: dy * w
     """
     assert lint(code, select=["CG102"]) == [("CG102", 12, 38)]
+
+
+def test_helpers_imported_from_another_module_of_the_project(tmp_path):
+    from cglint import check
+
+    (tmp_path / "layers.py").write_text(
+        "import tensorflow as tf\n"
+        "w = tf.Variable([1.0, 2.0])\n"
+        "def dense(x, units):\n"
+        "    kernel = tf.get_variable('kernel', [2, units])\n"
+        "    return tf.matmul(x, kernel)\n"
+        "def scale(x):\n"
+        "    return x * w\n"
+        "def plain(x, v):\n"
+        "    return tf.nn.relu(x) * v\n")
+    main = ("import tensorflow as tf\n"
+            "from layers import dense, plain\n"
+            "import layers\n"
+            "v = 2.0\n"
+            "@tf.custom_gradient\n"
+            "def f(x):\n"
+            "    y = dense(x, 2) + layers.scale(x) + plain(x, v)\n"
+            "    return y, lambda dy: dy\n")
+    (tmp_path / "main.py").write_text(main)
+    options = engine.Options(select=("CG101", "CG102"))
+    found = check.check_alone(str(tmp_path / "main.py"), main, options).diagnostics
+    assert [(d.code, d.line, d.col) for d in found] == [("CG101", 7, 9), ("CG102", 7, 23)]
+    assert "in `dense()` (layers.py:4), which this call runs" in found[0].message
+    assert "reads variable `w` from an enclosing scope in `scale()` (layers.py:7)" in \
+        found[1].message

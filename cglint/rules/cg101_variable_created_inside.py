@@ -8,8 +8,9 @@ class VariableCreatedInside(Rule):
 
     What: `tf.Variable`, `tf.get_variable`, `tf.layers.dense`, `tf.keras.layers.Dense(...)`,
     `tf.contrib.layers.fully_connected` and the like called in the body of a function
-    decorated with `@tf.custom_gradient`, or in a function of the module that its body
-    calls (a helper that builds a layer), reported at that call.
+    decorated with `@tf.custom_gradient`, or in a function that its body calls (a helper
+    that builds a layer, in the module or imported from another module of the project),
+    reported at that call.
 
     Why it breaks on TF 1.8: 1.8's custom_gradient has no `variables` support. Variables
     created inside get a `None` gradient from `tf.gradients`, silently, so they never train;
@@ -37,8 +38,7 @@ class VariableCreatedInside(Rule):
             for use in site_variables.created(module, site):
                 where = ""
                 if use.helper is not None:
-                    where = " in `%s()` (line %d), which this call runs," % (
-                        use.helper.name, use.inner.lineno)
+                    where = " in %s, which this call runs," % use.where()
                 what = "`%s`%s %s a variable" % (tf_name(use.name), where, _verb(use.name))
                 yield self.at(use.node, "%s inside custom-gradient function `%s`: TF 1.8 "
                               "gives it no gradient (None); create it outside and pass it in "

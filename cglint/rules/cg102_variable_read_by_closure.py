@@ -8,8 +8,8 @@ class VariableReadByClosure(Rule):
     What: the body of a `@tf.custom_gradient` function uses a variable (or an object that
     owns variables: a layer, a Keras model, a `tf.make_template` template) that was created
     outside it and not passed in as an argument,
-    directly or in a function of the module that its body calls (`project(x)` returning
-    `x * w`), reported at that call. A read under `tf.stop_gradient(w)` asks for no
+    directly or in a function that its body calls (`project(x)` returning `x * w`, in
+    the module or imported from another module of the project), reported at that call. A read under `tf.stop_gradient(w)` asks for no
     gradient and is not reported.
 
     Why it breaks on TF 1.8: only positional inputs get gradients. A variable read by closure
@@ -27,8 +27,7 @@ class VariableReadByClosure(Rule):
             for use in site_variables.read(module, site):
                 through = ""
                 if use.helper is not None:
-                    through = " in `%s()` (line %d), which this call runs" % (
-                        use.helper.name, use.inner.lineno)
+                    through = " in %s, which this call runs" % use.where()
                 yield self.at(use.node, "custom-gradient function `%s` reads variable `%s` "
                               "from an enclosing scope%s: TF 1.8 gives it no gradient "
                               "(None) and it never trains; pass it in as an argument"
