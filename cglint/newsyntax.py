@@ -481,6 +481,8 @@ class _Checker:
         # reads as a shift of `print`
         chevrons = {id(shift.left) for shift in self.nodes(ast.BinOp)
                     if isinstance(shift.op, ast.RShift)}
+        # A bare `print` statement, which prints an empty line
+        chevrons.update(id(statement.value) for statement in self.nodes(ast.Expr))
         for node in self.nodes(ast.Name):
             if node.id == "print" and id(node) not in called and id(node) not in chevrons:
                 yield node, "`print` used as a value", None

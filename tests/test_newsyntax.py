@@ -117,6 +117,8 @@ VALID = [
     ("async def f():\n  await g()", (3, 5)),
     # Python 2's print statement to a file, which Python 3 reads as `print >> f`
     ("import sys\ndef f():\n    print >>sys.stderr, 'x %d' % 3\n    print >> sys.stderr", (2, 7)),
+    # ... and its bare print statement, an empty line (carpedm20/NTM-tensorflow)
+    ("def f(x):\n    print\n    if x: print\n    print; x = 2", (2, 7)),
 ]
 
 
