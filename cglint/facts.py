@@ -525,13 +525,22 @@ class ModuleFacts:
         attributes = self.nodes[ast.Attribute]
         inner = {id(node.value) for node in attributes}
         called = {id(node.func): node for node in self.nodes[ast.Call]}
-        uses = []
+        uses, stored = [], set()
         for node in attributes:
             if id(node) in inner:
                 continue
             qualname = self.resolve(node)
             if qualname and qualname.startswith("tensorflow."):
-                uses.append(ApiUse(node, qualname, called.get(id(node))))
+                if isinstance(node.ctx, ast.Load):
+                    uses.append(ApiUse(node, qualname, called.get(id(node))))
+                else:
+                    stored.add(qualname)  # `tf.model = ...`: the code's own attribute
+                    if isinstance(node.value, ast.Attribute):  # `tf.a.b = ...` reads tf.a
+                        owner = self.resolve(node.value)
+                        uses.append(ApiUse(node.value, owner, None))
+        if stored:
+            uses = [use for use in uses if not any(
+                use.qualname == name or use.qualname.startswith(name + ".") for name in stored)]
         return uses
 
     @cached_property

@@ -354,3 +354,18 @@ def test_names_rebound_from_each_other_are_looked_at_once_each():
               for i, name in enumerate(names) for j in range(30)]
     lines.append("y = n5.batch(2, drop_remainder=True)")
     assert lint("\n".join(lines) + "\n") == []  # n0 is also rebound: not surely a dataset
+
+
+def test_attributes_the_code_sets_on_tensorflow_are_its_own():
+    code = """
+    import tensorflow as tf
+    tf.model = tf.keras.Sequential()
+    tf.model.add(tf.keras.layers.Dense(units=1, input_dim=1))
+    if not hasattr(tf, "log1p_safe"):
+        tf.log1p_safe = tf.log1p
+    y = tf.log1p_safe(1.0)
+    tf.compat.v1.helper = None
+    z = tf.no_such_name
+    """
+    # What the code stores is there afterwards; the module it stores into must exist.
+    assert lint(code) == [("CG402", 8, 1), ("CG402", 9, 5)]
