@@ -1,6 +1,8 @@
 """CG101-CG110 on code written the way users write custom gradients, and near-misses."""
 import textwrap
 
+import pytest
+
 from cglint import engine
 from conftest import codes, lint
 
@@ -1417,3 +1419,62 @@ def test_helpers_imported_from_another_module_of_the_project(tmp_path):
     assert "in `dense()` (layers.py:4), which this call runs" in found[0].message
     assert "reads variable `w` from an enclosing scope in `scale()` (layers.py:7)" in \
         found[1].message
+
+
+def test_cg111_scalar_tensors_bound_to_names_and_zeros_like_the_upstream():
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def weighted_sum(x, y, weight):
+        def grad(dy):
+            return dy * weight, dy * (1.0 - weight), dy * (x - y)
+        return weight * x + (1.0 - weight) * y, grad
+
+    @tf.custom_gradient
+    def soft_clip(x, limit):
+        return tf.clip_by_value(x, -limit, limit), lambda dy: (dy, tf.zeros_like(dy))
+
+    x = tf.ones([3])
+    y = tf.zeros([3])
+    w_const = tf.constant(0.3)
+    w_var = tf.Variable(0.3)
+    w_feed = tf.placeholder(tf.float32, shape=[])
+    w_vector = tf.constant([0.3, 0.3, 0.3])
+    a = weighted_sum(x, y, w_const)
+    b = weighted_sum(x, y, w_var)
+    c = weighted_sum(x, y, w_feed)
+    d = weighted_sum(x, y, w_vector)
+    e = soft_clip(x, 3.0)
+    f = soft_clip(x, tf.zeros_like(x))
+    """
+    found = [(d.code, d.line, d.message) for d in engine.lint_text(
+        "t.py", textwrap.dedent(code), engine.Options(select=("CG111",))).diagnostics]
+    # One finding per slot, at the first call that passes a scalar there; the vector
+    # weight and a full-shape limit are not scalars.
+    assert [(code_, line) for code_, line, _ in found] == [("CG111", 7), ("CG111", 12)]
+    assert "gets the scalar `w_const` for `weight` (line 20)" in found[0][2]
+    assert "gets the scalar 3.0 for `limit`" in found[1][2]
+
+
+@pytest.mark.parametrize("weight, scalar", [
+    ("tf.constant(0.3)", True), ("tf.Variable(0.3)", True), ("tf.Variable(tf.constant(0.3))", True),
+    ("tf.placeholder(tf.float32, shape=[])", True), ("tf.placeholder(tf.float32, [])", True),
+    ("tf.get_variable('w', [], initializer=tf.zeros_initializer())", True),
+    ("tf.constant([0.3, 0.3, 0.3])", False), ("tf.placeholder(tf.float32, [3])", False),
+    ("tf.Variable(tf.ones([3]))", False), ("tf.placeholder(tf.float32)", False),
+])
+def test_cg111_which_weights_are_surely_scalars(weight, scalar):
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def weighted_sum(x, y, weight):
+        def grad(dy):
+            return dy * weight, dy * (1.0 - weight), dy * (x - y)
+        return weight * x + (1.0 - weight) * y, grad
+
+    w = WEIGHT
+    s = weighted_sum(tf.ones([3]), tf.zeros([3]), w)
+    """.replace("WEIGHT", weight)
+    assert (lint(code, select=["CG111"]) != []) == scalar

@@ -6,10 +6,12 @@ from cglint.rules.base import Rule
 class UnreducedScalarGradient(Rule):
     """A scalar input's gradient keeps the shape of the upstream gradient.
 
-    What: a `@tf.custom_gradient` function is called with a Python number (or a scalar
-    `tf.constant`) in one positional slot, next to tensor inputs, while the gradient
-    function returns, for that slot, an elementwise expression of the upstream gradient
-    such as `dy * (x - y)`: a tensor shaped like `dy`, not a scalar.
+    What: a `@tf.custom_gradient` function is called with a Python number or a scalar
+    tensor (`tf.constant(0.3)`, `tf.Variable(0.3)`, a placeholder or `get_variable` of
+    shape `[]`, directly or through a name bound once) in one positional slot, next to
+    tensor inputs, while the gradient function returns, for that slot, an elementwise
+    expression of the upstream gradient such as `dy * (x - y)` or `tf.zeros_like(dy)`: a
+    tensor shaped like `dy`, not a scalar.
 
     Why it breaks on TF 1.8: graph mode turns the number into a scalar tensor input, and
     `tf.gradients` checks each gradient's static shape against its input:
@@ -49,7 +51,7 @@ class UnreducedScalarGradient(Rule):
                         if slot >= len(value.elts) or id(value.elts[slot]) in reported:
                             continue
                         element = value.elts[slot]
-                        if _keeps_upstream_shape(element, upstream):
+                        if _keeps_upstream_shape(module, element, upstream):
                             reported.add(id(element))
                             yield self.at(element, "`%s` gets the scalar %s for `%s` (line "
                                           "%d), but its gradient `%s` has the shape of the "
@@ -69,30 +71,63 @@ class UnreducedScalarGradient(Rule):
             scalars = {i: arg for i, arg in enumerate(call.args) if _scalar(module, arg)}
             if scalars and len(scalars) < len(call.args):
                 for slot, arg in scalars.items():
-                    slots.setdefault(slot, (ast.unparse(arg), call.lineno))
+                    shown = ast.unparse(arg)
+                    slots.setdefault(slot, (shown if isinstance(arg, ast.Constant)
+                                            else "`%s`" % shown, call.lineno))
         return slots
 
 
-def _scalar(module, arg):
+def _scalar(module, arg, depth=0):
+    """A float, or a tensor surely of shape (): `tf.constant(0.3)`, `tf.Variable(0.0)`,
+    `tf.placeholder(tf.float32, [])`, `tf.get_variable("b", [])`, or a name bound once to
+    one of them (the seed's `weighted_sum`, facts n2)."""
     if isinstance(arg, ast.UnaryOp) and isinstance(arg.op, ast.USub):
         arg = arg.operand
     if isinstance(arg, ast.Constant):
         return isinstance(arg.value, float)  # ints are CG108's business
-    if isinstance(arg, ast.Call) and len(arg.args) == 1 and module.resolve(arg.func) in (
-            "tensorflow.constant", "tensorflow.convert_to_tensor"):
-        return _scalar(module, arg.args[0])
+    if isinstance(arg, ast.Name) and depth < 3:
+        bindings = module.names.lookup(arg.id, module.names.scope_of(arg))
+        return len(bindings) == 1 and bindings[0].kind == "assign" and _scalar(
+            module, bindings[0].node, depth + 1)
+    if not isinstance(arg, ast.Call):
+        return False
+    qualname = module.resolve(arg.func)
+    if qualname in _SCALAR_OF_VALUE and len(arg.args) >= 1:
+        return _scalar(module, arg.args[0], depth + 1)
+    if qualname in _SCALAR_OF_SHAPE:
+        position = _SCALAR_OF_SHAPE[qualname]
+        shape = next((k.value for k in arg.keywords if k.arg == "shape"), None)
+        if shape is None and len(arg.args) > position:
+            shape = arg.args[position]
+        return isinstance(shape, (ast.List, ast.Tuple)) and not shape.elts
     return False
 
 
-def _keeps_upstream_shape(expr, upstream):
-    """Elementwise arithmetic that reaches an upstream-gradient parameter, no reduction."""
+# Calls that are a scalar when their first argument is one.
+_SCALAR_OF_VALUE = frozenset(("tensorflow.constant", "tensorflow.convert_to_tensor",
+                              "tensorflow.Variable", "tensorflow.cast"))
+# Calls that are a scalar when their shape (keyword, or the argument at this position) is [].
+_SCALAR_OF_SHAPE = {"tensorflow.placeholder": 1, "tensorflow.get_variable": 1,
+                    "tensorflow.zeros": 0, "tensorflow.ones": 0}
+# Elementwise TF functions: the result has the shape of their tensor arguments.
+_ELEMENTWISE = frozenset(("tensorflow.%s" % name for name in (
+    "zeros_like", "ones_like", "identity", "multiply", "add", "subtract", "negative",
+    "square", "abs", "sign", "exp", "sigmoid", "tanh")))
+
+
+def _keeps_upstream_shape(module, expr, upstream):
+    """Elementwise arithmetic that reaches an upstream-gradient parameter, no reduction
+    (`dy * (x - y)`, `tf.zeros_like(dy)`)."""
     if isinstance(expr, ast.Name):
         return expr.id in upstream
     if isinstance(expr, ast.BinOp):
-        return (_keeps_upstream_shape(expr.left, upstream)
-                or _keeps_upstream_shape(expr.right, upstream))
+        return (_keeps_upstream_shape(module, expr.left, upstream)
+                or _keeps_upstream_shape(module, expr.right, upstream))
     if isinstance(expr, ast.UnaryOp):
-        return _keeps_upstream_shape(expr.operand, upstream)
+        return _keeps_upstream_shape(module, expr.operand, upstream)
+    if isinstance(expr, ast.Call) and not expr.keywords and \
+            module.resolve(expr.func) in _ELEMENTWISE:
+        return any(_keeps_upstream_shape(module, arg, upstream) for arg in expr.args)
     return False
 
 
