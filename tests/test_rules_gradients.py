@@ -1478,3 +1478,20 @@ def test_cg111_which_weights_are_surely_scalars(weight, scalar):
     s = weighted_sum(tf.ones([3]), tf.zeros([3]), w)
     """.replace("WEIGHT", weight)
     assert (lint(code, select=["CG111"]) != []) == scalar
+
+
+def test_cg110_numpy_values_are_no_gradients_either():
+    code = """
+    import numpy as np
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def f(x):
+        return tf.identity(x), lambda dy: np.zeros(2, dtype=np.float32)
+
+    @tf.custom_gradient
+    def g(x):
+        return tf.identity(x), lambda dy: dy * np.float32(2.0)
+    """
+    # A NumPy value inside arithmetic on a tensor is a tensor again: only a bare one.
+    assert lint(code, select=["CG110"]) == [("CG110", 7, 39)]

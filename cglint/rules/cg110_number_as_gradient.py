@@ -7,7 +7,7 @@ class NumberAsGradient(Rule):
     """The gradient function returns a Python number as a gradient.
 
     What: `return dy * 2, 0` or `return 1.0` from a gradient function: a Python `int` or
-    `float` where a tensor (or None) belongs.
+    `float` where a tensor (or None) belongs; likewise a NumPy value (`np.zeros(2)`).
 
     Why it breaks on TF 1.8: `tf.gradients` treats each returned gradient as a tensor and
     fails with `AttributeError: 'int' object has no attribute 'name'` while building the
@@ -23,19 +23,25 @@ class NumberAsGradient(Rule):
     def check(self, module):
         for site, grad in module.grad_functions:
             for _, value in grad.returns:
-                for number in _numbers(value):
-                    yield self.at(number, "gradient function `%s` returns the number %s as a "
+                for number, what in _numbers(module, value):
+                    yield self.at(number, "gradient function `%s` returns %s %s as a "
                                   "gradient: TF 1.8 needs a tensor or None" % (
-                                      grad.name, ast.unparse(number)), function=site.func)
+                                      grad.name, what, ast.unparse(number)),
+                                  function=site.func)
 
 
-def _numbers(value):
+def _numbers(module, value):
+    """(node, what it is) for each element of a return that is no tensor: a number, or a
+    NumPy array or scalar (`np.zeros(2)`), which tf.gradients cannot take either."""
     elements = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value]
     for element in elements:
         if isinstance(element, (ast.Tuple, ast.List)):
-            yield from _numbers(element)
+            yield from _numbers(module, element)
         elif _is_number(element):
-            yield element
+            yield element, "the number"
+        elif isinstance(element, ast.Call) and (module.resolve(element.func) or "").startswith(
+                "numpy."):
+            yield element, "the NumPy value"
 
 
 def _is_number(node):
