@@ -14,7 +14,9 @@ class RegisteredGradientCount(Rule):
     say, 2 gradients while a `Relu` op has 1 input. The op type comes from the override
     map (in the same file or in a file loaded with it), and its input count from TF 1.8's
     op registry; ops with a variable number of inputs (`AddN`, `ConcatV2`, `PyFunc`) are
-    left alone.
+    left alone. The same holds for TF's own gradients mapped onto another op type: the
+    straight-through `{"Round": "Identity"}` works (one input each), but
+    `{"ClipByValue": "Identity"}` returns one gradient for three inputs.
 
     Why it breaks on TF 1.8: `tf.gradients` calls the function with `(op, grad)` and
     checks the count: `ValueError: Num gradients 2 generated for op name: "Relu"`, then
@@ -45,6 +47,33 @@ class RegisteredGradientCount(Rule):
                 yield self.at(node, _message(function.name, _shown(registration.name), key,
                                              "line %d" % line, inputs, count),
                               function=function.node if function.name != "lambda" else None)
+        yield from self._builtin_mismatches(module, facts)
+
+    @staticmethod
+    def _builtin_mismatches(module, facts):
+        """`{"ClipByValue": "Identity"}`: TF's own gradient of an op type returns one
+        gradient per input of that op type, whatever op it is mapped onto."""
+        ops = load_ops()
+        own = {registration.name.value for registration in facts.registrations}
+        for found in facts.maps:
+            # Only where the block surely builds the op: else the map may never apply
+            # (CG201's business), and nothing fails.
+            built = {op for call in found.built or () for op in call.op_types}
+            for entry in found.entries:
+                name, key = entry.value.value, entry.key
+                if not key or name is None or name in own or name not in ops.gradients \
+                        or key not in built:
+                    continue
+                returned, inputs = ops.fixed_inputs(name), ops.fixed_inputs(key)
+                if returned is None or inputs is None or returned == inputs:
+                    continue
+                yield RegisteredGradientCount.at(
+                    entry.value.node, "`%s` has %d input%s, but TF's own gradient `%s` is "
+                    "written for the op type `%s`, of %d input%s, and returns one gradient "
+                    "per input: `tf.gradients` fails (`Num gradients %d generated for op "
+                    "name: ...`, or an error inside that gradient)" % (
+                        key, inputs, plural(inputs), name, name, returned, plural(returned),
+                        returned))
 
     def summarize(self, module):
         facts = module.overrides
