@@ -55,8 +55,8 @@ def bare_super_calls(text):
     comments inside."""
     found = []
     for match in _SUPER.finditer(text):
-        opening = _next_code(text, match.end())
-        if text.startswith("(", opening) and text.startswith(")", _next_code(text, opening + 1)):
+        opening = next_code(text, match.end())
+        if text.startswith("(", opening) and text.startswith(")", next_code(text, opening + 1)):
             found.append(match.start())
     return found
 
@@ -64,7 +64,7 @@ def bare_super_calls(text):
 def yield_froms(text):
     """Offsets of `yield` followed by `from`."""
     return [match.start() for match in _YIELD.finditer(text)
-            if text.startswith("from", _next_code(text, match.end()))]
+            if text.startswith("from", next_code(text, match.end()))]
 
 
 def lambdas_with_special_parameters(text):
@@ -98,7 +98,7 @@ def number_underscores(text):
     return tuple(sorted(found))
 
 
-def _next_code(text, at):
+def next_code(text, at):
     """Offset of the first character at or after `at` that is not a blank, a line break,
     a line continuation or a comment (len(text) at the end)."""
     end = len(text)

@@ -43,8 +43,10 @@ MINIMUM_VERSION = {
     "positional argument after `*` unpacking": (3, 5),
     "more than one `**` unpacking in a call": (3, 5),
     "keyword argument after `**` unpacking": (3, 5),
+    "trailing comma in a call with `*` or `**` unpacking": (3, 5),
     "`from __future__ import generator_stop`": (3, 5),
     "variable annotation": (3, 6),
+    "trailing comma after `*args`, `**kwargs` or keyword-only parameters": (3, 6),
     "asynchronous generator": (3, 6),
     "asynchronous comprehension": (3, 6),
     "`await` in a comprehension": (3, 6),
@@ -127,6 +129,10 @@ EXPRESSION_MARKERS = {
     "positional argument after `*` unpacking": (marks.unpacking_stars,),
     "more than one `**` unpacking in a call": (marks.unpacking_stars,),
     "keyword argument after `**` unpacking": (marks.unpacking_stars,),
+    "trailing comma in a call with `*` or `**` unpacking": (marks.unpacking_stars,),
+    # a lambda's; a def's is its statement's
+    "trailing comma after `*args`, `**kwargs` or keyword-only parameters": (
+        marks.lambdas_with_special_parameters,),
     "asynchronous comprehension": ("async",),
     "`await` in a comprehension": ("await",),
     "underscore in a numeric literal": (marks.number_underscores,),
@@ -302,10 +308,20 @@ class _Checker:
                 yield inner, "asynchronous generator", None
 
     def _Lambda(self, node):
-        if node.args.posonlyargs:
-            yield node.args.posonlyargs[-1], "positional-only parameter marker `/`", None
-        for arg in node.args.kwonlyargs:
+        arguments = node.args
+        if arguments.posonlyargs:
+            yield arguments.posonlyargs[-1], "positional-only parameter marker `/`", None
+        for arg in arguments.kwonlyargs:
             yield arg, "keyword-only parameter", arg.arg
+        last = arguments.kwarg or (arguments.kwonlyargs or [arguments.vararg])[-1]
+        if last is not None and self._comma_after(last):
+            yield last, "trailing comma after `*args`, `**kwargs` or keyword-only parameters", None
+
+    def _comma_after(self, node):
+        """Whether the first code after `node` in the text is a comma (`f(*a,)`)."""
+        lines = self.lines
+        at = lines.ast_offset(node.end_lineno, node.end_col_offset)
+        return lines.text.startswith(",", marks.next_code(lines.text, at))
 
     def _ClassDef(self, node):
         yield from self._decorators(node)
@@ -449,6 +465,12 @@ class _Checker:
                 yield node.keywords[double[1]], "more than one `**` unpacking in a call", None
             if double and any(keyword.arg for keyword in node.keywords[double[0] + 1 :]):
                 yield node.keywords[-1], "keyword argument after `**` unpacking", None
+        arguments = node.args + node.keywords
+        if any(isinstance(arg, ast.Starred) for arg in node.args) or any(
+                keyword.arg is None for keyword in node.keywords):
+            last = max(arguments, key=lambda arg: (arg.end_lineno, arg.end_col_offset))
+            if self._comma_after(last):
+                yield last, "trailing comma in a call with `*` or `**` unpacking", None
         name = node.func.id if type(node.func) is ast.Name else None
         if name == "print":
             for keyword in node.keywords:

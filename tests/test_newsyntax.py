@@ -47,6 +47,13 @@ FLAGGED = [
     ("print('a', end='')", (2, 7), ["`print()` keyword argument"]),
     ("print(*items)", (2, 7), ["`print()` with `*` unpacking"]),
     ("list(map(print, x))", (2, 7), ["`print` used as a value"]),
+    ("def f(x, **kwargs,):\n    pass", (3, 5),
+     ["trailing comma after `*args`, `**kwargs` or keyword-only parameters"]),
+    ("g = lambda *a,: 0", (2, 7),
+     ["trailing comma after `*args`, `**kwargs` or keyword-only parameters"]),
+    ("y = f(\n    *x,\n)", (2, 7), ["trailing comma in a call with `*` or `**` unpacking"]),
+    ("y = f(*a, b=1,  # more\n      )", (2, 7),
+     ["trailing comma in a call with `*` or `**` unpacking"]),
     ("class A(object):\n  def m(self):\n    return super().m()", (2, 7), ["argument-less `super()`"]),
     ("class A(B, metaclass=M): pass", (2, 7), ["class keyword argument"]),
     ("raise ValueError('x') from None", (2, 7), ["`raise ... from ...`"]),
@@ -115,6 +122,8 @@ VALID = [
     ("@tf.custom_gradient\ndef f(x): pass\n@a.b(c)\ndef g(): pass", (3, 6)),
     ("def g(a, b):\n  return (*a, *b)", (3, 6)),
     ("async def f():\n  await g()", (3, 5)),
+    ("def f(a, b=1,):\n    return g(a, b,)\ny = h(*a)\nz = h(**k)", (2, 7)),
+    ("def f(*args, **kwargs,):\n    return g(*args,)", (3, 6)),
     # Python 2's print statement to a file, which Python 3 reads as `print >> f`
     ("import sys\ndef f():\n    print >>sys.stderr, 'x %d' % 3\n    print >> sys.stderr", (2, 7)),
     # ... and its bare print statement, an empty line (carpedm20/NTM-tensorflow)
