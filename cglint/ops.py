@@ -7,6 +7,7 @@ tools/gen_tf_ops.py; nothing here is typed in by hand.
 import difflib
 import json
 import os
+import re
 from functools import lru_cache
 
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "tf18_ops.json")
@@ -67,6 +68,12 @@ class OpRegistry:
         lowered = name.lower()
         if lowered in self._lowered:
             return self._lowered[lowered]
+        # A Keras layer's name for a pooling op (`MaxPool2D`, `AveragePooling2D`): the op
+        # type has no dimension in it (`MaxPool`, `AvgPool`).
+        plain = re.sub(r"[123]d$", "", lowered).replace("average", "avg").replace(
+            "pooling", "pool")
+        if plain != lowered and plain in self._lowered:
+            return self._lowered[plain]
         close = difflib.get_close_matches(lowered, list(self._lowered), n=1, cutoff=0.75)
         return self._lowered[close[0]] if close else None
 

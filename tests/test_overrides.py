@@ -898,3 +898,16 @@ def test_cg204_tf_own_gradients_mapped_onto_op_types_of_another_arity():
     # Round, Sign, Floor: one input, like Identity and StopGradient; ClipByValue has three,
     # and ReluGrad's gradient is for an op of two.
     assert [(c, line) for c, line, _ in lint(code)] == [("CG204", 7), ("CG204", 9)]
+
+
+@pytest.mark.parametrize("key, op_type", [
+    ("MaxPool2D", "MaxPool"), ("MaxPooling2D", "MaxPool"), ("AveragePooling2D", "AvgPool"),
+])
+def test_a_keras_layer_name_as_a_key_suggests_its_op_type(key, op_type):
+    code = """
+    import tensorflow as tf
+    x = tf.ones([1, 4, 4, 1])
+    with tf.get_default_graph().gradient_override_map({"%s": "Identity"}):
+        y = tf.layers.max_pooling2d(x, 2, 2)
+    """ % key
+    assert messages(code)[0].endswith("did you mean `%s`?" % op_type)
