@@ -50,6 +50,9 @@ _PY2_CONSTRUCTS = tuple((re.compile(pattern), bounded) for pattern, bounded in (
     (r"except\b[^\n:]*,", True), (r"raise\b[^\n]*,", True),
     # tuple parameters: `lambda (k, v):`, `def f(a, (b, c)):`
     (r"lambda[ \t]*\(", True), (r"def[ \t]+\w+[ \t]*\([^()\n:]*\(", True),
+    # True and False bound as names: `True, False = 1, 0`, `from __builtin__ import False`
+    (r"(?:True|False)[ \t]*(?:,[ \t]*(?:True|False)[ \t]*)?=(?!=)", True),
+    (r"import[^\n]*\b(?:True|False)\b", True),
 ))
 # The stdlib's errors that are its own limits, never Python 2 syntax.
 _LIMIT_ERRORS = ("too many nested", "too many statically nested", "too many indentation")
@@ -271,7 +274,8 @@ _PY2_OCTAL = re.compile(r"0[0-7]+$")
 
 
 def _binds(leaf):
-    """Is this NAME leaf bound by an import or an assignment (`True = 1`)?"""
+    """Is this NAME leaf bound by an import or an assignment (`True = 1`, `True, False =
+    1, 0`)?"""
     from fissix.pygram import python_symbols as symbols
 
     parent = leaf.parent
@@ -280,8 +284,11 @@ def _binds(leaf):
         parent = parent.parent
     if parent is not None and parent.type == symbols.import_from:
         return True
+    target = leaf
+    if parent is not None and parent.type in (symbols.testlist_star_expr, symbols.exprlist):
+        target, parent = parent, parent.parent  # `True, False = 1, 0`
     return parent is not None and parent.type == symbols.expr_stmt and \
-        parent.children[0] is leaf and len(parent.children) > 2 and \
+        parent.children[0] is target and len(parent.children) > 2 and \
         parent.children[1].value == "="
 
 

@@ -23,6 +23,7 @@ from cglint.parse import parse
     "print 'x'\nMASK = 0777L\n",
     "from __builtin__ import False\nprint 'a'\n",
     "True = 1\nprint True\n",
+    "try:\n    True, False\nexcept NameError:\n    True, False = 1, 0\n",  # Python 2.2's shim
     "def area((w, h)):\n    print w * h\n",
     "x = sorted(d.items(), key=lambda (k, v): v)\nprint x\n",
     "def f(a, (b, (c, d))=(1, (2, 3)), *rest):\n    print b\n",
