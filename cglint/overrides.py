@@ -228,10 +228,16 @@ class _Builder:
         function = scope.node
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return None, []  # a lambda: its calls are not followed
+        # `__init__` runs once per instance: the calls are those of its class (a layer
+        # class registering its gradient in its constructor, built twice).
+        called = function
+        if function.name == "__init__" and scope.parent is not None and \
+                scope.parent.kind == "class":
+            called = scope.parent.node
         found = []
-        for call in self.calls_by_name.get(function.name, ()):
+        for call in self.calls_by_name.get(called.name, ()):
             binding = self.names.definitions(call.func, self.names.scope_of(call))
-            if binding is None or binding.node is not function:
+            if binding is None or binding.node is not called:
                 continue
             call_scope, call_looped = self.enclosing_scope(call)
             repeat = 2 if call_looped or self.in_loop(call, call_scope.node) else 1

@@ -911,3 +911,28 @@ def test_a_keras_layer_name_as_a_key_suggests_its_op_type(key, op_type):
         y = tf.layers.max_pooling2d(x, 2, 2)
     """ % key
     assert messages(code)[0].endswith("did you mean `%s`?" % op_type)
+
+
+def test_cg203_a_constructor_registering_runs_once_per_instance():
+    code = """
+    import tensorflow as tf
+
+    class BinaryLayer(object):
+        def __init__(self, name):
+            self.name = name
+            @tf.RegisterGradient("BinarySTE")
+            def _ste(op, grad):
+                return tf.clip_by_value(grad, -1.0, 1.0)
+
+    class Once(object):
+        def __init__(self):
+            @tf.RegisterGradient("OnceSTE")
+            def _ste(op, grad):
+                return grad
+
+    first = BinaryLayer("b1")
+    second = BinaryLayer("b2")
+    only = Once()
+    """
+    assert lint(code) == [("CG203", 7, 10)]
+    assert "its class is instantiated twice (lines 17, 18)" in messages(code)[0]

@@ -12,7 +12,8 @@ class GradientRegisteredTwice(Rule):
 
     What: `tf.RegisterGradient("ClippedReluGrad")` (or `tf.NotDifferentiable`) where the
     same name is registered again: twice in one module, inside a function or loop that
-    runs more than once (building a model twice, a helper called per layer), or in two
+    runs more than once (building a model twice, a helper called per layer, a layer
+    class's constructor with two instances), or in two
     modules that end up in one program; or a name TF 1.8 already registers for its own op
     types (`"Relu"`, `"Identity"`, `"Sign"`). A registration under `try: ... except
     KeyError` is left alone, and so is a module-level one in a module that every project
@@ -145,8 +146,11 @@ def _runs_again(registration, name):
         if len(registration.runs) > len(lines):
             times = "more than once"
         calls = "it is called %s (lines %s)" % (times, ", ".join(str(line) for line in lines))
-    return "`%s` registers gradient `%s` each time it runs, and %s" % (function.name, name,
-                                                                      calls)
+    shown = "`%s`" % function.name
+    if function.name == "__init__":  # runs once per instance of its class
+        shown = "constructor `__init__`"
+        calls = calls.replace("it is called", "its class is instantiated")
+    return "%s registers gradient `%s` each time it runs, and %s" % (shown, name, calls)
 
 
 RULE = GradientRegisteredTwice
