@@ -1421,8 +1421,8 @@ def test_helpers_imported_from_another_module_of_the_project(tmp_path):
         found[1].message
 
 
-def test_cg111_scalar_tensors_bound_to_names_and_zeros_like_the_upstream():
-    code = """
+# The request's weighted_sum (WEIGHTED_SUM above) as a definition alone, for calls below.
+WEIGHTED_SUM_DEF = """
     import tensorflow as tf
 
     @tf.custom_gradient
@@ -1430,7 +1430,11 @@ def test_cg111_scalar_tensors_bound_to_names_and_zeros_like_the_upstream():
         def grad(dy):
             return dy * weight, dy * (1.0 - weight), dy * (x - y)
         return weight * x + (1.0 - weight) * y, grad
+"""
 
+
+def test_cg111_scalar_tensors_bound_to_names_and_zeros_like_the_upstream():
+    code = WEIGHTED_SUM_DEF + """
     @tf.custom_gradient
     def soft_clip(x, limit):
         return tf.clip_by_value(x, -limit, limit), lambda dy: (dy, tf.zeros_like(dy))
@@ -1465,15 +1469,7 @@ def test_cg111_scalar_tensors_bound_to_names_and_zeros_like_the_upstream():
     ("tf.Variable(tf.ones([3]))", False), ("tf.placeholder(tf.float32)", False),
 ])
 def test_cg111_which_weights_are_surely_scalars(weight, scalar):
-    code = """
-    import tensorflow as tf
-
-    @tf.custom_gradient
-    def weighted_sum(x, y, weight):
-        def grad(dy):
-            return dy * weight, dy * (1.0 - weight), dy * (x - y)
-        return weight * x + (1.0 - weight) * y, grad
-
+    code = WEIGHTED_SUM_DEF + """
     w = WEIGHT
     s = weighted_sum(tf.ones([3]), tf.zeros([3]), w)
     """.replace("WEIGHT", weight)
