@@ -1491,3 +1491,37 @@ def test_cg110_numpy_values_are_no_gradients_either():
     """
     # A NumPy value inside arithmetic on a tensor is a tensor again: only a bare one.
     assert lint(code, select=["CG110"]) == [("CG110", 7, 39)]
+
+
+def test_cg111_a_scalar_output_has_a_scalar_upstream_gradient():
+    code = WEIGHTED_SUM_DEF + """
+    @tf.custom_gradient
+    def scaled_sum(v, s):
+        out = tf.reduce_sum(v, axis=None) * s
+        return out, lambda dy: (dy * s * tf.ones_like(v), dy * tf.reduce_sum(v))
+
+    @tf.custom_gradient
+    def row_sums(v, s):
+        return tf.reduce_sum(v, axis=1) * s, lambda dy: (dy * s, dy * v)
+
+    v = tf.ones([3])
+    a = scaled_sum(v, 2.0)
+    b = row_sums(tf.ones([2, 3]), 2.0)
+    c = weighted_sum(v, v, 0.3)
+    """
+    # A full reduction makes dy a scalar; a reduction over one axis does not.
+    assert [line for _, line, _ in lint(code, select=["CG111"])] == [7, 17]
+
+
+def test_cg108_a_list_of_numbers_is_one_vector():
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def scale(x, w):
+        return x * w, lambda dy: (dy * w, tf.reduce_sum(dy * x))
+
+    a = scale(tf.ones([2]), [4.0, 5.0])
+    b = scale(tf.ones([2]), [tf.ones([]), tf.ones([])])
+    """
+    assert lint(code, select=["CG108"]) == [("CG108", 9, 25)]

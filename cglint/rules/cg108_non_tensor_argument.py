@@ -63,8 +63,10 @@ class NonTensorArgument(Rule):
             return None
         if isinstance(arg, (ast.Dict, ast.DictComp)):
             return "dict"
-        if isinstance(arg, (ast.List, ast.Tuple)) and arg.elts:
-            return "list"
+        if isinstance(arg, (ast.List, ast.Tuple)) and arg.elts and not all(
+                isinstance(element, ast.Constant) and type(element.value) in (int, float)
+                for element in arg.elts):
+            return "list"  # a list of numbers is one vector, as its author means it
         if isinstance(arg, ast.Lambda):
             return "callable"
         if isinstance(arg, (ast.Name, ast.Attribute)):

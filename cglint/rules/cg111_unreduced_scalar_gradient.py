@@ -11,7 +11,8 @@ class UnreducedScalarGradient(Rule):
     shape `[]`, directly or through a name bound once) in one positional slot, next to
     tensor inputs, while the gradient function returns, for that slot, an elementwise
     expression of the upstream gradient such as `dy * (x - y)` or `tf.zeros_like(dy)`: a
-    tensor shaped like `dy`, not a scalar.
+    tensor shaped like `dy`, not a scalar. A function whose output is itself a scalar
+    (`tf.reduce_sum(v) * s`) gets a scalar `dy`, and is left alone.
 
     Why it breaks on TF 1.8: graph mode turns the number into a scalar tensor input, and
     `tf.gradients` checks each gradient's static shape against its input:
@@ -39,10 +40,13 @@ class UnreducedScalarGradient(Rule):
             if not scalar_slots:
                 continue
             reported = set()
+            scalar_names = {site.params.names[slot] for slot in scalar_slots}
             for ret in site.returns:
                 grad = ret.grad
                 if grad is None or not grad.params.nodes:
                     continue
+                if _scalar_output(module, ret.outputs, site.scope, scalar_names):
+                    continue  # a scalar output: dy, and what keeps its shape, are scalars
                 upstream = {arg.arg for arg in grad.params.nodes}
                 for _, value in grad.returns:
                     if not isinstance(value, (ast.Tuple, ast.List)):
@@ -113,6 +117,38 @@ _SCALAR_OF_SHAPE = {"tensorflow.placeholder": 1, "tensorflow.get_variable": 1,
 _ELEMENTWISE = frozenset(("tensorflow.%s" % name for name in (
     "zeros_like", "ones_like", "identity", "multiply", "add", "subtract", "negative",
     "square", "abs", "sign", "exp", "sigmoid", "tanh")))
+
+
+# Reductions that give a scalar when no axis is given.
+_REDUCTIONS = frozenset("tensorflow.%s" % name for name in (
+    "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "norm",
+    "nn.l2_loss"))
+
+
+def _scalar_output(module, expr, scope, scalar_names, depth=0):
+    """Whether the forward output is surely a scalar: a reduction over every axis, or
+    arithmetic of such reductions, numbers and the scalar inputs."""
+    if expr is None or depth > 4:
+        return False
+    if isinstance(expr, ast.Name):
+        if expr.id in scalar_names:
+            return True
+        value = module.single_value(expr, scope)
+        return value is not None and _scalar_output(module, value, scope, scalar_names,
+                                                    depth + 1)
+    if isinstance(expr, ast.Constant):
+        return isinstance(expr.value, (int, float))
+    if isinstance(expr, ast.BinOp):
+        return all(_scalar_output(module, side, scope, scalar_names, depth + 1)
+                   for side in (expr.left, expr.right))
+    if isinstance(expr, ast.UnaryOp):
+        return _scalar_output(module, expr.operand, scope, scalar_names, depth + 1)
+    if isinstance(expr, ast.Call):
+        return module.resolve(expr.func) in _REDUCTIONS and len(expr.args) == 1 and not any(
+            keyword.arg in ("axis", "reduction_indices", "ord") and not (
+                isinstance(keyword.value, ast.Constant) and keyword.value.value is None)
+            for keyword in expr.keywords)
+    return False
 
 
 def _keeps_upstream_shape(module, expr, upstream):
