@@ -26,6 +26,15 @@ class KeywordArguments(Rule):
     def check(self, module):
         if module.eager:
             return
+        known = {}
+
+        def passed(call):
+            """The keywords the call may pass (module.passed_keywords), once per call: the
+            test and the message ask alike."""
+            if id(call) not in known:
+                known[id(call)] = module.passed_keywords(call)
+            return known[id(call)]
+
         for site in module.sites:
             for arg in site.params.kwonly:
                 if site.func.args.kw_defaults[site.params.kwonly.index(arg)] is None:
@@ -41,35 +50,35 @@ class KeywordArguments(Rule):
                                       "arrive" % (site.name, _key(read), site.params.kwarg),
                                       function=site.func)
             for call in site.partials:
-                if module.passed_keywords(call):
+                if passed(call):
                     yield self.at(call, "`functools.partial` binds keyword argument %s to "
                                   "custom-gradient function `%s`: TF 1.8 graph mode raises "
                                   "ValueError when the partial is called; bind it positionally "
-                                  "or in a closure" % (_keywords(module, call), site.name),
+                                  "or in a closure" % (_keywords(passed(call)), site.name),
                                   function=site.func)
             for call in site.calls:
-                if module.passed_keywords(call):
+                if passed(call):
                     yield self.at(call, "`%s` is called with keyword argument %s: TF 1.8 "
                                   "graph mode raises ValueError; pass it positionally"
-                                  % (site.name, _keywords(module, call)), function=site.func)
+                                  % (site.name, _keywords(passed(call))), function=site.func)
         for call, site in module.imported_calls:
-            if module.passed_keywords(call):
+            if passed(call):
                 yield self.at(call, "`%s` (a custom-gradient function of %s) is called with "
                               "keyword argument %s: TF 1.8 graph mode raises ValueError; pass "
                               "it positionally" % (site.name, _where(module, site),
-                                                   _keywords(module, call)))
+                                                   _keywords(passed(call))))
         for call, site in module.imported_partials:
-            if module.passed_keywords(call):
+            if passed(call):
                 yield self.at(call, "`functools.partial` binds keyword argument %s to "
                               "custom-gradient function `%s` of %s: TF 1.8 graph mode raises "
                               "ValueError when the partial is called; bind it positionally "
-                              "or in a closure" % (_keywords(module, call), site.name,
+                              "or in a closure" % (_keywords(passed(call)), site.name,
                                                    _where(module, site)))
 
 
-def _keywords(module, call):
+def _keywords(keywords):
     return ", ".join("`%s`" % k.arg if k.arg else "`**%s`" % getattr(k.value, "id", "...")
-                     for k in module.passed_keywords(call))
+                     for k in keywords)
 
 
 def _where(module, site):
