@@ -133,6 +133,11 @@ class _Finder:
                 passed |= more_passed
                 failed |= more_failed
             return passed, failed
+        if isinstance(test, ast.Name):
+            # A flag set once from a test (`_HAS_PRINT = hasattr(tf, "print")`), however
+            # far from where it is read.
+            value = self._single_value(test)
+            return self._tested_names(value, depth + 1) if value is not None else (set(), set())
         if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(
                 test.comparators[0], ast.Constant) and test.comparators[0].value is None:
             names = self._feature_name(test.left)  # `getattr(tf, "print", None) is not None`
@@ -217,10 +222,32 @@ class _Finder:
         return evaluate(test, self.version, self.module.resolve, self._single_value)
 
     def _single_value(self, name):
+        """The one value `name` was given: an assignment's, or its item of an unpacked
+        one (`_MAJOR, _MINOR = tf.__version__.split(".")[:2]`, as `(...)[0]`); or None."""
         bindings = self.module.names.lookup(name.id, self.module.names.scope_of(name))
-        if len(bindings) == 1 and bindings[0].kind == "assign":
-            return bindings[0].node
+        if len(bindings) != 1:
+            return None
+        binding = bindings[0]
+        if binding.kind == "assign":
+            return binding.node
+        if binding.kind == "other" and isinstance(binding.node, ast.Name):
+            return self._unpacked_item(binding.node)
         return None
+
+    def _unpacked_item(self, target):
+        """`value[i]` for the name `target`, item i of the only target of an assignment
+        (`a, b = value`), without a starred item before it; else None."""
+        unpacking = self.module.parent_of(target)
+        if not isinstance(unpacking, (ast.Tuple, ast.List)):
+            return None
+        assignment = self.module.parent_of(unpacking)
+        if not (isinstance(assignment, ast.Assign) and assignment.targets == [unpacking]):
+            return None
+        index = next(i for i, item in enumerate(unpacking.elts) if item is target)
+        if any(isinstance(item, ast.Starred) for item in unpacking.elts[:index + 1]):
+            return None
+        item = ast.Subscript(value=assignment.value, slice=ast.Constant(index), ctx=ast.Load())
+        return ast.copy_location(item, target)
 
     # -- try / except ------------------------------------------------------------------
     def _try(self, node):

@@ -30,6 +30,7 @@ class _Evaluator:
         self.version_text = "%d.%d.0" % version
         self.resolve = resolve
         self.single_value = single_value
+        self.loop_values = {}  # a comprehension's variable -> its value in the item at hand
 
     def truth(self, expr):
         try:
@@ -42,6 +43,8 @@ class _Evaluator:
             raise _Unknown()
         if isinstance(expr, ast.Constant) and isinstance(expr.value, (str, int, float)):
             return expr.value
+        if isinstance(expr, ast.Name) and expr.id in self.loop_values:
+            return self.loop_values[expr.id]
         if isinstance(expr, (ast.Attribute, ast.Name)):
             if self.resolve(expr) in VERSION_NAMES:
                 return self.version_text
@@ -63,7 +66,28 @@ class _Evaluator:
             return self._compare(expr, depth)
         if isinstance(expr, ast.Call):
             return self._call(expr, depth)
+        if isinstance(expr, (ast.ListComp, ast.GeneratorExp)):
+            return self._comprehension(expr, depth)
         raise _Unknown()
+
+    def _comprehension(self, expr, depth):
+        """`[int(v) for v in tf.__version__.split(".")]`: one loop over known values into
+        a name, no condition."""
+        if len(expr.generators) != 1:
+            raise _Unknown()
+        loop = expr.generators[0]
+        if loop.ifs or loop.is_async or not isinstance(loop.target, ast.Name):
+            raise _Unknown()
+        items = []
+        outer = self.loop_values.get(loop.target.id, self)
+        for item in self.value(loop.iter, depth + 1):
+            self.loop_values[loop.target.id] = item
+            items.append(self.value(expr.elt, depth + 1))
+        if outer is self:
+            self.loop_values.pop(loop.target.id, None)
+        else:
+            self.loop_values[loop.target.id] = outer
+        return items if isinstance(expr, ast.ListComp) else tuple(items)
 
     def _subscript(self, expr, depth):
         value = self.value(expr.value, depth + 1)

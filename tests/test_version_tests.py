@@ -24,6 +24,11 @@ def _evaluate(source, version=(1, 8)):
     ('int(tf.__version__.split(".")[0]) >= 2', False),
     ('tf.__version__[0] == "2"', False),
     ('not tf.__version__.startswith("2") and tf.__version__ != "1.7.0"', True),
+    ('[int(v) for v in tf.__version__.split(".")[:2]] >= (1, 13)', None),  # list vs tuple
+    ('tuple(int(v) for v in tf.__version__.split(".")[:2]) >= (1, 13)', False),
+    ('tuple([int(v) for v in tf.__version__.split(".")]) == (1, 8, 0)', True),
+    ('tuple(int(v) for v in tf.__version__.split(".") if v) >= (1, 13)', None),  # a condition
+    ('tuple(int(v) for v in tf.__version__.split(".") for w in v) >= (1, 13)', None),
     ('tf.__version__ in SUPPORTED', None),
     ('LooseVersion(tf.__version__) >= 2', None),
 ])
