@@ -1,6 +1,11 @@
 """Guards: names used only where a feature test or a version test has passed are not
 findings; the fallback branch is checked as usual."""
-from conftest import lint
+from conftest import lint as lint_target
+
+
+def lint(code, select=(), target_python=(3, 6)):
+    # Python 3 by default: on 2.7 a guarded `tf.print` does not even parse (the last test).
+    return lint_target(code, select, target_python)
 
 
 def test_hasattr_guards_the_body_not_the_else():
@@ -337,3 +342,64 @@ def test_a_try_body_of_builtins_alone_is_no_tf_fallback():
         return n
     """
     assert lint(code) == [("CG402", 7, 13)]
+
+
+def test_version_parts_unpacked_into_names_are_evaluated():
+    code = """
+    import tensorflow as tf
+    _MAJOR, _MINOR = [int(v) for v in tf.__version__.split(".")[:2]]
+    A, B, _ = tf.__version__.split(".")
+    *_, LAST = tf.__version__.split(".")
+    def f(x):
+        if (_MAJOR, _MINOR) >= (1, 13):
+            x = tf.math.log(x)
+        if (_MAJOR, _MINOR) < (1, 13):
+            x = tf.math.log(x)
+        if int(B) >= 13:
+            x = tf.nn.gelu(x)
+        if int(LAST) >= 0:
+            x = tf.nn.gelu(x)
+        return x
+    """
+    # A name from a starred unpacking is not followed: its test is not known as a
+    # version test, and what it guards is checked.
+    assert lint(code) == [("CG402", 10, 13), ("CG402", 14, 13)]
+
+
+def test_a_flag_holding_a_feature_test_guards_like_the_test():
+    code = """
+    import tensorflow as tf
+    _HAS_PRINT = hasattr(tf, "print")
+    _NO_GELU = getattr(tf.nn, "gelu", None) is None
+    _HAS_PRINT_TWICE = True
+    _HAS_PRINT_TWICE = hasattr(tf, "print")
+    def show(x):
+        if _HAS_PRINT:
+            tf.print(x)
+        if not _NO_GELU:
+            x = tf.nn.gelu(x)
+        if _NO_GELU:
+            x = tf.nn.gelu(x)
+        if _HAS_PRINT_TWICE:
+            tf.print(x)
+        return x
+    def early(x):
+        if not _HAS_PRINT:
+            return x
+        tf.print(x)
+        return tf.math.log(x)
+    """
+    # A flag bound twice is no test; the flag guards only the name it tests.
+    assert lint(code, target_python=(3, 6)) == [
+        ("CG402", 13, 13), ("CG401", 15, 9), ("CG402", 21, 12)]
+
+
+def test_a_guarded_tf_print_still_does_not_parse_on_python_27():
+    code = """
+    import tensorflow as tf
+    if hasattr(tf, "print"):
+        tf.print(1)
+    """
+    assert lint(code, target_python=(2, 7)) == [("CG401", 4, 5)]
+    assert lint(code) == []
+    assert lint("from __future__ import print_function\n" + code.replace("\n    ", "\n")) == []

@@ -18,7 +18,8 @@ class TfPrint(Rule):
 
     Not reported under a guard (`if hasattr(tf, "print"):`, a `try` that catches
     AttributeError, a `tf.__version__` branch 1.8 does not take): the else branch is
-    checked as usual.
+    checked as usual. On Python 2.7 without the `print_function` import a guarded
+    `tf.print` is still reported: the module does not parse, whatever runs.
 
     Fix: use `tf.Print(x, [x], message="...")`. It is an identity op: use its result in
     place of `x`, or the print never runs (`dx = tf.Print(dx, [dx], "dx: ")`).
@@ -33,7 +34,13 @@ class TfPrint(Rule):
             if use.qualname not in TF_PRINTS or not tfapi.missing(use.qualname, module.target_tf):
                 continue
             if guards.of(module).covers(use.node, use.qualname):
-                continue  # only runs where a test has found tf.print
+                # It only runs where a test has found tf.print; but Python 2 reads
+                # every line before it runs any.
+                if python2_parse_error:
+                    yield self.at(use.node, "`tf.print` is a SyntaxError on Python 2.7 without "
+                                  "`from __future__ import print_function`, even where a "
+                                  "guard keeps it from running")
+                continue
             if failing_imports.through_failing_import(module, use, module.target_tf):
                 continue  # `import tensorflow.compat.v1 as tf` is reported once, by CG402
             message = ("`tf.print` is not in TF %s: use `tf.Print(x, [x], message)` and use its "
