@@ -8,6 +8,8 @@ Code written for several TF releases tests before it uses a newer name:
     try: normal = tf.random.normal                  # the handler is the fallback
     except AttributeError: normal = tf.random_normal
     if LooseVersion(tf.__version__) >= LooseVersion("1.13"): ...
+    if get_tf_version_tuple() >= (1, 13): ...      # the project's helper, one `return`
+    if _HAS_PRINT: tf.print(x)                     # _HAS_PRINT = hasattr(tf, "print")
     if not hasattr(tf, "print"): return x          # the statements after it
     try: from tensorflow.python.ops.rnn import static_rnn   # 1.8 has it: the handler,
     except ImportError: from ...core_rnn import static_rnn  # for older TF, never runs
@@ -25,7 +27,7 @@ import re
 import weakref
 
 from cglint import tfapi, tfimports
-from cglint.version_tests import VERSION_NAMES, evaluate
+from cglint.version_tests import UNKNOWN, VERSION_NAMES, evaluate, evaluate_value
 
 _CACHE = weakref.WeakKeyDictionary()
 # What each caught exception protects: an attribute use, an import, a call's keywords.
@@ -79,6 +81,7 @@ class _Finder:
     def __init__(self, module):
         self.module = module
         self.guards = Guards()
+        self._helpers = {}  # id(call) -> (finder, returned expression), or () for none
         self.version = _version_tuple(module.target_tf)
 
     def find(self):
@@ -87,10 +90,12 @@ class _Finder:
         if feature_tests:
             for node in module.nodes[ast.If] + module.nodes[ast.IfExp]:
                 self._feature_test(node)
-        if "__version__" in module.text or "VERSION" in module.text:
+        # `tf.__version__`, `tf.VERSION`, or the project's `get_tf_version_tuple()`.
+        version_tests = "version" in module.text or "VERSION" in module.text
+        if version_tests:
             for node in module.nodes[ast.If] + module.nodes[ast.IfExp]:
                 self._version_test(node)
-        if feature_tests or "__version__" in module.text or "VERSION" in module.text:
+        if feature_tests or version_tests:
             self._early_exits()
         if "except" in module.text:
             star = module.nodes.get(getattr(ast, "TryStar", None), [])
@@ -216,10 +221,55 @@ class _Finder:
                 value = self._single_value(node)
                 if value is not None and self._mentions_version(value, depth + 1):
                     return True
+            if isinstance(node, ast.Call) and depth < 3:
+                helper = self._version_helper(node)
+                if helper is not None and helper[0]._mentions_version(helper[1], depth + 1):
+                    return True
         return False
 
     def _evaluate(self, test):
-        return evaluate(test, self.version, self.module.resolve, self._single_value)
+        return evaluate(test, self.version, self.module.resolve, self._single_value,
+                        self._call_value)
+
+    def _call_value(self, call):
+        """What a call of the project's own version helper returns on the target."""
+        helper = self._version_helper(call)
+        if helper is None:
+            return UNKNOWN
+        finder, returned = helper
+        return evaluate_value(returned, self.version, finder.module.resolve,
+                              finder._single_value)
+
+    def _version_helper(self, call):
+        """(the _Finder of its module, the returned expression) for a call, without
+        arguments, of a def of this module or of one imported from the project whose body
+        is one `return` (`def get_tf_version_tuple(): return tuple(map(int, ...))`)."""
+        if call.args or call.keywords or not isinstance(call.func, (ast.Name, ast.Attribute)):
+            return None
+        found = self._helpers.get(id(call))
+        if found is None:
+            found = self._helpers[id(call)] = self._find_version_helper(call) or ()
+        return found or None
+
+    def _find_version_helper(self, call):
+        module = self.module
+        function = module.called_function(call, module.names.scope_of(call))
+        finder = self
+        if function is None:
+            imported = module.imported_function(call)
+            if imported is None:
+                return None
+            facts, function = imported
+            finder = _Finder(facts)
+        body = function.body
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+            body = body[1:]  # the docstring
+        arguments = function.args
+        if (len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None
+                or arguments.args or arguments.posonlyargs or arguments.vararg
+                or arguments.kwonlyargs or arguments.kwarg):
+            return None
+        return finder, body[0].value
 
     def _single_value(self, name):
         """The one value `name` was given: an assignment's, or its item of an unpacked

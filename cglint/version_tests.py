@@ -13,12 +13,24 @@ VERSION_NAMES = ("tensorflow.__version__", "tensorflow.VERSION", "tensorflow.ver
 _VERSION_CLASSES = ("LooseVersion", "StrictVersion", "parse", "parse_version", "Version")
 
 
-def evaluate(test, version, resolve, single_value):
+def evaluate(test, version, resolve, single_value, call_value=None):
     """True / False: what `test` gives on release `version` ((1, 8)); None when unknown.
 
     `resolve(expr)` gives a Name/Attribute's qualified name; `single_value(name)` the one
-    value a Name was assigned, or None."""
-    return _Evaluator(version, resolve, single_value).truth(test)
+    value a Name was assigned, or None; `call_value(call)` what a call of the project's
+    own function returns (`get_tf_version_tuple()`), or UNKNOWN."""
+    return _Evaluator(version, resolve, single_value, call_value).truth(test)
+
+
+def evaluate_value(expr, version, resolve, single_value, call_value=None):
+    """The value `expr` has on release `version`, or UNKNOWN."""
+    try:
+        return _Evaluator(version, resolve, single_value, call_value).value(expr, 0)
+    except (_Unknown, TypeError, ValueError, IndexError, AttributeError):
+        return UNKNOWN
+
+
+UNKNOWN = object()
 
 
 class _Unknown(Exception):
@@ -26,10 +38,11 @@ class _Unknown(Exception):
 
 
 class _Evaluator:
-    def __init__(self, version, resolve, single_value):
+    def __init__(self, version, resolve, single_value, call_value=None):
         self.version_text = "%d.%d.0" % version
         self.resolve = resolve
         self.single_value = single_value
+        self.call_value = call_value
         self.loop_values = {}  # a comprehension's variable -> its value in the item at hand
 
     def truth(self, expr):
@@ -121,13 +134,17 @@ class _Evaluator:
         function = expr.func
         if expr.keywords:
             raise _Unknown()
+        if not expr.args and self.call_value is not None:
+            value = self.call_value(expr)
+            if value is not UNKNOWN:
+                return value
         if isinstance(function, ast.Name) and function.id == "map" and len(expr.args) == 2 \
                 and isinstance(expr.args[0], ast.Name) and expr.args[0].id in ("int", "float"):
             convert = int if expr.args[0].id == "int" else float
             return tuple(convert(_leading_number(item))
                          for item in self.value(expr.args[1], depth + 1))
         arguments = [self.value(argument, depth + 1) for argument in expr.args]
-        string_methods = ("startswith", "split", "strip", "endswith")
+        string_methods = ("startswith", "split", "strip", "endswith", "join")
         if isinstance(function, ast.Attribute) and function.attr in string_methods:
             owner = self.value(function.value, depth + 1)
             if not isinstance(owner, str):

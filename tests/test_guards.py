@@ -403,3 +403,28 @@ def test_a_guarded_tf_print_still_does_not_parse_on_python_27():
     assert lint(code, target_python=(2, 7)) == [("CG401", 4, 5)]
     assert lint(code) == []
     assert lint("from __future__ import print_function\n" + code.replace("\n    ", "\n")) == []
+
+
+def test_a_version_helper_of_the_module_is_evaluated_as_it_returns():
+    code = """
+    import tensorflow as tf
+    def tf_version():
+        \"\"\"The version as a tuple.\"\"\"
+        return tuple(map(int, tf.__version__.split(".")[:2]))
+    def tf_number():
+        return float(".".join(tf.VERSION.split(".")[:2]))
+    def takes_a_part(part):
+        return int(tf.__version__.split(".")[part])
+    def f(x):
+        if tf_version() >= (1, 13):
+            x = tf.math.log(x)
+        if tf_version() < (1, 13):
+            x = tf.math.log(x)
+        if tf_number() >= 1.13:
+            x = tf.nn.gelu(x)
+        if takes_a_part(1) >= 13:
+            x = tf.nn.gelu(x)
+        return x
+    """
+    # "1.8" as a float is more than 1.13; a helper taking arguments is not followed.
+    assert lint(code) == [("CG402", 14, 13), ("CG402", 16, 13), ("CG402", 18, 13)]

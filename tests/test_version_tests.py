@@ -29,6 +29,7 @@ def _evaluate(source, version=(1, 8)):
     ('tuple([int(v) for v in tf.__version__.split(".")]) == (1, 8, 0)', True),
     ('tuple(int(v) for v in tf.__version__.split(".") if v) >= (1, 13)', None),  # a condition
     ('tuple(int(v) for v in tf.__version__.split(".") for w in v) >= (1, 13)', None),
+    ('float(".".join(tf.__version__.split(".")[:2])) >= 1.13', True),  # 1.8 > 1.13
     ('tf.__version__ in SUPPORTED', None),
     ('LooseVersion(tf.__version__) >= 2', None),
 ])
