@@ -18,6 +18,7 @@ from typing import Optional
 from cglint.facts import EAGER_SWITCHES, GradFunction, Parameters, own_nodes
 from cglint.names import same_scope_nodes
 from cglint.ops import load as load_ops
+from cglint.project import catches_key_error
 
 REGISTER_GRADIENT = frozenset((
     "tensorflow.RegisterGradient",
@@ -34,8 +35,6 @@ NOT_DIFFERENTIABLE = frozenset((
 ))
 # Without one of these words a module has no override facts: skip the walks.
 _MARKERS = ("gradient_override_map", "RegisterGradient", "NotDifferentiable", "NoGradient")
-# Handlers that catch the KeyError of a second registration.
-_CATCHES_KEY_ERROR = frozenset(("KeyError", "LookupError", "Exception", "BaseException"))
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _MAX_DEPTH = 6
@@ -269,7 +268,7 @@ class _Builder:
         consults TF's gradient registry, within its own function."""
         for child, parent in self.ancestors(node, None):
             if isinstance(parent, ast.Try) and child in parent.body:
-                if any(_catches_key_error(handler) for handler in parent.handlers):
+                if any(catches_key_error(handler.type) for handler in parent.handlers):
                     return True
             if isinstance(parent, ast.If) and child is not parent.test and any(
                     isinstance(n, ast.Attribute) and n.attr == "_gradient_registry"
@@ -447,13 +446,6 @@ def _runs_inside(child, scope_node):
     if isinstance(scope_node, ast.Lambda):
         return child is scope_node.body
     return child in scope_node.body
-
-
-def _catches_key_error(handler):
-    if handler.type is None:
-        return True
-    types = handler.type.elts if isinstance(handler.type, ast.Tuple) else [handler.type]
-    return any(isinstance(t, ast.Name) and t.id in _CATCHES_KEY_ERROR for t in types)
 
 
 # Which files of a run share a process

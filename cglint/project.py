@@ -530,16 +530,18 @@ def _imports_catching_key_error(tree):
     catches KeyError (`try: import special_grads / except KeyError:`, for a module that
     registers a gradient TF may already have)."""
     for node in ast.walk(tree):
-        if isinstance(node, ast.Try) and any(_catches_key_error(h.type) for h in node.handlers):
+        if isinstance(node, ast.Try) and any(catches_key_error(h.type) for h in node.handlers):
             for statement in node.body:
                 yield from _imports(ast.Module(body=[statement], type_ignores=[]))
 
 
-def _catches_key_error(expr):
+def catches_key_error(expr):
+    """Whether an `except` of this type expression (None: a bare `except:`) catches a
+    KeyError: it, a base of it (Python 2's StandardError too), or a tuple holding one."""
     if expr is None:
         return True  # a bare except
     if isinstance(expr, ast.Tuple):
-        return any(_catches_key_error(element) for element in expr.elts)
+        return any(catches_key_error(element) for element in expr.elts)
     name = expr.attr if isinstance(expr, ast.Attribute) else getattr(expr, "id", None)
     return name in ("KeyError", "LookupError", "Exception", "BaseException", "StandardError")
 
