@@ -725,6 +725,8 @@ class ModuleFacts:
                        for alias in node.names if alias.name != "*"]
         offered = False
         for module, level in wanted:
+            if _tensorflow_module(module, level):
+                continue  # TensorFlow's own functions: the API tables' business
             offers, dependency = where.offers_sites(self.path, module, level)
             offered = offered or offers
             if dependency is not None:
@@ -734,7 +736,7 @@ class ModuleFacts:
 
     def _imported_site(self, expr, qualname):
         target = self._import_target(expr, qualname)
-        if target is None:
+        if target is None or _tensorflow_module(target[0], target[1]):
             return None
         if target not in self._imported:  # a module calls the same names again and again
             from cglint import project  # only files with project imports need it
@@ -956,7 +958,7 @@ class ModuleFacts:
         from cglint import project  # only calls of imported names in custom gradients
 
         module, level, name = target
-        if not level and (module + ".").startswith("tensorflow."):
+        if _tensorflow_module(module, level):
             return None  # TensorFlow's own functions: the API tables' business
         found = project.current().imported_function(self.path, module, name, level)
         if found is None:
@@ -1437,3 +1439,9 @@ class _SiteFinder:
                 if inner is not None:
                     site = by_func.get(id(inner.node)) or wrapped.get(id(inner.node))
         return site
+
+
+def _tensorflow_module(module, level):
+    """Whether an import names a module of TensorFlow itself (never looked up in the
+    project, even when the project is TensorFlow's own tree)."""
+    return not level and (module + ".").startswith("tensorflow.")

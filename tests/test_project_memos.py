@@ -68,3 +68,24 @@ def test_offers_are_kept_per_importing_folder_and_never_carried_to_another(tmp_p
         asked.append((where.offers_sites(importer, "ops", 1)[0],
                       where.offers_sites(importer, "ops")[0]))
     assert asked == [(True, True), (False, False), (True, True)]
+
+
+def test_imports_of_tensorflow_modules_are_never_looked_up_in_the_project(tmp_path):
+    # Checking TensorFlow's own sources: its modules are the API tables' business, and a
+    # file importing twenty of them does not read twenty summaries.
+    from cglint import check, engine
+
+    ops = tmp_path / "tensorflow" / "python" / "ops"
+    ops.mkdir(parents=True)
+    for folder in (tmp_path / "tensorflow", tmp_path / "tensorflow" / "python", ops):
+        (folder / "__init__.py").write_text("")
+    (ops / "scaled.py").write_text("import tensorflow as tf\n\n@tf.custom_gradient\n"
+                                   "def scale(x):\n    return x, lambda dy: dy\n")
+    (tmp_path / "pkg.py").write_text("import tensorflow as tf\n\n@tf.custom_gradient\n"
+                                     "def twice(x):\n    return x, lambda dy: dy\n")
+    user = tmp_path / "user.py"
+    user.write_text("import tensorflow as tf\nfrom tensorflow.python.ops.scaled import scale\n"
+                    "from pkg import twice\n\nscale(tf.constant(1.0))\n")
+    result = check.check_alone(str(user), user.read_text(), engine.Options())
+    depended = {os.path.basename(dependency.path) for dependency in result.dependencies}
+    assert "pkg.py" in depended and "scaled.py" not in depended
