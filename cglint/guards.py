@@ -177,7 +177,12 @@ class _Finder:
             else None
         if not qualname:
             return set()
-        return {qualname + "." + name.value}
+        tested = qualname + "." + name.value
+        if tfapi.status(tested, self.module.target_tf) == tfapi.EXISTS:
+            # `hasattr(tf, "compat")` passes on 1.8, whose tf.compat has no v1: the test
+            # guards nothing there, and what its branch uses is judged.
+            return set()
+        return {tested}
 
     # -- if not hasattr(tf, "print"): return ------------------------------------------
     def _early_exits(self):

@@ -428,3 +428,17 @@ def test_a_version_helper_of_the_module_is_evaluated_as_it_returns():
     """
     # "1.8" as a float is more than 1.13; a helper taking arguments is not followed.
     assert lint(code) == [("CG402", 14, 13), ("CG402", 16, 13), ("CG402", 18, 13)]
+
+
+def test_a_test_of_a_name_the_target_has_guards_nothing():
+    code = """
+    import tensorflow as tf
+    tf1 = tf.compat.v1 if hasattr(tf, "compat") else tf
+    log = tf.math.log if hasattr(tf, "math") else tf.log
+    exp = tf.math.exp if getattr(tf.math, "exp", None) is not None else tf.exp
+    if not hasattr(tf, "math"):
+        log = tf.log
+    else:
+        log = tf.math.log
+    """
+    assert lint(code) == [("CG402", 3, 7), ("CG402", 4, 7), ("CG402", 9, 11)]
