@@ -178,7 +178,8 @@ class _Finder:
         if not qualname:
             return set()
         tested = qualname + "." + name.value
-        if tfapi.status(tested, self.module.target_tf) == tfapi.EXISTS:
+        if tested.startswith("tensorflow.") and tfapi.status(
+                tested, self.module.target_tf) == tfapi.EXISTS:
             # `hasattr(tf, "compat")` passes on 1.8, whose tf.compat has no v1: the test
             # guards nothing there, and what its branch uses is judged.
             return set()

@@ -432,13 +432,17 @@ def test_a_version_helper_of_the_module_is_evaluated_as_it_returns():
 
 def test_a_test_of_a_name_the_target_has_guards_nothing():
     code = """
+    import sys
+    import numpy as np
     import tensorflow as tf
     tf1 = tf.compat.v1 if hasattr(tf, "compat") else tf
     log = tf.math.log if hasattr(tf, "math") else tf.log
     exp = tf.math.exp if getattr(tf.math, "exp", None) is not None else tf.exp
+    if hasattr(sys, "getdlopenflags") and hasattr(np, "float128"):
+        x = tf.nn.gelu
     if not hasattr(tf, "math"):
         log = tf.log
     else:
         log = tf.math.log
     """
-    assert lint(code) == [("CG402", 3, 7), ("CG402", 4, 7), ("CG402", 9, 11)]
+    assert lint(code) == [("CG402", 5, 7), ("CG402", 6, 7), ("CG402", 9, 9), ("CG402", 13, 11)]
