@@ -417,9 +417,11 @@ def test_cg108_argument_kinds():
     g = f(tf.ones([2]), True)
     h = f(tf.ones([2]), 0.5)
     """
+    # `e` is fine: the stacked list is returned as the one tensor it is, with a gradient,
+    # and the int is never used.
     assert lint(code, select=["CG108"]) == [
         ("CG108", 8, 21), ("CG108", 9, 21), ("CG108", 10, 21), ("CG108", 11, 21),
-        ("CG108", 12, 7), ("CG108", 12, 37), ("CG108", 13, 21)]
+        ("CG108", 13, 21)]
     eager = code.replace("import tensorflow as tf\n", "import tensorflow as tf\n"
                          "    tf.enable_eager_execution()\n")
     # Eager passes raw values: only None, callables and dicts still fail.
@@ -1521,7 +1523,46 @@ def test_cg108_a_list_of_numbers_is_one_vector():
     def scale(x, w):
         return x * w, lambda dy: (dy * w, tf.reduce_sum(dy * x))
 
+    @tf.custom_gradient
+    def scale_each(x, w):
+        a, b = w
+        return x * a + x * b, lambda dy: (dy * (a + b), dy * x, dy * x)
+
     a = scale(tf.ones([2]), [4.0, 5.0])
     b = scale(tf.ones([2]), [tf.ones([]), tf.ones([])])
+    c = scale_each(tf.ones([2]), [tf.ones([]), tf.ones([])])
     """
-    assert lint(code, select=["CG108"]) == [("CG108", 9, 25)]
+    # `scale` takes the stacked list as the one tensor it is (one gradient for it);
+    # `scale_each` unpacks it, and gives a gradient per element.
+    assert lint(code, select=["CG108"]) == [("CG108", 15, 30)]
+
+
+def test_cg108_a_list_or_an_int_the_function_takes_as_the_tensor_it_is():
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def tile_to(x, n, factors):
+        y = tf.tile(x, [n]) * tf.cast(n, tf.float32) * factors[0]
+        return y, lambda dy: (tf.reshape(dy, [n, -1]), None, tf.zeros_like(factors))
+
+    @tf.custom_gradient
+    def counted(x, n, factors):
+        total = tf.add_n([x] * n) + sum(factors)
+        return total, lambda dy: (dy, None, tf.zeros_like(factors))
+
+    @tf.custom_gradient
+    def looped(x, n, factors):
+        for f in factors:
+            x = x * f
+        return x, lambda dy: (dy, None, [dy for _ in range(n)])
+
+    a, b = tf.ones([2]), tf.ones([2])
+    y = tile_to(a, 3, [a, b])
+    z = counted(a, 3, [a, b])
+    w = looped(a, 3, [a, b])
+    """
+    # [x] * n needs a Python int; sum() and a loop need a Python list; a gradient function
+    # of unknown count gives no reason to trust the list.
+    assert lint(code, select=["CG108"]) == [
+        ("CG108", 22, 16), ("CG108", 22, 19), ("CG108", 23, 15), ("CG108", 23, 18)]

@@ -1,5 +1,6 @@
 import ast
 
+from cglint.facts import gradient_counts
 from cglint.rules.base import Rule
 
 # Argument kinds that fail in both modes, and those that only graph mode converts.
@@ -21,6 +22,11 @@ class NonTensorArgument(Rule):
     branch); a list of tensors is stacked into one tensor, so the function sees one input.
     Eager mode passes the raw values, so the same code works there, which hides the bug.
 
+    Not reported where the function visibly takes the tensor it gets: an int used only as
+    a shape or count (`tf.tile(x, [n])`, `tf.reshape(dy, [n, -1])`, `tf.cast(n, ...)`), or
+    a list it never iterates or unpacks, whose gradient functions give one gradient per
+    argument (the stacked list's one: `tf.stack([ga, gb])`).
+
     Fix: pass only tensors positionally; bind configuration (strings, flags, functions) in
     a closure, or make a decorated function per configuration. For methods, decorate a
     nested function inside the method.
@@ -37,13 +43,16 @@ class NonTensorArgument(Rule):
                               "nested in the method instead" % (site.name,
                                                                 site.params.names[0]), function=site.func)
             for call in site.calls:
-                yield from self._check_call(module, call, site.name, site.func)
+                yield from self._check_call(module, call, site.name, site.func, site)
         for call, site in module.imported_calls:
             yield from self._check_call(module, call, site.name, None)
 
-    def _check_call(self, module, call, name, function):
-        for arg in call.args:
+    def _check_call(self, module, call, name, function, site=None):
+        for index, arg in enumerate(call.args):
             kind = self._kind(module, arg)
+            if kind in _HANDLED and site is not None and _handled(module, site, call, index,
+                                                                  kind):
+                continue
             if kind and (kind in _ALWAYS or not module.eager):
                 yield self.at(arg, "`%s` gets %s as a positional argument: %s" % (
                     name, _DESCRIPTIONS[kind][0], _DESCRIPTIONS[kind][1]), function=function)
@@ -77,6 +86,78 @@ class NonTensorArgument(Rule):
             if qualname and qualname.startswith("tensorflow.") and qualname.split(".")[-1][:1].islower():
                 return "callable"
         return None
+
+
+# Kinds the function may well handle as the tensor it gets: a list stacked into one input
+# (with one gradient for it: facts g2), an int used only where TF takes an int tensor (a
+# shape, a count, a cast).
+_HANDLED = ("list", "int")
+# TensorFlow functions that take an int tensor as their first argument as it is.
+_TAKES_INT_TENSOR = frozenset("tensorflow." + name for name in (
+    "cast", "to_float", "to_double", "to_int32", "to_int64", "range", "ones", "zeros", "fill"))
+# Calls that need a Python sequence: on a tensor they raise in graph mode.
+_NEEDS_SEQUENCE = frozenset(("len", "list", "tuple", "zip", "enumerate", "sum", "map",
+                             "sorted", "reversed", "iter"))
+
+
+def _handled(module, site, call, index, kind):
+    """Whether the function visibly takes the converted value as the tensor it is: every
+    use of its parameter is one a tensor allows, and, for a list, every gradient function
+    gives one gradient per argument (the stacked list's is one)."""
+    skip = 1 if site.is_method and site.params.names else 0
+    if index + skip >= len(site.params.names):
+        return False  # into *args: not followed
+    name = site.params.names[index + skip]
+    uses = list(_uses(module, site, name))
+    if kind == "int":
+        return all(_int_tensor_use(module, node, parent, grandparent)
+                   for node, parent, grandparent in uses)
+    if any(_sequence_use(node, parent) for node, parent, _ in uses):
+        return False
+    counts, complete = gradient_counts(module, site)
+    return complete and counts == {len(call.args)}
+
+
+def _uses(module, site, name):
+    """(Name, parent, grandparent) of each read of the site's parameter `name` in its body
+    and in the functions nested in it that do not bind the name again."""
+    stack = [(child, site.func, None) for child in site.func.body]
+    while stack:
+        node, parent, grandparent = stack.pop()
+        if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load):
+            bindings = module.names.lookup(name, module.names.scope_of(node))
+            if bindings and all(binding.kind == "param" and binding.scope is site.scope
+                                for binding in bindings):
+                yield node, parent, grandparent
+            continue
+        stack.extend((child, node, parent) for child in ast.iter_child_nodes(node))
+
+
+def _int_tensor_use(module, node, parent, grandparent):
+    """`tf.tile(x, [n])`, `tf.reshape(dy, [n, -1])`, `tf.cast(n, tf.float32)`."""
+    if isinstance(parent, (ast.List, ast.Tuple)) and isinstance(grandparent, ast.Call):
+        return parent in grandparent.args and _tensorflow_call(module, grandparent)
+    return (isinstance(parent, ast.Call) and parent.args[:1] == [node]
+            and module.resolve(parent.func) in _TAKES_INT_TENSOR)
+
+
+def _tensorflow_call(module, call):
+    qualname = module.resolve(call.func) if isinstance(call.func, (ast.Name, ast.Attribute)) \
+        else None
+    return bool(qualname) and qualname.startswith("tensorflow.")
+
+
+def _sequence_use(node, parent):
+    """`for t in factors`, `a, b = factors`, `len(factors)`, `*factors`."""
+    if isinstance(parent, (ast.For, ast.comprehension)):
+        return parent.iter is node
+    if isinstance(parent, ast.Assign):
+        return parent.value is node and any(
+            isinstance(target, (ast.Tuple, ast.List)) for target in parent.targets)
+    if isinstance(parent, ast.Starred):
+        return True
+    return (isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name)
+            and parent.func.id in _NEEDS_SEQUENCE and node in parent.args)
 
 
 _DESCRIPTIONS = {
