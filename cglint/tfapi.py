@@ -514,7 +514,14 @@ def signature(qualname, target="1.8"):
     if idx is None:
         return None
     params, _, flags = specs["specs"][idx].partition("|")
-    return tuple(p.rstrip("=") for p in params.split(",") if p), "**" in flags.split(",")
+    names = tuple(p.rstrip("=") for p in params.split(",") if p)
+    varkw = False
+    for flag in flags.split(","):
+        if flag == "**":
+            varkw = True
+        elif flag.startswith("**="):  # **kwargs checked against a set (Keras): those only
+            names += tuple(flag[3:].split(";"))
+    return names, varkw
 
 
 def _module18(t, segs):

@@ -377,7 +377,14 @@ def test_accepts_keyword():
     assert a("tensorflow.reduce_sum", "keep_dims") is True
     assert a("tensorflow.custom_gradient", "f") is True
     assert a("tensorflow.keras.layers.Dense", "units") is True
-    assert a("tensorflow.keras.layers.Dense", "name") is None  # **kwargs
+    # Keras checks **kwargs against a set, which the argspecs record (facts: 1.8's
+    # optimizers take `lr` and raise TypeError on `learning_rate`).
+    assert a("tensorflow.keras.layers.Dense", "name") is True
+    assert a("tensorflow.keras.layers.Dense", "input_dim") is True  # read from kwargs
+    assert a("tensorflow.keras.layers.Conv2D", "groups") is False
+    assert a("tensorflow.keras.optimizers.Adam", "clipnorm") is True
+    assert a("tensorflow.keras.optimizers.Adam", "learning_rate") is False
+    assert a("tensorflow.keras.Model", "inputs") is None  # **kwargs it does not check
     assert a("tensorflow.keras.layers.Dense.add_weight", "initializer") is True  # inherited
     assert a("tensorflow.Session.run", "feed_dict") is True
     assert a("tensorflow.contrib.eager.defun", "experimental_compile") is False

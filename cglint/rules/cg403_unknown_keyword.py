@@ -13,10 +13,12 @@ class UnknownKeyword(Rule):
     tf.GradientTape() as tape`, `self.opt.minimize(...)` after `self.opt =
     tf.train.AdamOptimizer()`, a step of a `tf.data` pipeline such as `.batch(32,
     drop_remainder=True)`). Signatures come from TF 1.8's own argspecs, recorded by
-    `tools/gen_tf_api.py`.
+    `tools/gen_tf_api.py`, with the keywords Keras layers and optimizers check their
+    `**kwargs` against (`tf.keras.optimizers.Adam(learning_rate=...)`: 1.8 spells it `lr`).
 
     Why it breaks on TF 1.8: `TypeError: gradients() got an unexpected keyword argument
-    'unconnected_gradients'` when the call runs.
+    'unconnected_gradients'` when the call runs (Keras: `TypeError: Unexpected keyword
+    argument passed to optimizer: learning_rate`, `Keyword argument not understood`).
 
     Not reported under the guards CG402 respects, such as the fallback of `try:
     tf.nn.sigmoid_cross_entropy_with_logits(logits=x, labels=y)` / `except:` with the
