@@ -22,6 +22,12 @@ def fails(use, target):
     return _fails(use.module, use.name, target)
 
 
+def fails_on(module, name, target):
+    """Whether `from module import name` (name None: `import module`) fails in target:
+    True, False, or None when unknown."""
+    return _fails(module, name, target)[0]
+
+
 @functools.lru_cache(maxsize=4096)  # a tree imports the same modules in every file
 def _fails(module, name, target):
     if tfapi.normalize_version(target) == WHEELS_TARGET:

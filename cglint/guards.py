@@ -26,7 +26,7 @@ import ast
 import re
 import weakref
 
-from cglint import tfapi, tfimports
+from cglint import failing_imports, tfapi, tfimports
 from cglint.version_tests import UNKNOWN, VERSION_NAMES, evaluate, evaluate_value
 
 _CACHE = weakref.WeakKeyDictionary()
@@ -81,7 +81,8 @@ class _Finder:
     def __init__(self, module):
         self.module = module
         self.guards = Guards()
-        self._helpers = {}  # id(call) -> (finder, returned expression), or () for none
+        self._helpers = {}  # id(call) -> _helper_outcome(call)
+        self._following = []  # the defs _helper_runs is looking into
         self.version = _version_tuple(module.target_tf)
 
     def find(self):
@@ -90,13 +91,12 @@ class _Finder:
         if feature_tests:
             for node in module.nodes[ast.If] + module.nodes[ast.IfExp]:
                 self._feature_test(node)
-        # `tf.__version__`, `tf.VERSION`, or the project's `get_tf_version_tuple()`.
-        version_tests = "version" in module.text or "VERSION" in module.text
-        if version_tests:
-            for node in module.nodes[ast.If] + module.nodes[ast.IfExp]:
-                self._version_test(node)
-        if feature_tests or version_tests:
-            self._early_exits()
+        # `tf.__version__`, `tf.VERSION`, or the project's helpers (`get_tf_version_tuple()`,
+        # `is_tfv2()`), whatever they are called: only files with a finding to judge get
+        # here.
+        for node in module.nodes[ast.If] + module.nodes[ast.IfExp]:
+            self._version_test(node)
+        self._early_exits()
         if "except" in module.text:
             star = module.nodes.get(getattr(ast, "TryStar", None), [])
             for node in module.nodes[ast.Try] + star:
@@ -218,6 +218,18 @@ class _Finder:
             self._mark(body, kinds, _ALL)
         if taken is not False:
             self._mark(orelse, kinds, _ALL)
+        self._short_circuit(node.test, kinds)
+
+    def _short_circuit(self, test, kinds):
+        """`is_tfv2() and isinstance(opt, tf.optimizers.Optimizer)`: what follows an
+        operand that decides on the target never runs there."""
+        if not isinstance(test, ast.BoolOp):
+            return
+        deciding = not isinstance(test.op, ast.And)
+        for index, value in enumerate(test.values[:-1]):
+            if self._mentions_version(value) and self._evaluate(value) is deciding:
+                self._mark(test.values[index + 1:], kinds, _ALL)
+                return
 
     def _mentions_version(self, expr, depth=0):
         for node in ast.walk(expr):
@@ -227,10 +239,8 @@ class _Finder:
                 value = self._single_value(node)
                 if value is not None and self._mentions_version(value, depth + 1):
                     return True
-            if isinstance(node, ast.Call) and depth < 3:
-                helper = self._version_helper(node)
-                if helper is not None and helper[0]._mentions_version(helper[1], depth + 1):
-                    return True
+            if isinstance(node, ast.Call) and depth < 3 and self._helper_outcome(node)[1]:
+                return True
         return False
 
     def _evaluate(self, test):
@@ -239,43 +249,89 @@ class _Finder:
 
     def _call_value(self, call):
         """What a call of the project's own version helper returns on the target."""
-        helper = self._version_helper(call)
-        if helper is None:
-            return UNKNOWN
-        finder, returned = helper
-        return evaluate_value(returned, self.version, finder.module.resolve,
-                              finder._single_value)
+        return self._helper_outcome(call)[0]
 
-    def _version_helper(self, call):
-        """(the _Finder of its module, the returned expression) for a call, without
-        arguments, of a def of this module or of one imported from the project whose body
-        is one `return` (`def get_tf_version_tuple(): return tuple(map(int, ...))`)."""
+    def _helper_outcome(self, call):
+        """(what the call returns on the target or UNKNOWN, whether that depends on the
+        TF release) for a call without arguments of a def of this module, or of one
+        imported from the project, that tests the release: `get_tf_version_tuple()`
+        returning a computation on `tf.__version__`, `is_tfv2()` returning from a `try`
+        of `from tensorflow.python import tf2`. (UNKNOWN, False) for anything else."""
         if call.args or call.keywords or not isinstance(call.func, (ast.Name, ast.Attribute)):
-            return None
+            return _NO_OUTCOME
         found = self._helpers.get(id(call))
         if found is None:
-            found = self._helpers[id(call)] = self._find_version_helper(call) or ()
-        return found or None
+            found = self._helpers[id(call)] = self._run_helper(call)
+        return found
 
-    def _find_version_helper(self, call):
+    def _run_helper(self, call):
         module = self.module
         function = module.called_function(call, module.names.scope_of(call))
         finder = self
         if function is None:
             imported = module.imported_function(call)
             if imported is None:
-                return None
+                return _NO_OUTCOME
             facts, function = imported
             finder = _Finder(facts)
-        body = function.body
-        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
-            body = body[1:]  # the docstring
         arguments = function.args
-        if (len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None
-                or arguments.args or arguments.posonlyargs or arguments.vararg
+        if (arguments.args or arguments.posonlyargs or arguments.vararg
                 or arguments.kwonlyargs or arguments.kwarg):
-            return None
-        return finder, body[0].value
+            return _NO_OUTCOME
+        return finder._outcome_of(function.body, 0)
+
+    def _outcome_of(self, statements, depth):
+        """(value, depends on the release) of running a helper's statements on the target:
+        returns, `if`s on what is known, `try`s whose imports fail or not, imports."""
+        if depth > 8:
+            return _NO_OUTCOME
+        for index, statement in enumerate(statements):
+            if index == 0 and isinstance(statement, ast.Expr) and isinstance(
+                    statement.value, ast.Constant):
+                continue  # the docstring
+            if isinstance(statement, ast.Return):
+                if statement.value is None:
+                    return _NO_OUTCOME
+                value = evaluate_value(statement.value, self.version, self.module.resolve,
+                                       self._single_value)
+                return value, self._mentions_version(statement.value, 3)
+            if isinstance(statement, ast.If):
+                taken = self._evaluate(statement.test)
+                if taken is None:
+                    return UNKNOWN, self._mentions_version(statement.test, 3)
+                value, depends = self._outcome_of(
+                    statement.body if taken else statement.orelse, depth + 1)
+                if value is not UNKNOWN or _leaves(statement.body if taken else statement.orelse):
+                    return value, depends or self._mentions_version(statement.test, 3)
+                continue
+            if isinstance(statement, ast.Try):
+                return self._try_outcome(statement, depth)
+            if isinstance(statement, (ast.Import, ast.ImportFrom)):
+                if _import_fails(statement) is not False:
+                    return _NO_OUTCOME
+                continue
+            return _NO_OUTCOME
+        return _NO_OUTCOME
+
+    def _try_outcome(self, statement, depth):
+        """A `try` that begins with imports: on the target they fail (the handler that
+        catches ImportError runs) or succeed (the rest of the body runs)."""
+        body = statement.body
+        imports = 0
+        while imports < len(body) and isinstance(body[imports], (ast.Import, ast.ImportFrom)):
+            failing = _import_fails(body[imports])
+            if failing is None:
+                return UNKNOWN, True
+            if failing:
+                handler = next((h for h in statement.handlers
+                                if _IMPORT in self._caught(h.type)), None)
+                if handler is None:
+                    return _NO_OUTCOME
+                return self._outcome_of(handler.body, depth + 1)[0], True
+            imports += 1
+        if not imports:
+            return _NO_OUTCOME
+        return self._outcome_of(body[imports:], depth + 1)[0], True
 
     def _single_value(self, name):
         """The one value `name` was given: an assignment's, or its item of an unpacked
@@ -388,7 +444,25 @@ class _Finder:
         calls = [node for node in ast.walk(value) if isinstance(node, ast.Call)]
         builtins = [call for call in calls if self._inert_builtin(call)]
         return len(calls) > len(builtins) and all(
-            call in builtins or self._call_runs(call) for call in calls) and self._plain(value)
+            call in builtins or self._call_runs(call) or self._helper_runs(call)
+            for call in calls) and self._plain(value)
+
+    def _helper_runs(self, call):
+        """A call of a def of this module whose body surely runs (`length(x)` whose body
+        is `return tf.reduce_sum(tf.sign(x), 1)`), followed a few calls deep."""
+        if len(self._following) >= 3 or not isinstance(call.func, ast.Name):
+            return False
+        function = self.module.called_function(call, self.module.names.scope_of(call))
+        if function is None or function in self._following:
+            return False
+        body = function.body
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+            body = body[1:]  # the docstring
+        self._following.append(function)
+        try:
+            return self._cannot_fail(body) is not _FAILS
+        finally:
+            self._following.pop()
 
     def _inert_builtin(self, call):
         return isinstance(call.func, ast.Name) and call.func.id in _INERT_BUILTINS and \
@@ -440,6 +514,28 @@ _PLAIN_DATA = (ast.Name, ast.Constant, ast.Attribute, ast.Subscript, ast.Slice, 
                ast.unaryop, ast.cmpop, ast.boolop)
 # Builtins a TF expression may call (`isinstance(x, tf.Tensor)`) that raise no version error.
 _INERT_BUILTINS = frozenset(("isinstance", "len", "int", "float", "list", "tuple"))
+
+
+_NO_OUTCOME = (UNKNOWN, False)
+
+
+def _import_fails(statement):
+    """Whether an import statement of TensorFlow fails on 1.8 (its wheels): True, False, or
+    None when unknown or not TensorFlow's."""
+    if isinstance(statement, ast.Import):
+        modules = [(alias.name, None) for alias in statement.names]
+    elif not statement.level and statement.module:
+        modules = [(statement.module, alias.name) for alias in statement.names]
+    else:
+        return None
+    verdicts = []
+    for module, name in modules:
+        if name == "*" or not (module + ".").startswith("tensorflow."):
+            return None
+        verdicts.append(failing_imports.fails_on(module, name, "1.8"))
+    if any(verdict is True for verdict in verdicts):
+        return True
+    return False if all(verdict is False for verdict in verdicts) else None
 
 
 def _leaves(statements):

@@ -73,8 +73,12 @@ class _Evaluator:
         if isinstance(expr, ast.UnaryOp) and isinstance(expr.op, ast.Not):
             return not self.value(expr.operand, depth + 1)
         if isinstance(expr, ast.BoolOp):
-            values = [bool(self.value(value, depth + 1)) for value in expr.values]
-            return all(values) if isinstance(expr.op, ast.And) else any(values)
+            # As Python runs it: the operands after the one that decides are never run.
+            deciding = not isinstance(expr.op, ast.And)
+            for value in expr.values:
+                if bool(self.value(value, depth + 1)) is deciding:
+                    return deciding
+            return not deciding
         if isinstance(expr, ast.Compare):
             return self._compare(expr, depth)
         if isinstance(expr, ast.Call):

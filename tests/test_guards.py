@@ -446,3 +446,77 @@ def test_a_test_of_a_name_the_target_has_guards_nothing():
         log = tf.math.log
     """
     assert lint(code) == [("CG402", 5, 7), ("CG402", 6, 7), ("CG402", 9, 9), ("CG402", 13, 11)]
+
+
+def test_a_helper_that_tries_a_tf2_import_is_evaluated_as_it_runs_on_the_target():
+    code = """
+    import tensorflow as tf
+    def is_tfv2():
+        try:
+            from tensorflow.python import tf2
+            return tf2.enabled()
+        except Exception:
+            return False
+    def is_tf1():
+        try:
+            from tensorflow.python import tf2
+        except ImportError:
+            return True
+        return not tf2.enabled()
+    def has_math_ops():
+        try:
+            from tensorflow.python.ops import math_ops
+            return True
+        except ImportError:
+            return False
+    a = tf.compat.v1 if is_tfv2() else tf
+    if not is_tf1():
+        b = tf.compat.v1.layers
+    if is_tf1():
+        c = tf.math.log
+    if has_math_ops():
+        d = tf.math.log
+    """
+    # On 1.8 is_tfv2() is False and is_tf1() True; math_ops is there, so has_math_ops()
+    # is True: the last two branches run.
+    assert lint(code) == [("CG402", 25, 9), ("CG402", 27, 9)]
+
+
+def test_the_fallback_of_a_try_calling_a_helper_that_surely_runs_never_runs():
+    code = """
+    import tensorflow as tf
+    def length(x):
+        \"\"\"Lengths.\"\"\"
+        return tf.reduce_sum(tf.sign(x), 1)
+    def risky(x):
+        return tf.nn.gelu(x)
+    def f(xs):
+        try:
+            return length(tf.stack(xs))
+        except Exception:
+            return length(tf.pack(xs))
+    def g(xs):
+        try:
+            return risky(tf.stack(xs))
+        except Exception:
+            return length(tf.pack(xs))
+    """
+    assert lint(code) == [("CG402", 7, 12), ("CG402", 17, 23)]
+
+
+def test_what_follows_an_operand_that_decides_on_the_target_never_runs():
+    code = """
+    import tensorflow as tf
+    IS_TF2 = tf.__version__.startswith("2")
+    def f(opt, x):
+        if IS_TF2 and isinstance(opt, tf.optimizers.Optimizer):
+            x = tf.math.log(x)
+        if IS_TF2 or isinstance(opt, tf.optimizers.Optimizer):
+            x = tf.math.log(x)
+        if not IS_TF2 or isinstance(opt, tf.optimizers.Optimizer):
+            x = tf.math.log(x)
+        return x
+    """
+    # The second test runs its isinstance on 1.8 (unknown: both branches are guarded);
+    # the third is decided by its first operand, and takes the branch.
+    assert lint(code) == [("CG402", 7, 34), ("CG402", 10, 13)]

@@ -30,6 +30,8 @@ def _evaluate(source, version=(1, 8)):
     ('tuple(int(v) for v in tf.__version__.split(".") if v) >= (1, 13)', None),  # a condition
     ('tuple(int(v) for v in tf.__version__.split(".") for w in v) >= (1, 13)', None),
     ('float(".".join(tf.__version__.split(".")[:2])) >= 1.13', True),  # 1.8 > 1.13
+    ('tf.__version__.startswith("2") and tf.__version__ in SUPPORTED', False),  # as run
+    ('tf.__version__ in SUPPORTED and tf.__version__.startswith("2")', None),
     ('tf.__version__ in SUPPORTED', None),
     ('LooseVersion(tf.__version__) >= 2', None),
 ])
