@@ -1566,3 +1566,24 @@ def test_cg108_a_list_or_an_int_the_function_takes_as_the_tensor_it_is():
     # of unknown count gives no reason to trust the list.
     assert lint(code, select=["CG108"]) == [
         ("CG108", 22, 16), ("CG108", 22, 19), ("CG108", 23, 15), ("CG108", 23, 18)]
+
+
+def test_cg103_a_star_unpacked_list_display_counts_its_items():
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def summed(*xs):
+        return tf.add_n(list(xs)), lambda dy: [dy] * 2
+
+    pair = (tf.ones([1]), tf.ones([1]))
+    three = [tf.ones([1]), tf.ones([1]), tf.ones([1])]
+    grown = [tf.ones([1])]
+    grown.append(tf.ones([1]))
+    a = summed(*pair)
+    b = summed(*three)
+    c = summed(*grown)
+    d = summed(tf.ones([1]), *[tf.ones([1]), tf.ones([1])])
+    """
+    # A list changed in place (`grown.append`) is not counted.
+    assert lint(code, select=["CG103"]) == [("CG103", 13, 5), ("CG103", 15, 5)]

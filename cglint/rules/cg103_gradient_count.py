@@ -93,12 +93,11 @@ class GradientCountMismatch(Rule):
             return  # `[dy] * len(xs)` and the like: any number
         count = counts.pop()
         for call in site.calls:
-            if any(isinstance(arg, ast.Starred) for arg in call.args) or \
-                    module.passed_keywords(call):
+            given = _positional_count(module, call)
+            if given is None or module.passed_keywords(call):
                 continue
-            if len(call.args) != count and len(call.args) >= site.params.required:
-                yield self.at(call, _extra(site.name, len(call.args), count),
-                              function=site.func)
+            if given != count and given >= site.params.required:
+                yield self.at(call, _extra(site.name, given, count), function=site.func)
 
     def _check_defuns(self, module):
         for site in module.defun_sites:
@@ -125,12 +124,39 @@ def _extra(name, given, count):
     return _EXTRA % (name, counted(given, "positional input"), counted(count, "gradient"))
 
 
+def _positional_count(module, call):
+    """How many positional arguments `call` passes, `*parts` of a list or tuple display
+    (or a name bound once to one) counted by its items; None when unknown."""
+    given = 0
+    for arg in call.args:
+        if not isinstance(arg, ast.Starred):
+            given += 1
+            continue
+        items = arg.value
+        if isinstance(items, ast.Name):
+            bindings = module.names.lookup(items.id, module.names.scope_of(items))
+            if len(bindings) != 1 or bindings[0].kind != "assign" or _changed(module, items):
+                return None
+            items = bindings[0].node
+        if not isinstance(items, (ast.List, ast.Tuple)) or any(
+                isinstance(item, ast.Starred) for item in items.elts):
+            return None
+        given += len(items.elts)
+    return given
+
+
+def _changed(module, name):
+    """Whether the list a name holds may be changed in place (`parts.append(t)`)."""
+    return any(isinstance(node.value, ast.Name) and node.value.id == name.id
+               for node in module.nodes[ast.Attribute] + module.nodes[ast.Subscript])
+
+
 def _extra_inputs(module, call, count, low, high):
     """How many positional inputs `call` passes, when that differs from the gradient count
     and both are in the function's range; else None."""
-    if any(isinstance(arg, ast.Starred) for arg in call.args) or module.passed_keywords(call):
+    given = _positional_count(module, call)
+    if given is None or module.passed_keywords(call):
         return None
-    given = len(call.args)
     if given != count and low <= given <= high and low <= count <= high:
         return given
     return None
