@@ -499,9 +499,50 @@ class ModuleFacts:
 
     @cached_property
     def eager(self):
+        """Whether the module turns eager execution on, or imports a project module whose
+        top level does (`import eager_setup`)."""
+        if "enable_eager_execution" in self.text and any(
+                qualname in EAGER_SWITCHES for _, qualname in self.calls):
+            return True
+        return self._imports_eager_switch()
+
+    @property
+    def enables_eager_on_import(self):
+        """Whether importing the module turns eager execution on: a call of the switch at
+        its top level (not in a def, a class or `if __name__ == "__main__":`)."""
         if "enable_eager_execution" not in self.text:
             return False
-        return any(qualname in EAGER_SWITCHES for _, qualname in self.calls)
+        for statement in self.tree.body:
+            if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) \
+                    and self.resolve(statement.value.func) in EAGER_SWITCHES:
+                return True
+        return False
+
+    def _imports_eager_switch(self):
+        if self.path == "-" or "import" not in self.text:
+            return False
+        from cglint import project
+        where = project.current()
+        for node in self.tree.body:  # imported at the top level, so before anything runs
+            if isinstance(node, ast.Import):
+                wanted = [(alias.name, 0) for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                module = node.module or ""
+                wanted = ([(module, node.level)] if module else []) + [
+                    ("%s.%s" % (module, alias.name) if module else alias.name, node.level)
+                    for alias in node.names if alias.name != "*"]
+            else:
+                continue
+            for module, level in wanted:
+                if _tensorflow_module(module, level):
+                    continue
+                path = where.module_path(self.path, module, level)
+                summary = where.summary(path) if path is not None else None
+                if summary is not None:  # whether it turns eager on is drawn from its text
+                    self.dependencies.add(project.Dependency(summary.path, summary.digest))
+                    if summary.enables_eager:
+                        return True
+        return False
 
     @cached_property
     def tape_calls(self):

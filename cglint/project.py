@@ -25,6 +25,7 @@ MAX_SCANNED_FILES = 2000  # files read to find the modules that import a file
 # Words without which a module defines no custom gradient and registers no gradient.
 _CUSTOM_GRADIENT_WORD = "custom_gradient"
 _CUSTOM_GRADIENT_WORD_BYTES = _CUSTOM_GRADIENT_WORD.encode()
+_EAGER_WORD = "enable_eager_execution"
 _REGISTRATION_WORDS = ("RegisterGradient", "NotDifferentiable", "NoGradient")
 
 
@@ -54,6 +55,7 @@ class ModuleSummary:
     registered: dict = field(default_factory=dict)  # known registered name -> first line
     registered_patterns: tuple = ()  # names built at run time, as regular expressions
     registers_any: bool = False  # some registered name comes from a caller
+    enables_eager: bool = False  # its top level turns eager execution on when imported
 
 
 @dataclass(frozen=True)
@@ -436,7 +438,7 @@ def _summarize(path, with_imports):
         return None
     hub = os.path.basename(path) == "__init__.py"  # re-exports what its package defines
     if (not (hub or with_imports) and data.isascii() and _CUSTOM_GRADIENT_WORD_BYTES not in data
-            and data.count(b"\n") <= files.MAX_LINES):
+            and _EAGER_WORD.encode() not in data and data.count(b"\n") <= files.MAX_LINES):
         # Most modules: plain text that defines nothing an importer could use.
         return ModuleSummary(path, hashlib.sha256(data).hexdigest())
     source = files.decode(path, data)
@@ -447,7 +449,8 @@ def _summarize(path, with_imports):
     defines = _CUSTOM_GRADIENT_WORD in text
     registers = any(word in text for word in _REGISTRATION_WORDS)
     registers = registers and with_imports  # registrations matter to import closures only
-    if not (defines or registers or hub or with_imports):
+    eager = _EAGER_WORD in text
+    if not (defines or registers or hub or with_imports or eager):
         return summary  # nothing an importer could use: no parse
     # Imported here: project summaries are made from the facts the linter itself builds.
     from cglint.parse import parse
@@ -459,10 +462,11 @@ def _summarize(path, with_imports):
         summary.imports = tuple(_imports(parsed.tree))
         summary.imports_catching_key_error = frozenset(_imports_catching_key_error(
             parsed.tree))
-    if not (defines or registers):
+    if not (defines or registers or eager):
         return summary
     from cglint.facts import ModuleFacts
     module = ModuleFacts(path, text, parsed)
+    summary.enables_eager = eager and module.enables_eager_on_import
     for site in module.sites:
         if module.names.scope_of(site.func) is module.names.module:  # importable ones
             _add_site(summary, module, site, site.name)

@@ -89,3 +89,27 @@ def test_imports_of_tensorflow_modules_are_never_looked_up_in_the_project(tmp_pa
     result = check.check_alone(str(user), user.read_text(), engine.Options())
     depended = {os.path.basename(dependency.path) for dependency in result.dependencies}
     assert "pkg.py" in depended and "scaled.py" not in depended
+
+
+def test_eager_execution_turned_on_by_an_imported_project_module(tmp_path):
+    from cglint import check, engine
+
+    setup = tmp_path / "eager_setup.py"
+    setup.write_text("import tensorflow as tf\ntf.enable_eager_execution()\n")
+    (tmp_path / "later.py").write_text("import tensorflow as tf\n\ndef main():\n"
+                                       "    tf.enable_eager_execution()\n")
+    main = tmp_path / "main.py"
+    code = ("import {module}\nimport tensorflow as tf\n\n@tf.custom_gradient\n"
+            "def f(x, a=1.0):\n    return x, lambda dy: dy\n\ny = f(tf.ones([1]), a=2.0)\n")
+
+    def found(module):
+        main.write_text(code.format(module=module))
+        result = check.check_alone(str(main), main.read_text(), engine.Options())
+        return ([d.code for d in result.diagnostics],
+                sorted(os.path.basename(d.path) for d in result.dependencies))
+
+    assert found("eager_setup") == ([], ["eager_setup.py"])
+    # A switch inside a function runs only when it is called: graph mode at import.
+    assert found("later") == (["CG105"], ["later.py"])
+    setup.write_text("import tensorflow as tf\n")
+    assert found("eager_setup")[0] == ["CG105"]

@@ -70,7 +70,7 @@ class GradientCountMismatch(Rule):
                 if given is not None:
                     yield self.at(call, _extra(site.name, given, count), function=site.func)
         yield from self._check_defuns(module)
-        if module.eager:
+        if not module.imported_calls or module.eager:
             return
         for call, site in module.imported_calls:
             if site.vararg or len(site.gradient_counts) != 1:

@@ -14,7 +14,8 @@ class KeywordArguments(Rule):
     Why it breaks on TF 1.8: in graph mode (the default) the call raises
     `ValueError: The custom_gradient decorator currently supports keywords arguments only
     when eager execution is enabled.` In eager mode it runs, but a tensor passed by keyword
-    is not a recorded input, so its gradient is silently None.
+    is not a recorded input, so its gradient is silently None. Not reported in a module
+    that turns eager execution on, or imports a project module whose top level does.
 
     Fix: pass it positionally (and return a gradient for it), or keep it a Python constant by
     binding it in a closure or a default value that callers do not override.
@@ -24,8 +25,9 @@ class KeywordArguments(Rule):
     name = "keyword-arguments"
 
     def check(self, module):
-        if module.eager:
-            return
+        if not (module.sites or module.imported_calls or module.imported_partials) \
+                or module.eager:
+            return  # (eager asked last: it may look at the modules this one imports)
         known = {}
 
         def passed(call):

@@ -25,7 +25,7 @@ class GradientTapeInGraphMode(Rule):
     name = "gradient-tape-in-graph-mode"
 
     def check(self, module):
-        if module.eager or not (module.sites or module.override_maps):
+        if not (module.sites or module.override_maps) or module.eager:
             return
         for call in module.tape_calls:
             what = "gradient_override_map" if module.override_maps else None

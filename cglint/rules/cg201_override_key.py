@@ -33,9 +33,11 @@ class OverrideNeverApplies(Rule):
         ops = load_ops()
         for found in facts.maps:
             if module.eager:
+                where = ("enabled at line %d" % facts.eager_line if facts.eager_line
+                         else "enabled by a module this one imports")
                 yield self.at(found.call, "`gradient_override_map` has no effect under eager "
-                              "execution (enabled at line %d): %s; use `tf.custom_gradient`"
-                              % (facts.eager_line, _never_used(found.entries)))
+                              "execution (%s): %s; use `tf.custom_gradient`"
+                              % (where, _never_used(found.entries)))
                 continue
             op_keys = []
             for entry in found.entries:
