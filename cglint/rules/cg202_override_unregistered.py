@@ -38,7 +38,7 @@ class OverrideGradientNotRegistered(Rule):
             return None
         ops = load_ops()
         uses = []
-        if not module.eager:
+        if facts.maps and not module.eager:
             for found in facts.maps:
                 for entry in found.entries:
                     value = entry.value

@@ -32,9 +32,9 @@ class RegisteredGradientCount(Rule):
     name = "registered-gradient-count"
 
     def check(self, module):
-        if module.eager:
-            return  # override maps are ignored under eager execution (CG201)
         facts = module.overrides
+        if not facts.maps or module.eager:
+            return  # override maps are ignored under eager execution (CG201)
         for registration in facts.registrations:
             if registration.function is None or registration.name.identity is None:
                 continue
@@ -91,7 +91,7 @@ class RegisteredGradientCount(Rule):
             if returns:
                 registrations.append((name, registration.function.name, returns))
         uses = []
-        if not module.eager:
+        if facts.maps and not module.eager:
             uses = [(entry.value.value, entry.key, found.call.lineno) for found in facts.maps
                     for entry in found.entries if entry.value.value and entry.key]
         return facts.components, facts.imports, registrations, uses
