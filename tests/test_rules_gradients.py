@@ -1588,3 +1588,21 @@ def test_cg103_a_star_unpacked_list_display_counts_its_items():
     """
     # A list changed in place (`grown.append`) is not counted.
     assert lint(code, select=["CG103"]) == [("CG103", 13, 5), ("CG103", 15, 5)]
+
+
+def test_cg109_a_tape_over_a_custom_gradient_of_another_module(tmp_path):
+    from cglint import check, engine
+
+    (tmp_path / "rounding.py").write_text(
+        "import tensorflow as tf\n\n@tf.custom_gradient\ndef st_round(x):\n"
+        "    return tf.round(x), lambda dy: dy\n")
+    main = tmp_path / "main.py"
+    main.write_text(
+        "import tensorflow as tf\nimport rounding\nfrom helpers import unknown\n\n"
+        "x = tf.ones([2])\n"
+        "with tf.GradientTape() as t:\n    y = rounding.st_round(x)\n"
+        "with tf.GradientTape() as u:\n    z = unknown(x)\n"
+        "with tf.GradientTape() as v:\n    w = tf.round(x)\n")
+    result = check.check_alone(str(main), main.read_text(), engine.Options())
+    # Only the tape that visibly runs the other module's custom gradient.
+    assert [(d.code, d.line) for d in result.diagnostics] == [("CG109", 6)]

@@ -6,9 +6,9 @@ from cglint.rules.base import Rule
 class GradientTapeInGraphMode(Rule):
     """`tf.GradientTape` is used in graph mode alongside custom gradients.
 
-    What: a module that defines a `@tf.custom_gradient` function or uses
-    `gradient_override_map` takes gradients with `tf.GradientTape` without enabling eager
-    execution. A tape whose `with` block visibly runs no custom-gradient function (only TF
+    What: a module that defines a `@tf.custom_gradient` function, calls one of another
+    project module, or uses `gradient_override_map` takes gradients with `tf.GradientTape`
+    without enabling eager execution. A tape whose `with` block visibly runs no custom-gradient function (only TF
     ops, builtins, and functions of the module that run none) is left alone; one that runs
     such a function directly, through the module's functions or as a value
     (`tf.map_fn(f, x)`), or runs what cglint cannot follow, is reported.
@@ -25,14 +25,17 @@ class GradientTapeInGraphMode(Rule):
     name = "gradient-tape-in-graph-mode"
 
     def check(self, module):
-        if not (module.sites or module.override_maps) or module.eager:
+        if not module.tape_calls or not (
+                module.sites or module.override_maps or module.imported_calls) or module.eager:
             return
         for call in module.tape_calls:
             what = "gradient_override_map" if module.override_maps else None
             if what is None:
                 reached = _reached(module, call)
-                if reached is _NONE:
-                    continue  # the tape's block visibly runs no custom gradient
+                if reached is _NONE or (reached is _UNKNOWN and not module.sites):
+                    # The tape's block visibly runs no custom gradient; or only one of
+                    # another module could be run, through what cglint cannot follow.
+                    continue
                 site = reached if reached is not _UNKNOWN else module.sites[0]
                 what = "custom gradient `%s`" % site.name
             yield self.at(call, "`tf.GradientTape` in graph mode ignores %s in TF 1.8 (natural "
@@ -59,6 +62,7 @@ def _reached(module, call):
     tape = item.optional_vars.id if isinstance(item.optional_vars, ast.Name) else None
     by_def = {id(site.func): site for site in module.sites}
     by_call = {id(c): site for site in module.sites for c in site.calls + site.partials}
+    by_call.update((id(c), site) for c, site in module.imported_calls)  # of other modules
     return _runs(module, statement.body, tape, by_def, by_call, 0, set())
 
 
