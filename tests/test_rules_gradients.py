@@ -1606,3 +1606,22 @@ def test_cg109_a_tape_over_a_custom_gradient_of_another_module(tmp_path):
     result = check.check_alone(str(main), main.read_text(), engine.Options())
     # Only the tape that visibly runs the other module's custom gradient.
     assert [(d.code, d.line) for d in result.diagnostics] == [("CG109", 6)]
+
+
+def test_cg108_a_float_only_when_the_function_tests_it_in_python():
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def maybe(x, scale):
+        y = x * scale if scale > 1.0 else x
+        return y, lambda dy: (dy * scale, None)
+
+    @tf.custom_gradient
+    def scaled(x, scale):
+        return x * scale, lambda dy: (dy * scale, None)
+
+    a = maybe(tf.ones([2]), 3.0)
+    b = scaled(tf.ones([2]), 3.0)
+    """
+    assert lint(code, select=["CG108"]) == [("CG108", 13, 25)]

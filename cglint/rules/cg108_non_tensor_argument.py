@@ -10,7 +10,8 @@ _ALWAYS = ("None", "callable", "dict")
 class NonTensorArgument(Rule):
     """A custom-gradient function gets a positional argument that is not a tensor.
 
-    What: `None`, a string, a bool, an int, a dict, a function, or a Python list of tensors
+    What: `None`, a string, a bool, an int, a dict, a function, a float the function tests
+    in an `if`, or a Python list of tensors
     passed positionally to a `@tf.custom_gradient` function, or the decorator put on a
     method (whose `self` is then an argument).
 
@@ -20,7 +21,9 @@ class NonTensorArgument(Rule):
     tensor that cannot mix with float tensors; `if flag:` on a bool tensor raises TypeError;
     a string becomes a `tf.string` tensor and `opt == "fast"` is silently False (wrong
     branch); a list of tensors is stacked into one tensor, so the function sees one input.
-    Eager mode passes the raw values, so the same code works there, which hides the bug.
+    A float is a float tensor, which is fine, unless the function tests it in Python
+    (`if scale > 1.0:`, facts f6): that raises TypeError too. Eager mode passes the raw
+    values, so the same code works there, which hides the bug.
 
     Not reported where the function visibly takes the tensor it gets: an int used only as
     a shape or count (`tf.tile(x, [n])`, `tf.reshape(dy, [n, -1])`, `tf.cast(n, ...)`), or
@@ -53,6 +56,8 @@ class NonTensorArgument(Rule):
             if kind in _HANDLED and site is not None and _handled(module, site, call, index,
                                                                   kind):
                 continue
+            if kind == "float" and (site is None or not _tested(module, site, index)):
+                continue  # a float is a float tensor: fine, unless Python tests it
             if kind and (kind in _ALWAYS or not module.eager):
                 yield self.at(arg, "`%s` gets %s as a positional argument: %s" % (
                     name, _DESCRIPTIONS[kind][0], _DESCRIPTIONS[kind][1]), function=function)
@@ -69,6 +74,8 @@ class NonTensorArgument(Rule):
                 return "int"
             if isinstance(value, (str, bytes)):
                 return "str"
+            if isinstance(value, float):
+                return "float"
             return None
         if isinstance(arg, (ast.Dict, ast.DictComp)):
             return "dict"
@@ -118,6 +125,19 @@ def _handled(module, site, call, index, kind):
     return complete and counts == {len(call.args)}
 
 
+def _tested(module, site, index):
+    """Whether the parameter at `index` is read in a test Python runs (`if scale > 1.0:`,
+    `while`, `x if flag else y`, `assert`): on a tensor that raises TypeError."""
+    skip = 1 if site.is_method and site.params.names else 0
+    if index + skip >= len(site.params.names):
+        return False
+    name = site.params.names[index + skip]
+    tests = [node.test for node in ast.walk(site.func)
+             if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert))]
+    tested = {id(node) for test in tests for node in ast.walk(test)}
+    return any(id(node) in tested for node, _, _ in _uses(module, site, name))
+
+
 def _uses(module, site, name):
     """(Name, parent, grandparent) of each read of the site's parameter `name` in its body
     and in the functions nested in it that do not bind the name again."""
@@ -165,6 +185,8 @@ _DESCRIPTIONS = {
     "bool": ("a bool", "graph mode makes it a bool tensor, and `if` on it raises TypeError"),
     "int": ("an int", "graph mode makes it an int32 tensor, which cannot mix with float "
                       "tensors; pass a float tensor or bind it in a closure"),
+    "float": ("a float", "graph mode makes it a tensor, and the function's `if` on it "
+                         "raises TypeError; bind it in a closure"),
     "str": ("a string", "graph mode makes it a tf.string tensor, so comparing it with `==` is "
                         "silently False"),
     "dict": ("a dict", "TF 1.8 cannot convert it to a tensor (TypeError)"),
