@@ -949,7 +949,8 @@ class ModuleFacts:
                 return binding.node  # a decorator may change what the call returns
             return None
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-            owner = self.instance_class(func.value, scope)
+            owner = self.instance_class(func.value, scope) or self._made_instance_class(
+                func.value, scope)
             if owner is not None:
                 methods = owner.bindings.get(func.attr, [])
                 if len(methods) == 1 and methods[0].kind == "def" and all(
@@ -1058,6 +1059,22 @@ class ModuleFacts:
                for d in method.decorator_list):
             return None
         return owner
+
+    def _made_instance_class(self, name, scope):
+        """The class scope when `name` is bound once to an instance of a class of this
+        module made without arguments to its own (`_scale = Scale()`)."""
+        bindings = self.names.lookup(name.id, scope)
+        if len(bindings) != 1 or bindings[0].kind != "assign":
+            return None
+        value = bindings[0].node
+        if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)):
+            return None
+        made = self.names.definitions(value.func, bindings[0].scope)
+        if made is None or made.kind != "class" or made.node.keywords or any(
+                not (isinstance(base, ast.Name) and base.id == "object")
+                for base in made.node.bases):
+            return None  # a base class may define the method, or make it differently
+        return self.names.scope_for_def.get(id(made.node))
 
     def instance_variables(self, owner):
         """Attributes the methods of a class (its scope) set to new variables: `self.w =

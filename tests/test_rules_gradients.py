@@ -1625,3 +1625,51 @@ def test_cg108_a_float_only_when_the_function_tests_it_in_python():
     b = scaled(tf.ones([2]), 3.0)
     """
     assert lint(code, select=["CG108"]) == [("CG108", 13, 25)]
+
+
+def test_cg110_a_helper_of_the_module_that_returns_a_number():
+    code = """
+    import tensorflow as tf
+
+    def _no_grad():
+        return 0
+
+    def _zeros_like(x):
+        if x is None:
+            return 0
+        return tf.zeros_like(x)
+
+    @tf.custom_gradient
+    def select(x, mask):
+        return x * mask, lambda dy: (dy * mask, _no_grad())
+
+    @tf.custom_gradient
+    def pick(x, mask):
+        return x * mask, lambda dy: (dy * mask, _zeros_like(mask))
+    """
+    # A helper that may return a tensor is not reported.
+    assert lint(code, select=["CG110"]) == [("CG110", 14, 45)]
+
+
+def test_cg101_a_method_of_an_object_the_module_makes():
+    code = """
+    import tensorflow as tf
+
+    class Scale(object):
+        def build(self):
+            return tf.get_variable("w", [2])
+
+    class Based(Scale):
+        pass
+
+    scale = Scale()
+    based = Based()
+
+    @tf.custom_gradient
+    def scaled(x):
+        w = scale.build()
+        v = based.build()
+        return x * w * v, lambda dy: dy * w * v
+    """
+    # `based` is an instance of a subclass: its method is not followed.
+    assert lint(code, select=["CG101"]) == [("CG101", 16, 9)]

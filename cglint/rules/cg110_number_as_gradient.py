@@ -1,5 +1,6 @@
 import ast
 
+from cglint.facts import own_nodes
 from cglint.rules.base import Rule
 
 
@@ -7,7 +8,8 @@ class NumberAsGradient(Rule):
     """The gradient function returns a Python number as a gradient.
 
     What: `return dy * 2, 0` or `return 1.0` from a gradient function: a Python `int` or
-    `float` where a tensor (or None) belongs; likewise a NumPy value (`np.zeros(2)`).
+    `float` where a tensor (or None) belongs, also through a helper of the module that
+    returns one; likewise a NumPy value (`np.zeros(2)`).
 
     Why it breaks on TF 1.8: `tf.gradients` treats each returned gradient as a tensor and
     fails with `AttributeError: 'int' object has no attribute 'name'` while building the
@@ -24,9 +26,8 @@ class NumberAsGradient(Rule):
         for site, grad in module.grad_functions:
             for _, value in grad.returns:
                 for number, what in _numbers(module, value):
-                    yield self.at(number, "gradient function `%s` returns %s %s as a "
-                                  "gradient: TF 1.8 needs a tensor or None" % (
-                                      grad.name, what, ast.unparse(number)),
+                    yield self.at(number, "gradient function `%s` returns %s as a "
+                                  "gradient: TF 1.8 needs a tensor or None" % (grad.name, what),
                                   function=site.func)
 
 
@@ -38,10 +39,23 @@ def _numbers(module, value):
         if isinstance(element, (ast.Tuple, ast.List)):
             yield from _numbers(module, element)
         elif _is_number(element):
-            yield element, "the number"
+            yield element, "the number %s" % ast.unparse(element)
         elif isinstance(element, ast.Call) and (module.resolve(element.func) or "").startswith(
                 "numpy."):
-            yield element, "the NumPy value"
+            yield element, "the NumPy value %s" % ast.unparse(element)
+        elif isinstance(element, ast.Call) and _returns_a_number(module, element):
+            yield element, "`%s` (a number)" % ast.unparse(element)
+
+
+def _returns_a_number(module, call):
+    """A call of a def of the module every return of which is a number (`_no_grad()`
+    returning 0)."""
+    function = module.called_function(call, module.names.scope_of(call))
+    if function is None:
+        return False
+    returns = [node for node in own_nodes(function) if isinstance(node, ast.Return)]
+    return bool(returns) and all(ret.value is not None and _is_number(ret.value)
+                                 for ret in returns)
 
 
 def _is_number(node):
