@@ -1673,3 +1673,27 @@ def test_cg101_a_method_of_an_object_the_module_makes():
     """
     # `based` is an instance of a subclass: its method is not followed.
     assert lint(code, select=["CG101"]) == [("CG101", 16, 9)]
+
+
+def test_cg111_a_scalar_made_by_a_helper_of_the_module():
+    code = """
+    import tensorflow as tf
+
+    def temperature():
+        return tf.constant(2.0)
+
+    def maybe_vector(flag):
+        if flag:
+            return tf.constant(2.0)
+        return tf.ones([3])
+
+    @tf.custom_gradient
+    def tempered(logits, temp):
+        return logits / temp, lambda dy: (dy / temp, -dy * logits / (temp * temp))
+
+    logits = tf.ones([3])
+    a = tempered(logits, temperature())
+    b = tempered(logits, maybe_vector(True))
+    """
+    # A helper that may return a vector is not a scalar.
+    assert [line for _, line, _ in lint(code, select=["CG111"])] == [14]

@@ -1,5 +1,6 @@
 import ast
 
+from cglint.facts import own_nodes
 from cglint.rules.base import Rule
 
 
@@ -84,7 +85,8 @@ class UnreducedScalarGradient(Rule):
 def _scalar(module, arg, depth=0):
     """A float, or a tensor surely of shape (): `tf.constant(0.3)`, `tf.Variable(0.0)`,
     `tf.placeholder(tf.float32, [])`, `tf.get_variable("b", [])`, or a name bound once to
-    one of them (the seed's `weighted_sum`, facts n2)."""
+    one of them, or a call of a helper of the module that returns one (the seed's
+    `weighted_sum`, facts n2)."""
     if isinstance(arg, ast.UnaryOp) and isinstance(arg.op, ast.USub):
         arg = arg.operand
     if isinstance(arg, ast.Constant):
@@ -98,6 +100,11 @@ def _scalar(module, arg, depth=0):
     qualname = module.resolve(arg.func)
     if qualname in _SCALAR_OF_VALUE and len(arg.args) >= 1:
         return _scalar(module, arg.args[0], depth + 1)
+    helper = module.called_function(arg, module.names.scope_of(arg)) if depth < 3 else None
+    if helper is not None:  # `get_temperature()` returning `tf.constant(2.0)`
+        returns = [node.value for node in own_nodes(helper) if isinstance(node, ast.Return)]
+        return bool(returns) and all(value is not None and _scalar(module, value, depth + 1)
+                                     for value in returns)
     if qualname in _SCALAR_OF_SHAPE:
         position = _SCALAR_OF_SHAPE[qualname]
         shape = next((k.value for k in arg.keywords if k.arg == "shape"), None)
