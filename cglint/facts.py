@@ -62,6 +62,12 @@ PRIVATE_PACKAGES = tuple("tensorflow.%s." % package for package in (
     "python", "core", "compiler", "tools", "include", "_api", "examples"))
 
 
+def _methods_recorded(kind):
+    """Classes whose objects' methods are judged (the ones whose making cglint follows)."""
+    return kind in GRADIENT_TAPES or kind == DATASET or (
+        kind.startswith("tensorflow.train.") and kind.endswith("Optimizer"))
+
+
 def is_private(qualname):
     """TensorFlow's own modules, also inside contrib (`tf.contrib.learn.python.learn`)."""
     return qualname.startswith(PRIVATE_PACKAGES) or ".python." in qualname
@@ -593,11 +599,7 @@ class ModuleFacts:
         keywords (what CG403 checks)."""
         if not self.public_tensorflow:
             return []  # only public classes have recorded argspecs
-        with_targets = {}  # id(Name bound by `with X() as name`) -> the X() call
-        for node in self.nodes[ast.With] + self.nodes[ast.AsyncWith]:
-            for item in node.items:
-                if isinstance(item.optional_vars, ast.Name):
-                    with_targets[id(item.optional_vars)] = item.context_expr
+        with_targets = self._with_targets
         uses = []
         for call in self.nodes[ast.Call]:
             func = call.func
@@ -608,6 +610,38 @@ class ModuleFacts:
             if kind is not None:
                 uses.append(ApiUse(func, "%s.%s" % (kind, func.attr), call))
         return uses
+
+    @cached_property
+    def _with_targets(self):
+        """{id(Name bound by `with X() as name`): the X() call}."""
+        found = {}
+        for node in self.nodes[ast.With] + self.nodes[ast.AsyncWith]:
+            for item in node.items:
+                if isinstance(item.optional_vars, ast.Name):
+                    found[id(item.optional_vars)] = item.context_expr
+        return found
+
+    @cached_property
+    def missing_methods(self):
+        """[ApiUse] of calls of methods that a TF object the code visibly made has not in
+        TF 1.8 (`tape.jacobian(y, x)` after `with tf.GradientTape() as tape`, `.unbatch()`
+        on a tf.data pipeline, an optimizer's): those its class and public bases lack in
+        the 1.8 argspecs, which record every public method of these classes."""
+        if not self.public_tensorflow or "(" not in self.text:
+            return []
+        from cglint import tfapi  # the argspecs: only for modules that make TF objects
+        found = []
+        for call in self.nodes[ast.Call]:
+            func = call.func
+            if not isinstance(func, ast.Attribute) or func.attr.startswith("_") or \
+                    not isinstance(func.value, (ast.Name, ast.Call, ast.Attribute)):
+                continue
+            kind = self._receiver_class(func.value, self.names.scope_of(call),
+                                        self._with_targets)
+            if kind is not None and _methods_recorded(kind) and tfapi.method_missing(
+                    kind, func.attr, self.target_tf):
+                found.append(ApiUse(func, "%s.%s" % (kind, func.attr), call))
+        return found
 
     def _receiver_class(self, expr, scope, with_targets, depth=0):
         """The qualified TensorFlow class an object expression was made by, or None."""

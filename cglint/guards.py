@@ -175,6 +175,8 @@ class _Finder:
             return set()
         qualname = self.module.resolve(owner) if isinstance(owner, (ast.Name, ast.Attribute)) \
             else None
+        if not qualname and isinstance(owner, ast.Name):
+            qualname = owner.id  # an object of the code's: `hasattr(tape, "jacobian")`
         if not qualname:
             return set()
         tested = qualname + "." + name.value

@@ -504,6 +504,23 @@ def earlier_keyword(qualname, keyword):
     return _keyword_renames().get(qualname, {}).get(keyword)
 
 
+def method_missing(owner, name, target="1.8"):
+    """True when the class `owner`, whose methods the 1.8 argspecs record, has no public
+    method `name` in 1.8, itself or through its public bases; None when unknown (another
+    target, a class without recorded methods). Properties are not recorded: ask about
+    calls only."""
+    t = _table()
+    if normalize_version(target) != t.base:
+        return None
+    specs = t.load_specs()
+    segs = _split(owner)
+    node = _spec_node(specs, segs)
+    if not isinstance(node, dict) or not any(key not in ("", "^") for key in node) and \
+            not node.get("^"):
+        return None
+    return True if _find_spec(specs, segs + [name]) is None else None
+
+
 def signature(qualname, target="1.8"):
     """(parameter names, has **kwargs) from the 1.8 argspecs, or None."""
     t = _table()

@@ -369,3 +369,26 @@ def test_attributes_the_code_sets_on_tensorflow_are_its_own():
     """
     # What the code stores is there afterwards; the module it stores into must exist.
     assert lint(code) == [("CG402", 8, 1), ("CG402", 9, 5)]
+
+
+def test_cg402_methods_a_made_object_lacks_in_18():
+    code = """
+    import tensorflow as tf
+    ds = tf.data.Dataset.from_tensor_slices([1, 2, 3]).batch(2).unbatch()
+    it = ds.make_one_shot_iterator()
+    opt = tf.train.AdamOptimizer(0.1)
+    opt.minimize(tf.constant(1.0))
+    opt.get_config()
+    with tf.GradientTape() as tape:
+        pass
+    tape.gradient(1, 2)
+    tape.batch_jacobian(1, 2)
+    if hasattr(tape, "jacobian"):
+        tape.jacobian(1, 2)
+    session = tf.Session()
+    session.make_callable(1)
+    """
+    # At the method's name; a tested method is guarded; a session's methods are not
+    # judged (only tapes, pipelines and optimizers).
+    assert lint(code, select=["CG402"]) == [
+        ("CG402", 3, 61), ("CG402", 7, 5), ("CG402", 11, 6)]

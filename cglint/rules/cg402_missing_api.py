@@ -2,7 +2,9 @@ import ast
 
 from cglint import failing_imports, guards, tfapi, tfimports
 from cglint.facts import TF_PRINTS, is_private
+from cglint.diagnostics import Finding
 from cglint.rules.base import Edit, Rule
+from cglint.source import Span
 from cglint.wording import tf_name
 
 
@@ -26,6 +28,11 @@ class MissingApi(Rule):
     `tf.compat.v1.X` -> `tf.X`); `--unsafe-fixes` also applies plain 1.8 renames. Reach
     Keras and contrib modules through attributes (`tf.keras.layers`) or `import` the
     module the message names.
+
+    Also calls of methods that an object the code visibly makes does not have in 1.8: a
+    `tf.GradientTape`'s `jacobian`, a `tf.data` pipeline's `unbatch()`, a `tf.train`
+    optimizer's (from the 1.8 argspecs, which record every public method of these
+    classes).
 
     Guards are respected: a name used under `if hasattr(tf, ...)` or `if "name" in
     dir(tf)`, in a `try` whose handler catches AttributeError/ImportError, in the
@@ -53,6 +60,14 @@ class MissingApi(Rule):
             if finding is not None and not guards.of(module).covers(use.node, use.qualname) \
                     and not failing_imports.through_failing_import(module, use, target):
                 yield finding
+        for use in module.missing_methods:
+            if not guards.of(module).covers(use.node, ast.unparse(use.node)):
+                owner, _, method = use.qualname.rpartition(".")
+                whole = module.span(use.node)  # at the method's name, after its receiver
+                yield Finding("`%s` objects have no method `%s` in TF %s" % (
+                    tf_name(owner), method, target), span=Span(
+                        whole.end_line, whole.end_col - len(method), whole.end_line,
+                        whole.end_col))
         failed_modules = set()  # (statement, module): one finding when the module fails
         for use in module.imports:
             fails, why = failing_imports.fails(use, target)
