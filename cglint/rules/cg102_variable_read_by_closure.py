@@ -1,3 +1,5 @@
+import ast
+
 from cglint import site_variables
 from cglint.rules.base import Rule
 
@@ -28,10 +30,25 @@ class VariableReadByClosure(Rule):
                 through = ""
                 if use.helper is not None:
                     through = " in %s, which this call runs" % use.where()
-                yield self.at(use.node, "custom-gradient function `%s` reads variable `%s` "
-                              "from an enclosing scope%s: TF 1.8 gives it no gradient "
-                              "(None) and it never trains; pass it in as an argument"
-                              % (site.name, use.name, through), function=site.func)
+                if _called(module, use.inner):
+                    # A layer made outside, called here: its variables are made on its
+                    # first call (here, unless it was called before), or read.
+                    message = ("custom-gradient function `%s` calls `%s`, made outside "
+                               "it%s: TF 1.8 gives the variables it makes or reads no gradient "
+                               "(None); make them outside and pass them in as arguments"
+                               % (site.name, use.name, through))
+                else:
+                    message = ("custom-gradient function `%s` reads variable `%s` from an "
+                               "enclosing scope%s: TF 1.8 gives it no gradient (None) and it "
+                               "never trains; pass it in as an argument"
+                               % (site.name, use.name, through))
+                yield self.at(use.node, message, function=site.func)
+
+
+def _called(module, node):
+    """Whether the read is of an object the code calls (`layer(x)`), not a variable."""
+    parent = module.parent_of(node)
+    return isinstance(parent, ast.Call) and parent.func is node
 
 
 RULE = VariableReadByClosure
