@@ -525,11 +525,18 @@ class ModuleFacts:
         return False
 
     def _imports_eager_switch(self):
+        return any(summary.enables_eager for summary in self._top_level_imports)
+
+    @cached_property
+    def _top_level_imports(self):
+        """ModuleSummary of each project module the module's top level imports (so before
+        anything of its own runs), each a dependency."""
         if self.path == "-" or "import" not in self.text:
-            return False
+            return []
         from cglint import project
         where = project.current()
-        for node in self.tree.body:  # imported at the top level, so before anything runs
+        found = []
+        for node in self.tree.body:
             if isinstance(node, ast.Import):
                 wanted = [(alias.name, 0) for alias in node.names]
             elif isinstance(node, ast.ImportFrom):
@@ -544,11 +551,24 @@ class ModuleFacts:
                     continue
                 path = where.module_path(self.path, module, level)
                 summary = where.summary(path) if path is not None else None
-                if summary is not None:  # whether it turns eager on is drawn from its text
+                if summary is not None:  # what it does is drawn from its text
                     self.dependencies.add(project.Dependency(summary.path, summary.digest))
-                    if summary.enables_eager:
-                        return True
-        return False
+                    found.append(summary)
+        return found
+
+    @cached_property
+    def stored_tf_names(self):
+        """TensorFlow names the module assigns (`tf.TensorSpec = TensorSpec`)."""
+        return {qualname for node in self.nodes[ast.Attribute]
+                if isinstance(node.ctx, ast.Store)
+                for qualname in [self.resolve(node)]
+                if qualname and qualname.startswith("tensorflow.")}
+
+    def stored_by_imports(self, qualname):
+        """Whether a project module imported at the top assigns `qualname` (or a module
+        above it) on TensorFlow: a backport that gives 1.8 the name."""
+        return any(qualname == name or qualname.startswith(name + ".")
+                   for summary in self._top_level_imports for name in summary.tf_stores)
 
     @cached_property
     def tape_calls(self):

@@ -10,6 +10,7 @@ stat, so a module imported by many files is read once and an edited one is read 
 import ast
 import hashlib
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from typing import Optional
@@ -26,6 +27,8 @@ MAX_SCANNED_FILES = 2000  # files read to find the modules that import a file
 _CUSTOM_GRADIENT_WORD = "custom_gradient"
 _CUSTOM_GRADIENT_WORD_BYTES = _CUSTOM_GRADIENT_WORD.encode()
 _EAGER_WORD = "enable_eager_execution"
+# `tf.TensorSpec = TensorSpec`: a module that gives TF a name it lacks (a backport).
+_STORE_ON_TF = re.compile(rb"\b(?:tf|tensorflow)(?:\.\w+)+[ \t]*=(?!=)")
 _REGISTRATION_WORDS = ("RegisterGradient", "NotDifferentiable", "NoGradient")
 
 
@@ -56,6 +59,7 @@ class ModuleSummary:
     registered_patterns: tuple = ()  # names built at run time, as regular expressions
     registers_any: bool = False  # some registered name comes from a caller
     enables_eager: bool = False  # its top level turns eager execution on when imported
+    tf_stores: frozenset = frozenset()  # TensorFlow names it assigns (`tf.TensorSpec = ...`)
 
 
 @dataclass(frozen=True)
@@ -438,7 +442,8 @@ def _summarize(path, with_imports):
         return None
     hub = os.path.basename(path) == "__init__.py"  # re-exports what its package defines
     if (not (hub or with_imports) and data.isascii() and _CUSTOM_GRADIENT_WORD_BYTES not in data
-            and _EAGER_WORD.encode() not in data and data.count(b"\n") <= files.MAX_LINES):
+            and _EAGER_WORD.encode() not in data and not _STORE_ON_TF.search(data)
+            and data.count(b"\n") <= files.MAX_LINES):
         # Most modules: plain text that defines nothing an importer could use.
         return ModuleSummary(path, hashlib.sha256(data).hexdigest())
     source = files.decode(path, data)
@@ -450,7 +455,8 @@ def _summarize(path, with_imports):
     registers = any(word in text for word in _REGISTRATION_WORDS)
     registers = registers and with_imports  # registrations matter to import closures only
     eager = _EAGER_WORD in text
-    if not (defines or registers or hub or with_imports or eager):
+    stores = bool(_STORE_ON_TF.search(data))
+    if not (defines or registers or hub or with_imports or eager or stores):
         return summary  # nothing an importer could use: no parse
     # Imported here: project summaries are made from the facts the linter itself builds.
     from cglint.parse import parse
@@ -462,11 +468,12 @@ def _summarize(path, with_imports):
         summary.imports = tuple(_imports(parsed.tree))
         summary.imports_catching_key_error = frozenset(_imports_catching_key_error(
             parsed.tree))
-    if not (defines or registers or eager):
+    if not (defines or registers or eager or stores):
         return summary
     from cglint.facts import ModuleFacts
     module = ModuleFacts(path, text, parsed)
     summary.enables_eager = eager and module.enables_eager_on_import
+    summary.tf_stores = frozenset(module.stored_tf_names) if stores else frozenset()
     for site in module.sites:
         if module.names.scope_of(site.func) is module.names.module:  # importable ones
             _add_site(summary, module, site, site.name)

@@ -113,3 +113,28 @@ def test_eager_execution_turned_on_by_an_imported_project_module(tmp_path):
     assert found("later") == (["CG105"], ["later.py"])
     setup.write_text("import tensorflow as tf\n")
     assert found("eager_setup")[0] == ["CG105"]
+
+
+def test_a_name_a_top_level_import_stores_on_tensorflow_is_not_missing(tmp_path):
+    from cglint import check, engine
+
+    compat = tmp_path / "compat.py"
+    compat.write_text("import tensorflow as tf\n\ndef backport():\n"
+                      "    from tensorflow.python.framework.tensor_spec import TensorSpec\n"
+                      "    tf.TensorSpec = TensorSpec\n\nbackport()\n")
+    main = tmp_path / "main.py"
+
+    def found(code):
+        main.write_text(code)
+        result = check.check_alone(str(main), code, engine.Options())
+        return [d.code for d in result.diagnostics]
+
+    assert found("import tensorflow as tf\nimport compat\ns = tf.TensorSpec([2])\n") == []
+    # Imported inside a function: it may not have run yet.
+    assert found("import tensorflow as tf\ndef f():\n    import compat\n"
+                 "s = tf.TensorSpec([2])\n") == ["CG402"]
+    # Another name than the one it stores.
+    assert found("import tensorflow as tf\nimport compat\ns = tf.math.log\n") == ["CG402"]
+    compat.write_text("import tensorflow as tf\n")
+    assert found("import tensorflow as tf\nimport compat\ns = tf.TensorSpec([2])\n") == \
+        ["CG402"]

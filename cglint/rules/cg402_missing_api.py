@@ -34,6 +34,9 @@ class MissingApi(Rule):
     optimizer's (from the 1.8 argspecs, which record every public method of these
     classes).
 
+    A name that a project module imported at the top assigns on TensorFlow (a backport:
+    `tf.TensorSpec = TensorSpec`) is not reported.
+
     Guards are respected: a name used under `if hasattr(tf, ...)` or `if "name" in
     dir(tf)`, in a `try` whose handler catches AttributeError/ImportError, in the
     fallback of a `try` whose body 1.8 surely runs (imports, and expressions of calls it
@@ -58,7 +61,8 @@ class MissingApi(Rule):
             finding = self._judge(module, use, target, wheels)
             # Guards are looked for only where there is something to report.
             if finding is not None and not guards.of(module).covers(use.node, use.qualname) \
-                    and not failing_imports.through_failing_import(module, use, target):
+                    and not failing_imports.through_failing_import(module, use, target) \
+                    and not module.stored_by_imports(use.qualname):
                 yield finding
         for use in module.missing_methods:
             if not guards.of(module).covers(use.node, ast.unparse(use.node)):
