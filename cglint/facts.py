@@ -632,6 +632,21 @@ class ModuleFacts:
         return uses
 
     @cached_property
+    def name_calls(self):
+        """[ApiUse] of calls, with keywords, of a plain name that resolves to a TensorFlow
+        function (`from tensorflow import gradients`, `moments = tf.nn.moments`): the
+        calls api_uses, which holds attribute chains, does not see."""
+        if not self.public_tensorflow:
+            return []
+        found = []
+        for call in self.nodes[ast.Call]:
+            if call.keywords and isinstance(call.func, ast.Name):
+                qualname = self.resolve(call.func)
+                if qualname and qualname.startswith("tensorflow."):
+                    found.append(ApiUse(call.func, qualname, call))
+        return found
+
+    @cached_property
     def _with_targets(self):
         """{id(Name bound by `with X() as name`): the X() call}."""
         found = {}

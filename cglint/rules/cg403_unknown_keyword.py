@@ -1,4 +1,4 @@
-from cglint import guards, tfapi
+from cglint import failing_imports, guards, tfapi
 from cglint.rules.base import Edit, Rule, Span
 from cglint.wording import tf_name
 
@@ -35,7 +35,7 @@ class UnknownKeyword(Rule):
     name = "unknown-keyword"
 
     def check(self, module):
-        for use in module.api_uses + module.method_uses:
+        for use in module.api_uses + module.name_calls + module.method_uses:
             if use.call is None:
                 continue
             for keyword in use.call.keywords:
@@ -52,7 +52,10 @@ class UnknownKeyword(Rule):
 
 def _guarded(module, use, keyword):
     guarded = guards.of(module)
-    return guarded.covers(use.node, use.qualname) or guarded.covers(keyword, None, guards.KEYWORD)
+    return (guarded.covers(use.node, use.qualname)
+            or guarded.covers(keyword, None, guards.KEYWORD)
+            # reached through an import that fails: that import is CG402's one finding
+            or failing_imports.through_failing_import(module, use, module.target_tf))
 
 
 def _old_spelling(use, keyword, target):
