@@ -1697,3 +1697,24 @@ def test_cg111_a_scalar_made_by_a_helper_of_the_module():
     """
     # A helper that may return a vector is not a scalar.
     assert [line for _, line, _ in lint(code, select=["CG111"])] == [14]
+
+
+def test_cg111_arithmetic_and_reductions_of_scalars_are_scalars():
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def avg(x, y):
+        return (x + y) / 2, lambda dy: (dy / 2, dy / 2)
+
+    x = tf.constant(1.0)
+    y = tf.constant(3.0)
+    v = tf.ones([3])
+    a = avg(x * 2.0, y)
+    b = avg(tf.identity(x), y)
+    c = avg(tf.reduce_sum(v), y)
+    d = avg(v * 2.0, y)
+    """
+    # Every input of a, b and c is a scalar, so dy is one; d's first input is a vector.
+    assert [line for _, line, _ in lint(code, select=["CG111"])] == [6]
+    assert lint(code.replace("    d = avg(v * 2.0, y)\n", ""), select=["CG111"]) == []

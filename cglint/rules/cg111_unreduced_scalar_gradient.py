@@ -95,11 +95,20 @@ def _scalar(module, arg, depth=0):
         bindings = module.names.lookup(arg.id, module.names.scope_of(arg))
         return len(bindings) == 1 and bindings[0].kind == "assign" and _scalar(
             module, bindings[0].node, depth + 1)
+    if isinstance(arg, ast.BinOp) and depth < 3:
+        # `x * 2.0`, `x + y` of scalars and numbers: a scalar (a number alone is no tensor)
+        sides = (arg.left, arg.right)
+        return all(_number(side) or _scalar(module, side, depth + 1) for side in sides) \
+            and not all(_number(side) for side in sides)
     if not isinstance(arg, ast.Call):
         return False
     qualname = module.resolve(arg.func)
     if qualname in _SCALAR_OF_VALUE and len(arg.args) >= 1:
         return _scalar(module, arg.args[0], depth + 1)
+    if qualname in _REDUCTIONS and len(arg.args) == 1 and not arg.keywords:
+        return True  # `tf.reduce_sum(v)`: over every axis
+    if qualname in _ELEMENTWISE and arg.args and not arg.keywords and depth < 3:
+        return all(_number(a) or _scalar(module, a, depth + 1) for a in arg.args)
     helper = module.called_function(arg, module.names.scope_of(arg)) if depth < 3 else None
     if helper is not None:  # `get_temperature()` returning `tf.constant(2.0)`
         returns = [node.value for node in own_nodes(helper) if isinstance(node, ast.Return)]
@@ -112,6 +121,12 @@ def _scalar(module, arg, depth=0):
             shape = arg.args[position]
         return isinstance(shape, (ast.List, ast.Tuple)) and not shape.elts
     return False
+
+
+def _number(node):
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        node = node.operand
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float)
 
 
 # Calls that are a scalar when their first argument is one.
