@@ -74,6 +74,7 @@ def is_private(qualname):
 
 
 _MAX_DEPTH = 6
+_CONDS = frozenset(("tensorflow.cond", "tensorflow.compat.v1.cond"))
 
 
 def _public_tensorflow(bound):
@@ -945,6 +946,10 @@ class ModuleFacts:
             split = self._count_split(expr, scope)
             if split is not None:
                 return split
+            branches = self._cond_branches(expr, scope)
+            if branches is not None:  # tf.cond gives what its branches give
+                return _agreed(self.count_values(body, branch_scope, depth + 1, arguments)
+                               for body, branch_scope in branches)
             return self._count_returned(expr, scope, depth, arguments)
         if isinstance(expr, ast.Name):
             values = self.assigned_values(expr, scope)
@@ -957,6 +962,36 @@ class ModuleFacts:
                       self.count_values(expr.orelse, scope, depth + 1, arguments)}
             return counts.pop() if len(counts) == 1 else None
         return None
+
+    def _cond_branches(self, call, scope):
+        """[(returned expression, its scope)] of both branches of `tf.cond(pred, true_fn,
+        false_fn)` when each is a lambda, or a def of the module with one `return`;
+        else None."""
+        if self.names.resolve(call.func, scope) not in _CONDS:
+            return None
+        functions = list(call.args[1:3]) + [k.value for k in call.keywords
+                                            if k.arg in ("true_fn", "false_fn", "fn1", "fn2")]
+        branches = []
+        for function in functions:
+            if isinstance(function, ast.Name):
+                binding = self.names.definitions(function, scope)
+                function = binding.node if binding is not None and binding.kind == "def" \
+                    else None
+            # A branch takes no arguments; one that binds no name of its own reads every
+            # name where the cond is (the gradient function's `dy`): counted there.
+            if isinstance(function, ast.Lambda) and not _takes_arguments(function):
+                own = self.names.scope_for_def[id(function)]
+                branches.append((function.body, scope if not own.bindings else own))
+                continue
+            if not isinstance(function, ast.FunctionDef) or function.decorator_list or \
+                    _takes_arguments(function):
+                return None
+            returns = [node for node in own_nodes(function) if isinstance(node, ast.Return)]
+            if len(returns) != 1 or returns[0].value is None:
+                return None
+            own = self.names.scope_for_def[id(function)]
+            branches.append((returns[0].value, scope if not own.bindings else own))
+        return branches if len(branches) == 2 else None
 
     def _count_repeated(self, expr, scope, depth, arguments):
         """`[g] * 2`, `2 * (g,)`: the list's count times a literal int, else None."""
@@ -1569,6 +1604,12 @@ class _SiteFinder:
                 if inner is not None:
                     site = by_func.get(id(inner.node)) or wrapped.get(id(inner.node))
         return site
+
+
+def _takes_arguments(function):
+    arguments = function.args
+    return bool(arguments.args or arguments.posonlyargs or arguments.vararg
+                or arguments.kwonlyargs or arguments.kwarg)
 
 
 def _tensorflow_module(module, level):

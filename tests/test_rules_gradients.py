@@ -1718,3 +1718,37 @@ def test_cg111_arithmetic_and_reductions_of_scalars_are_scalars():
     # Every input of a, b and c is a scalar, so dy is one; d's first input is a vector.
     assert [line for _, line, _ in lint(code, select=["CG111"])] == [6]
     assert lint(code.replace("    d = avg(v * 2.0, y)\n", ""), select=["CG111"]) == []
+
+
+def test_cg103_counts_what_both_branches_of_a_cond_give():
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def f(x):
+        def grad(dy):
+            return tf.cond(x > 0.0, lambda: dy, lambda: -dy), dy
+        return x * 1.0, grad
+
+    @tf.custom_gradient
+    def g(x):
+        def positive():
+            return dy_of(x)
+        def grad(dy):
+            return tf.cond(x > 0.0, lambda: (dy, dy), lambda: (dy, -dy))
+        return x * 1.0, grad
+
+    @tf.custom_gradient
+    def h(x):
+        def grad(dy):
+            return tf.cond(x > 0.0, lambda: dy, lambda: (dy, dy))
+        return x * 1.0, grad
+
+    @tf.custom_gradient
+    def k(x):
+        def grad(dy):
+            return tf.cond(x > 0.0, lambda: dy, lambda: -dy)
+        return x * 1.0, grad
+    """
+    # h's branches disagree: unknown, not reported; k is right.
+    assert [line for _, line, _ in lint(code, select=["CG103"])] == [7, 15]
