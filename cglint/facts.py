@@ -1533,9 +1533,18 @@ class _SiteFinder:
         owner = self.module.instance_class(expr.value, scope)
         if owner is not None and self.module._overridden(owner.node.name, expr.attr):
             return None  # `self` may be of a subclass with its own method
-        if owner is None:
-            binding = self.names.definitions(expr.value, scope)
-            made = binding.node if binding is not None and binding.kind == "assign" else None
+        binding = self.names.definitions(expr.value, scope) if owner is None else None
+        if binding is not None and binding.kind == "class":
+            # `Grads.backward` of a staticmethod: called as it is, no `self`.
+            owner = self.names.scope_for_def.get(id(binding.node))
+            methods = owner.bindings.get(expr.attr, []) if owner is not None else []
+            if len(methods) == 1 and methods[0].kind == "def" and [
+                    _decorator_name(d) for d in methods[0].node.decorator_list] == [
+                        "staticmethod"]:
+                return self._grad_function(methods[0].node)
+            return None
+        if binding is not None:
+            made = binding.node if binding.kind == "assign" else None
             if isinstance(made, ast.Call) and isinstance(made.func, ast.Name):
                 made_by = self.names.definitions(made.func, binding.scope)
                 if made_by is not None and made_by.kind == "class":

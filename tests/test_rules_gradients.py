@@ -1752,3 +1752,35 @@ def test_cg103_counts_what_both_branches_of_a_cond_give():
     """
     # h's branches disagree: unknown, not reported; k is right.
     assert [line for _, line, _ in lint(code, select=["CG103"])] == [7, 15]
+
+
+def test_cg103_a_staticmethod_of_a_class_as_the_gradient_function():
+    code = """
+    import tensorflow as tf
+
+    class S(object):
+        @staticmethod
+        def two(dy):
+            return dy, dy
+
+        @staticmethod
+        def one(dy):
+            return dy
+
+        def method(self, dy):
+            return dy, dy
+
+    @tf.custom_gradient
+    def f(x):
+        return tf.round(x), S.two
+
+    @tf.custom_gradient
+    def g(x):
+        return tf.round(x), S.one
+
+    @tf.custom_gradient
+    def h(x):
+        return tf.round(x), S.method
+    """
+    # S.method through the class is a plain function of (self, dy): not followed.
+    assert [line for _, line, _ in lint(code, select=["CG103", "CG104"])] == [7]
