@@ -16,7 +16,9 @@ _TF = "tensorflow."
 
 class OpRegistry:
     def __init__(self, data):
-        self._inputs = {name: tuple(counts) for name, counts in data["ops"].items()}
+        # [fixed inputs, variadic inputs, fixed outputs, variadic outputs] per op type
+        self._inputs = {name: tuple(counts[:2]) for name, counts in data["ops"].items()}
+        self._outputs = {name: tuple(counts[2:4]) for name, counts in data["ops"].items()}
         self._lowered = {}
         for name in sorted(self._inputs):
             self._lowered.setdefault(name.lower(), name)
@@ -44,6 +46,14 @@ class OpRegistry:
         """How many inputs every op of this type has; None when variadic or unknown."""
         counts = self._inputs.get(op_type)
         if counts is None or counts[1]:
+            return None
+        return counts[0]
+
+    def fixed_outputs(self, op_type):
+        """How many outputs every op of this type has (so how many upstream gradients its
+        gradient function gets); None when variadic or unknown."""
+        counts = self._outputs.get(op_type)
+        if not counts or counts[1]:
             return None
         return counts[0]
 

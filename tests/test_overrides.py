@@ -936,3 +936,38 @@ def test_cg203_a_constructor_registering_runs_once_per_instance():
     """
     assert lint(code) == [("CG203", 7, 10)]
     assert "its class is instantiated twice (lines 17, 18)" in messages(code)[0]
+
+
+def test_cg204_a_registered_gradient_must_take_the_op_and_one_gradient_per_output():
+    from conftest import lint
+
+    code = """
+    import tensorflow as tf
+
+    @tf.RegisterGradient("P")
+    def _one(op):
+        return op.inputs[0]
+
+    @tf.RegisterGradient("K")
+    def _topk(op, grad):
+        return None, None
+
+    @tf.RegisterGradient("Fine")
+    def _fine(op, grad):
+        return grad
+
+    @tf.RegisterGradient("Star")
+    def _star(op, *grads):
+        return grads[0]
+
+    g = tf.get_default_graph()
+    x = tf.ones([3])
+    with g.gradient_override_map({"Identity": "P", "TopKV2": "K", "Relu": "Fine",
+                                  "Sign": "Star"}):
+        y = tf.identity(x)
+        v, i = tf.nn.top_k(x, 2)
+        r = tf.nn.relu(x)
+        s = tf.sign(x)
+    """
+    # top_k has two outputs, so two upstream gradients; *grads takes any number.
+    assert lint(code, select=["CG204"]) == [("CG204", 5, 1), ("CG204", 9, 1)]

@@ -14,7 +14,8 @@ Recorded, each from TF's own registries rather than from its docs:
 - `ops`: every op type the C++ registry knows after `import tensorflow` and after
   `import tensorflow.contrib` (which loads more op libraries), with its inputs from the
   OpDef as [fixed, variadic]: `fixed` counts single-tensor input args, `variadic` counts
-  input args whose length comes from a `number_attr` or `type_list_attr`.
+  input args whose length comes from a `number_attr` or `type_list_attr`; then its
+  outputs, counted alike: [fixed in, variadic in, fixed out, variadic out].
 - `contrib_ops`: the op types that exist only once `tensorflow.contrib` is imported.
 - `gradients` / `not_differentiable`: the names in the Python gradient registry after
   `import tensorflow` (registering one of them again raises KeyError), split by whether
@@ -149,9 +150,12 @@ def inside():
     all_defs = op_defs()
     all_gradients, all_none = registry()
 
+    def counts(args):
+        variadic = sum(1 for arg in args if arg.number_attr or arg.type_list_attr)
+        return [len(args) - variadic, variadic]
+
     def inputs(op_def):
-        variadic = sum(1 for arg in op_def.input_arg if arg.number_attr or arg.type_list_attr)
-        return [len(op_def.input_arg) - variadic, variadic]
+        return counts(op_def.input_arg) + counts(op_def.output_arg)
 
     facts = {
         "tensorflow": tf.__version__,

@@ -23,6 +23,11 @@ class RegisteredGradientCount(Rule):
     the op's whole NodeDef, then `do not match num inputs 1`. It names neither your
     function nor its registration.
 
+    The function must also take `(op, *grads)`, one upstream gradient per output of the
+    op type (`Identity`: one, `TopKV2`: two): `def grad(op)` is called with two arguments,
+    and `tf.gradients` raises `TypeError: grad() takes 1 positional argument but 2 were
+    given`.
+
     Fix: return exactly one gradient (or None) per input of the op, in the op's input
     order: `Relu` has 1 (`features`), `Maximum` and `Mul` have 2 (`x`, `y`), `ClipByValue`
     has 3 (`t`, `clip_value_min`, `clip_value_max`).
@@ -41,6 +46,7 @@ class RegisteredGradientCount(Rule):
             uses = [(entry.key, found.call.lineno) for found in facts.maps
                     for entry in found.entries
                     if entry.value.identity == registration.name.identity and entry.key]
+            yield from self._arity(registration, uses)
             for anchor, count, key, line, inputs in _mismatches(module, registration, uses):
                 node = anchor.body if isinstance(anchor, ast.Lambda) else anchor
                 function = registration.function
@@ -48,6 +54,29 @@ class RegisteredGradientCount(Rule):
                                              "line %d" % line, inputs, count),
                               function=function.node if function.name != "lambda" else None)
         yield from self._builtin_mismatches(module, facts)
+
+    def _arity(self, registration, uses):
+        """The function cannot take `(op, *grads)`, one upstream gradient per output of
+        an op type it overrides."""
+        ops = load_ops()
+        function = registration.function
+        params = function.params
+        for key, line in uses:
+            outputs = ops.fixed_outputs(key)
+            if outputs is None or params.vararg:
+                continue
+            given = 1 + outputs
+            if params.required <= given <= len(params.names):
+                continue
+            node = function.node
+            yield self.at(node.args if isinstance(node, ast.Lambda) else node,
+                          "`%s`, registered as %s and overriding `%s` (line %d), takes %s, "
+                          "but TF 1.8 calls it with the op and %d upstream gradient%s "
+                          "(TypeError in tf.gradients)" % (
+                              function.name, _shown(registration.name), key, line,
+                              _taken(params), outputs, plural(outputs)),
+                          function=node if function.name != "lambda" else None)
+            return
 
     @staticmethod
     def _builtin_mismatches(module, facts):
@@ -144,6 +173,12 @@ def _mismatches(module, registration, uses):
 
 def _count(module, registration, value):
     return 1 if value is None else module.count_values(value, registration.function.scope)
+
+
+def _taken(params):
+    if params.required == len(params.names):
+        return "%d argument%s" % (params.required, plural(params.required))
+    return "%d to %d arguments" % (params.required, len(params.names))
 
 
 def _shown(name):
