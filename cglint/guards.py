@@ -27,6 +27,7 @@ import re
 import weakref
 
 from cglint import failing_imports, tfapi, tfimports
+from cglint.facts import own_nodes
 from cglint.version_tests import UNKNOWN, VERSION_NAMES, evaluate, evaluate_value
 
 _CACHE = weakref.WeakKeyDictionary()
@@ -45,8 +46,6 @@ _ALL = None  # guards every name
 # What a `try` body may raise on the target (_Finder._cannot_fail): anything; only what
 # it raises on every release (a call's ValueError for a bad shape); nothing.
 _FAILS, _NO_VERSION_ERROR, _NEVER_FAILS = "fails", "no version error", "never fails"
-# Words without which a module has no feature test (`hasattr`, `getattr`, `in dir(tf)`).
-_FEATURE_TEST_WORDS = ("hasattr", "getattr", "dir")
 
 
 class Guards:
@@ -87,10 +86,11 @@ class _Finder:
 
     def find(self):
         module = self.module
-        feature_tests = any(word in module.text for word in _FEATURE_TEST_WORDS)
-        if feature_tests:
-            for node in module.nodes[ast.If] + module.nodes[ast.IfExp]:
-                self._feature_test(node)
+        # hasattr/getattr/`in dir()` tests, and the project's helpers that make them
+        # (`tf_supports("py_function")`), whatever they are called: only files with a
+        # finding to judge get here.
+        for node in module.nodes[ast.If] + module.nodes[ast.IfExp]:
+            self._feature_test(node)
         # `tf.__version__`, `tf.VERSION`, or the project's helpers (`get_tf_version_tuple()`,
         # `is_tfv2()`), whatever they are called: only files with a finding to judge get
         # here.
@@ -123,6 +123,13 @@ class _Finder:
             self._mark(body, kinds, passed)
         if failed:
             self._mark(orelse, kinds, failed)
+        if isinstance(node.test, ast.BoolOp) and isinstance(node.test.op, ast.And):
+            # `hasattr(tf, "strings") and hasattr(tf.strings, "split")`: each operand runs
+            # only where the ones before it passed.
+            for index, value in enumerate(node.test.values[:-1]):
+                tested, _ = self._tested_names(value)
+                if tested:
+                    self._mark(node.test.values[index + 1:], kinds, tested)
 
     def _tested_names(self, test, depth=0):
         """(names that exist when the test is true, names that exist when it is false)."""
@@ -151,7 +158,37 @@ class _Finder:
                 test.ops[0], (ast.In, ast.NotIn)):
             names = self._listed_name(test.left, test.comparators[0])  # `"n" in dir(tf)`
             return (names, set()) if isinstance(test.ops[0], ast.In) else (set(), names)
+        if isinstance(test, ast.Call) and not isinstance(test.func, ast.Name) or \
+                isinstance(test, ast.Call) and test.func.id not in ("hasattr", "getattr"):
+            return self._feature_helper(test), set()
         return self._feature_name(test), set()
+
+    def _feature_helper(self, call):
+        """{qualified name} that the project's own feature test checks
+        (`tf_supports("strings.reduce_join")`): a def given one dotted name, which (or a
+        def of its module it calls) looks it up with getattr or hasattr."""
+        if len(call.args) != 1 or call.keywords or not (
+                isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str)
+                and _DOTTED.match(call.args[0].value)):
+            return set()
+        found = self._helper_def(call)
+        if found is None:
+            return set()
+        finder, function = found
+        looked_up = [function]
+        for node in own_nodes(function):
+            if isinstance(node, ast.Call):
+                helper = finder.module.called_function(node, finder.module.names.scope_of(node))
+                if helper is not None:
+                    looked_up.append(helper)
+        if not any(isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                   and node.func.id in ("getattr", "hasattr")
+                   for helper in looked_up for node in own_nodes(helper)):
+            return set()
+        tested = "tensorflow." + call.args[0].value
+        if tfapi.status(tested, self.module.target_tf) == tfapi.EXISTS:
+            return set()  # it passes on 1.8: the branch runs, and is judged
+        return {tested}
 
     def _feature_name(self, expr):
         """{qualified name} that `hasattr(x, "n")` / `getattr(x, "n", d)` tests, or empty."""
@@ -255,11 +292,14 @@ class _Finder:
 
     def _helper_outcome(self, call):
         """(what the call returns on the target or UNKNOWN, whether that depends on the
-        TF release) for a call without arguments of a def of this module, or of one
-        imported from the project, that tests the release: `get_tf_version_tuple()`
-        returning a computation on `tf.__version__`, `is_tfv2()` returning from a `try`
-        of `from tensorflow.python import tf2`. (UNKNOWN, False) for anything else."""
-        if call.args or call.keywords or not isinstance(call.func, (ast.Name, ast.Attribute)):
+        TF release) for a call of a def of this module, or of one imported from the
+        project, that tests the release, with constant arguments if any:
+        `get_tf_version_tuple()` returning a computation on `tf.__version__`, `is_tfv2()`
+        returning from a `try` of `from tensorflow.python import tf2`,
+        `version_greater_or_equal("1.13.0")`. (UNKNOWN, False) for anything else."""
+        if not isinstance(call.func, (ast.Name, ast.Attribute)) or not all(
+                isinstance(value, ast.Constant)
+                for value in call.args + [k.value for k in call.keywords]):
             return _NO_OUTCOME
         found = self._helpers.get(id(call))
         if found is None:
@@ -267,24 +307,37 @@ class _Finder:
         return found
 
     def _run_helper(self, call):
+        found = self._helper_def(call)
+        if found is None:
+            return _NO_OUTCOME
+        finder, function = found
+        env = _bound_arguments(function, call)
+        if env is None:
+            return _NO_OUTCOME
+        env[_DEPENDS] = False
+        outcome = finder._run(function.body, 0, env)
+        if outcome is None:
+            return _NO_OUTCOME  # fell off the end: returns None, not a test
+        return outcome
+
+    def _helper_def(self, call):
+        """(the _Finder of its module, the def) a call runs: a def of this module, or one
+        imported from the project; else None."""
         module = self.module
         function = module.called_function(call, module.names.scope_of(call))
-        finder = self
-        if function is None:
-            imported = module.imported_function(call)
-            if imported is None:
-                return _NO_OUTCOME
-            facts, function = imported
-            finder = _Finder(facts)
-        arguments = function.args
-        if (arguments.args or arguments.posonlyargs or arguments.vararg
-                or arguments.kwonlyargs or arguments.kwarg):
-            return _NO_OUTCOME
-        return finder._outcome_of(function.body, 0)
+        if function is not None:
+            return self, function
+        imported = module.imported_function(call)
+        if imported is None:
+            return None
+        facts, function = imported
+        return _Finder(facts), function
 
-    def _outcome_of(self, statements, depth):
-        """(value, depends on the release) of running a helper's statements on the target:
-        returns, `if`s on what is known, `try`s whose imports fail or not, imports."""
+    def _run(self, statements, depth, env):
+        """Run a helper's statements as the target would: (value or UNKNOWN, depends on
+        the release) at a `return`, None when they fall through. Known: returns, local
+        assignments, `if`s on what can be evaluated, `try`s whose imports or TF names
+        fail or not on the target, imports."""
         if depth > 8:
             return _NO_OUTCOME
         for index, statement in enumerate(statements):
@@ -295,45 +348,83 @@ class _Finder:
                 if statement.value is None:
                     return _NO_OUTCOME
                 value = evaluate_value(statement.value, self.version, self.module.resolve,
-                                       self._single_value)
-                return value, self._mentions_version(statement.value, 3)
+                                       self._in(env))
+                return value, env[_DEPENDS] or self._mentions_version(statement.value, 3)
+            if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and \
+                    isinstance(statement.targets[0], ast.Name):
+                env[statement.targets[0].id] = statement.value
+                continue
             if isinstance(statement, ast.If):
-                taken = self._evaluate(statement.test)
+                taken = evaluate(statement.test, self.version, self.module.resolve,
+                                 self._in(env))
+                mentions = env[_DEPENDS] or self._mentions_version(statement.test, 3)
                 if taken is None:
-                    return UNKNOWN, self._mentions_version(statement.test, 3)
-                value, depends = self._outcome_of(
-                    statement.body if taken else statement.orelse, depth + 1)
-                if value is not UNKNOWN or _leaves(statement.body if taken else statement.orelse):
-                    return value, depends or self._mentions_version(statement.test, 3)
+                    return UNKNOWN, mentions
+                env[_DEPENDS] = mentions
+                outcome = self._run(statement.body if taken else statement.orelse,
+                                    depth + 1, env)
+                if outcome is not None:
+                    return outcome
                 continue
             if isinstance(statement, ast.Try):
-                return self._try_outcome(statement, depth)
+                fails, kind = self._fails_on_target(statement.body)
+                if fails is None:
+                    return UNKNOWN, True
+                env[_DEPENDS] = True
+                block = statement.body
+                if fails:
+                    handler = next((h for h in statement.handlers
+                                    if kind in self._caught(h.type)), None)
+                    if handler is None:
+                        return _NO_OUTCOME
+                    block = handler.body
+                outcome = self._run(block, depth + 1, env)
+                if outcome is not None:
+                    return outcome
+                continue
             if isinstance(statement, (ast.Import, ast.ImportFrom)):
                 if _import_fails(statement) is not False:
                     return _NO_OUTCOME
                 continue
             return _NO_OUTCOME
-        return _NO_OUTCOME
+        return None
 
-    def _try_outcome(self, statement, depth):
-        """A `try` that begins with imports: on the target they fail (the handler that
-        catches ImportError runs) or succeed (the rest of the body runs)."""
-        body = statement.body
-        imports = 0
-        while imports < len(body) and isinstance(body[imports], (ast.Import, ast.ImportFrom)):
-            failing = _import_fails(body[imports])
-            if failing is None:
-                return UNKNOWN, True
-            if failing:
-                handler = next((h for h in statement.handlers
-                                if _IMPORT in self._caught(h.type)), None)
-                if handler is None:
-                    return _NO_OUTCOME
-                return self._outcome_of(handler.body, depth + 1)[0], True
-            imports += 1
-        if not imports:
-            return _NO_OUTCOME
-        return self._outcome_of(body[imports:], depth + 1)[0], True
+    def _fails_on_target(self, statements):
+        """(whether a `try` body fails on the target, and with what kind of error) from
+        its leading imports and assignments of TF names: (True, _IMPORT) for an import
+        1.8 lacks, (True, _ATTRIBUTE) for a TF name it lacks (`tf.version.VERSION`),
+        (False, None) when they all work and something else follows, (None, None) when
+        unknown."""
+        checked = 0
+        for statement in statements:
+            if isinstance(statement, (ast.Import, ast.ImportFrom)):
+                failing = _import_fails(statement)
+                if failing is None:
+                    return None, None
+                if failing:
+                    return True, _IMPORT
+            elif isinstance(statement, ast.Assign) and isinstance(statement.value,
+                                                                  ast.Attribute):
+                qualname = self.module.resolve(statement.value)
+                if not qualname or not qualname.startswith("tensorflow."):
+                    return None, None
+                status = tfapi.status(qualname, self.module.target_tf)
+                if status == tfapi.MISSING:
+                    return True, _ATTRIBUTE
+                if status != tfapi.EXISTS:
+                    return None, None
+            else:
+                break
+            checked += 1
+        return (False, None) if checked else (None, None)
+
+    def _in(self, env):
+        """single_value for a helper's run: its arguments and locals first."""
+        def value_of(name):
+            if name.id in env:
+                return env[name.id]
+            return self._single_value(name)
+        return value_of
 
     def _single_value(self, name):
         """The one value `name` was given: an assignment's, or its item of an unpacked
@@ -519,6 +610,33 @@ _INERT_BUILTINS = frozenset(("isinstance", "len", "int", "float", "list", "tuple
 
 
 _NO_OUTCOME = (UNKNOWN, False)
+_DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*\Z")
+_DEPENDS = None  # a helper run's record of whether its path depended on the TF release
+
+
+def _bound_arguments(function, call):
+    """{parameter: the constant the call passes, or its constant default}, or None when
+    the call does not fill the parameters plainly."""
+    arguments = function.args
+    if arguments.posonlyargs or arguments.vararg or arguments.kwarg:
+        return None
+    names = [arg.arg for arg in arguments.args]
+    if len(call.args) > len(names):
+        return None
+    env = dict(zip(names, call.args))
+    for keyword in call.keywords:
+        if keyword.arg not in names[len(call.args):]:
+            return None
+        env[keyword.arg] = keyword.value
+    defaults = dict(zip(names[len(names) - len(arguments.defaults):], arguments.defaults))
+    defaults.update((arg.arg, default) for arg, default in zip(arguments.kwonlyargs,
+                                                               arguments.kw_defaults))
+    for name in names + [arg.arg for arg in arguments.kwonlyargs]:
+        if name not in env:
+            if not isinstance(defaults.get(name), ast.Constant):
+                return None
+            env[name] = defaults[name]
+    return env
 
 
 def _import_fails(statement):

@@ -136,12 +136,12 @@ class _Evaluator:
 
     def _call(self, expr, depth):
         function = expr.func
-        if expr.keywords:
-            raise _Unknown()
-        if not expr.args and self.call_value is not None:
+        if self.call_value is not None:  # the project's own helper, run as on the target
             value = self.call_value(expr)
             if value is not UNKNOWN:
                 return value
+        if expr.keywords:
+            raise _Unknown()
         if isinstance(function, ast.Name) and function.id == "map" and len(expr.args) == 2 \
                 and isinstance(expr.args[0], ast.Name) and expr.args[0].id in ("int", "float"):
             convert = int if expr.args[0].id == "int" else float

@@ -426,8 +426,9 @@ def test_a_version_helper_of_the_module_is_evaluated_as_it_returns():
             x = tf.nn.gelu(x)
         return x
     """
-    # "1.8" as a float is more than 1.13; a helper taking arguments is not followed.
-    assert lint(code) == [("CG402", 14, 13), ("CG402", 16, 13), ("CG402", 18, 13)]
+    # "1.8" as a float is more than 1.13; a helper is run with the constants it is
+    # given (takes_a_part(1) is 8 on 1.8).
+    assert lint(code) == [("CG402", 14, 13), ("CG402", 16, 13)]
 
 
 def test_a_test_of_a_name_the_target_has_guards_nothing():
@@ -520,3 +521,55 @@ def test_what_follows_an_operand_that_decides_on_the_target_never_runs():
     # The second test runs its isinstance on 1.8 (unknown: both branches are guarded);
     # the third is decided by its first operand, and takes the branch.
     assert lint(code) == [("CG402", 7, 34), ("CG402", 10, 13)]
+
+
+def test_a_helper_is_run_with_its_constant_arguments_locals_and_failing_names():
+    code = """
+    import tensorflow as tf
+    from distutils.version import LooseVersion
+    def version_greater_or_equal(semver):
+        try:
+            tf_version = tf.version.VERSION
+        except AttributeError:
+            tf_version = tf.VERSION
+        return LooseVersion(tf_version) >= LooseVersion(semver)
+    def at_least(minor, major=1):
+        return (int(tf.VERSION.split(".")[0]), int(tf.VERSION.split(".")[1])) >= (major, minor)
+    def f(x):
+        if version_greater_or_equal("1.13.0"):
+            x = tf.keras.metrics.Mean("m")
+        if version_greater_or_equal("1.4"):
+            x = tf.math.log(x)
+        if at_least(13):
+            x = tf.nn.gelu(x)
+        if at_least(minor=4):
+            x = tf.nn.gelu(x)
+        if at_least(unknown):
+            x = tf.nn.gelu(x)
+        return x
+    """
+    # A helper given a name, not a constant, is not run: its test is not a version test.
+    assert lint(code) == [("CG402", 16, 13), ("CG402", 20, 13), ("CG402", 22, 13)]
+
+
+def test_the_projects_feature_test_helper_guards_like_hasattr():
+    code = """
+    import tensorflow as tf
+    def tf_supports(name):
+        return getattr(tf, name, None) is not None
+    def unrelated(name):
+        return name in ("py_function",)
+    def f(x):
+        if tf_supports("py_function"):
+            x = tf.py_function(len, [x], tf.int64)
+        if tf_supports("math"):
+            x = tf.math.log(x)
+        if unrelated("py_function"):
+            x = tf.py_function(len, [x], tf.int64)
+        if tf_supports("strings") and hasattr(tf.strings, "split"):
+            x = tf.strings.split(x)
+        return x
+    """
+    # tf.math exists in 1.8: that test passes and guards nothing; `unrelated` looks
+    # nothing up.
+    assert lint(code) == [("CG402", 11, 13), ("CG402", 13, 13)]
