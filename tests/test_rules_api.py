@@ -408,3 +408,20 @@ def test_cg403_calls_of_names_bound_to_tensorflow_functions():
     # `mom` comes through an import that fails: the import is the one finding.
     assert lint(code, select=["CG402", "CG403"]) == [
         ("CG402", 4, 1), ("CG403", 6, 21), ("CG403", 8, 11)]
+
+
+def test_cg403_no_1_8_spelling_for_a_keyword_of_the_function_tf2_gave_the_name_to():
+    code = """
+    import tensorflow as tf
+    x = tf.ones([2, 5, 3])
+    y = tf.batch_to_space(input=x, block_shape=[2], crops=[[0, 0]])
+    m = tf.nn.moments(x, [0], keepdims=True)
+    """
+    # TF 2's batch_to_space is 1.x batch_to_space_nd: 1.x batch_to_space's int
+    # block_size is no spelling of its list block_shape. moments' keepdims is a rename.
+    from cglint import check, engine
+    import textwrap
+    result = check.check_alone("snippet.py", textwrap.dedent(code), engine.Options())
+    found = {d.line: (d.message, d.fix is not None) for d in result.diagnostics}
+    assert "spells" not in found[4][0] and not found[4][1]
+    assert "spells it `keep_dims`" in found[5][0] and found[5][1]
