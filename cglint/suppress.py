@@ -83,7 +83,10 @@ def scan(text):
 def _cut(comment, col, match, source_line):
     if match.start():  # `# type: ignore  # noqa`: drop it and the blanks before it
         return col + len(comment[:match.start()].rstrip()), ""
-    if comment[match.end():].strip():  # `# noqa: CG101 why`: keep `# why`
+    after = comment[match.end():].strip()
+    if after.startswith("#"):  # `# noqa: CG101  # why`: the second comment stays as it is
+        return col + match.start(), ""
+    if after:  # `# noqa: CG101 why`: keep `# why`
         return col + match.start(), "#"
     return len(source_line[:col].rstrip()), ""  # the whole comment, and the blanks before
 
