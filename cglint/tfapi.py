@@ -435,8 +435,9 @@ def _names_by_last(t, vi):
             else:
                 exists, module = t.masks[node[0]] & bit, t.masks[node[1]] & bit
                 children = node[3] if len(node) > 3 and node[3] else None
-                if len(node) > 6 and node[6]:
-                    continue  # an alias of another path, listed there
+                if len(node) > 6 and node[6] and any(
+                        t.masks[mask] & bit for _, mask in node[6]):
+                    continue  # in this release an alias of another path, listed there
             if not exists:
                 continue
             name = prefix + "." + seg
