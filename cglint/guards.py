@@ -86,15 +86,12 @@ class _Finder:
 
     def find(self):
         module = self.module
-        # hasattr/getattr/`in dir()` tests, and the project's helpers that make them
-        # (`tf_supports("py_function")`), whatever they are called: only files with a
-        # finding to judge get here.
+        # Feature tests (hasattr, getattr, `in dir()`, the project's `tf_supports("x")`)
+        # and version tests (`tf.__version__`, the project's `get_tf_version_tuple()`,
+        # `is_tfv2()`), whatever the helpers are called: only files with a finding to
+        # judge get here.
         for node in module.nodes[ast.If] + module.nodes[ast.IfExp]:
             self._feature_test(node)
-        # `tf.__version__`, `tf.VERSION`, or the project's helpers (`get_tf_version_tuple()`,
-        # `is_tfv2()`), whatever they are called: only files with a finding to judge get
-        # here.
-        for node in module.nodes[ast.If] + module.nodes[ast.IfExp]:
             self._version_test(node)
         self._early_exits()
         if "except" in module.text:
