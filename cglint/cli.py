@@ -86,7 +86,9 @@ def build_parser():
                       help="codes not to report in matching files, e.g. "
                            "'tests/*:CG101 legacy/*.py:CG3'")
     what.add_argument("--target-python", choices=TARGET_PYTHONS,
-                      help="Python version the code must run on (default 2.7)")
+                      help="Python version the code must run on (default: the oldest "
+                           "the project declares in requires-python/python_requires, else "
+                           "2.7)")
     what.add_argument("--target-tf", choices=TARGET_TFS,
                       help="TensorFlow version the code must run on (default 1.8)")
     what.add_argument("--exclude", metavar="GLOBS",
@@ -485,7 +487,10 @@ def show_settings(path, resolver, out):
     out.write("Settings file: %s\n" % (settings.source or "none (defaults)"))
     out.write("Excluded: %s\n" % ("yes" if settings.excluded(path) else "no"))
     out.write("Rules (%d): %s\n" % (len(rules), " ".join(rules)))
-    out.write("target-python: %s\n" % ".".join(str(part) for part in options.target_python))
+    out.write("target-python: %s%s\n" % (
+        ".".join(str(part) for part in options.target_python),
+        " (the oldest Python %s declares)" % settings.declared_by if settings.declared_by
+        else ""))
     out.write("target-tf: %s\n" % options.target_tf)
     out.write("per-file-ignores:%s\n" % "".join(
         "\n  %s: %s" % (os.path.join(root, glob), ", ".join(codes))

@@ -14,6 +14,7 @@ import re
 import sys
 from dataclasses import dataclass, field, replace
 
+from cglint.declared_python import DeclaredPython
 from cglint.options import Options
 from cglint.rules import all_rules
 
@@ -62,6 +63,7 @@ class Settings:
     exclude: tuple = ()  # ((root, glob), ...)
     respect_gitignore: bool = True
     source: str = ""  # the settings file they came from; "" when none
+    declared_by: str = ""  # the project file whose python_requires gave target-python
 
     def options_for(self, path):
         """Options for one file: per-file ignores join the ignore list, so the rules they
@@ -257,7 +259,8 @@ class Resolver:
         self.command_line = command_line or Config()
         self.fixed = fixed
         self._in_folder = {}  # absolute folder -> Config of it or its closest parent
-        self._settings = {}  # Config -> Settings
+        self._settings = {}  # (Config, declared target) -> Settings
+        self._declared = DeclaredPython()
 
     def settings_for(self, path):
         """Settings for a file; `-` (standard input without a name) is in the current
@@ -269,9 +272,15 @@ class Resolver:
         found = self.fixed
         if found is None:
             found = self.config_in(os.path.abspath(folder))
-        settings = self._settings.get(found)
+        declared, declared_by = None, ""
+        if found.target_python is None and self.command_line.target_python is None:
+            # No target set: the project's declared oldest Python (cglint.declared_python).
+            declared, declared_by = self._declared.of(os.path.abspath(folder))
+        settings = self._settings.get((found, declared_by))
         if settings is None:
-            settings = self._settings[found] = resolve(found, self.command_line)
+            chosen = found if declared is None else replace(found, target_python=declared)
+            settings = replace(resolve(chosen, self.command_line), declared_by=declared_by)
+            self._settings[found, declared_by] = settings
         return settings
 
     def config_in(self, folder):

@@ -1,0 +1,118 @@
+"""The oldest Python a project says it runs on, as a target for the syntax checks.
+
+Where no `target-python` is set, cglint takes the project's own declaration, as ruff
+takes `requires-python`: `[project] requires-python` in pyproject.toml, `python_requires`
+in setup.cfg's `[options]` or in setup.py's `setup(...)` call (read as text, never run).
+The project is the closest folder above a file that holds one of those files. Its lowest
+bound picks the closest target TF 1.8 has wheels for: below 3 is 2.7, 3.0 to 3.5 is 3.5,
+3.6 and later is 3.6. No declaration, or one without a lower bound: no inference.
+"""
+import configparser
+import os
+import re
+import sys
+
+PROJECT_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
+# A lower bound of a version specifier: `>=3.5`, `~=3.6`, `>2.7`, `==3.6.*`.
+_LOWER_BOUND = re.compile(r"(>=|~=|==|>)\s*(\d+)(?:\.(\d+))?")
+# `python_requires=">=3.5"` in setup.py, the value a plain string literal.
+_SETUP_PY = re.compile(r"""python_requires\s*=\s*(?:[rbuRBU]{0,2})(['"])([^'"\n]*)\1""")
+
+
+def target_for(specifier):
+    """The target Python ("2.7", "3.5", "3.6") for a version specifier, or None."""
+    bounds = []
+    for operator, major, minor in _LOWER_BOUND.findall(specifier or ""):
+        version = (int(major), int(minor or 0))
+        if operator == ">":
+            version = (version[0], version[1] + 1)
+        bounds.append(version)
+    if not bounds:
+        return None
+    oldest = min(bounds)
+    if oldest < (3, 0):
+        return "2.7"
+    return "3.5" if oldest < (3, 6) else "3.6"
+
+
+class DeclaredPython:
+    """The declared target of each folder's project, looked up once per folder."""
+
+    def __init__(self):
+        self._in_folder = {}  # absolute folder -> (target or None, the file it came from)
+
+    def of(self, folder):
+        """(target, file that declares it) for the project holding `folder`, or
+        (None, "")."""
+        walked = []
+        found = None
+        while True:
+            found = self._in_folder.get(folder)
+            if found is not None:
+                break
+            walked.append(folder)
+            found = _declared_in(folder)
+            parent = os.path.dirname(folder)
+            if found is not None or parent == folder:
+                found = found or (None, "")
+                break
+            folder = parent
+        for each in walked:
+            self._in_folder[each] = found
+        return found
+
+
+def _declared_in(folder):
+    """(target or None, file) when `folder` holds a project file; None when it holds
+    none (the search goes on upwards)."""
+    present = [name for name in PROJECT_FILES if os.path.isfile(os.path.join(folder, name))]
+    if not present:
+        return None
+    for name in present:
+        path = os.path.join(folder, name)
+        try:
+            with open(path, "rb") as handle:
+                text = handle.read(1 << 20).decode("utf-8", "replace")
+        except OSError:
+            continue
+        target = _READERS[name](text)
+        if target is not None:
+            return target, path
+    return None, ""
+
+
+def _from_pyproject(text):
+    if "requires-python" not in text:
+        return None
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:
+        import tomli as tomllib
+    try:
+        document = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return None
+    value = document.get("project", {}).get("requires-python")
+    return target_for(value) if isinstance(value, str) else None
+
+
+def _from_setup_cfg(text):
+    if "python_requires" not in text:
+        return None
+    parser = configparser.ConfigParser(interpolation=None)
+    try:
+        parser.read_string(text)
+    except configparser.Error:
+        return None
+    if not parser.has_option("options", "python_requires"):
+        return None
+    return target_for(parser.get("options", "python_requires"))
+
+
+def _from_setup_py(text):
+    match = _SETUP_PY.search(text)
+    return target_for(match.group(2)) if match else None
+
+
+_READERS = {"pyproject.toml": _from_pyproject, "setup.cfg": _from_setup_cfg,
+            "setup.py": _from_setup_py}

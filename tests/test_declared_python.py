@@ -1,0 +1,52 @@
+"""The target Python a project declares (cglint.declared_python), used where no
+target-python is set, as ruff uses requires-python."""
+import pytest
+
+from cglint import config
+from cglint.declared_python import DeclaredPython, target_for
+
+
+@pytest.mark.parametrize("specifier, target", [
+    (">=3.5", "3.5"),
+    (">=3.6", "3.6"),
+    (">=3.7", "3.6"),  # TF 1.8 has no wheel past 3.6: its newest target
+    ("~=3.4", "3.5"),
+    (">=2.7, !=3.0.*, !=3.1.*", "2.7"),
+    (">2.7", "2.7"),
+    (">3.5", "3.6"),
+    ("==3.6.*", "3.6"),
+    ("!=3.0.*", None),  # no lower bound
+    ("", None),
+])
+def test_target_for(specifier, target):
+    assert target_for(specifier) == target
+
+
+def _write(folder, name, text):
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(text)
+
+
+def test_each_project_file_and_the_closest_project_wins(tmp_path):
+    _write(tmp_path / "a", "setup.py", 'setup(name="a", python_requires=">=3.6")\n')
+    _write(tmp_path / "b", "setup.cfg", "[options]\npython_requires = >=3.5\n")
+    _write(tmp_path / "c", "pyproject.toml", '[project]\nname = "c"\nrequires-python = ">=2.7"\n')
+    _write(tmp_path / "d", "setup.py", "setup(name='d')\n")  # a project, nothing declared
+    _write(tmp_path / "d" / "sub" / "pkg", "m.py", "")
+    _write(tmp_path, "setup.py", 'setup(python_requires=">=3.6")\n')  # above d: not d's
+    declared = DeclaredPython()
+    assert declared.of(str(tmp_path / "a"))[0] == "3.6"
+    assert declared.of(str(tmp_path / "b"))[0] == "3.5"
+    assert declared.of(str(tmp_path / "c"))[0] == "2.7"
+    assert declared.of(str(tmp_path / "d" / "sub" / "pkg")) == (None, "")
+
+
+def test_a_set_target_wins_over_the_declared_one(tmp_path):
+    _write(tmp_path, "setup.py", 'setup(python_requires=">=3.6")\n')
+    _write(tmp_path / "pkg", "m.py", "")
+    path = str(tmp_path / "pkg" / "m.py")
+    assert config.Resolver().settings_for(path).options.target_python == (3, 6)
+    command_line = config.Config(target_python="2.7")
+    assert config.Resolver(command_line).settings_for(path).options.target_python == (2, 7)
+    _write(tmp_path, "setup.cfg", "[cglint]\ntarget-python = 3.5\n")
+    assert config.Resolver().settings_for(path).options.target_python == (3, 5)
