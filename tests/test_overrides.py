@@ -971,3 +971,10 @@ def test_cg204_a_registered_gradient_must_take_the_op_and_one_gradient_per_outpu
     """
     # top_k has two outputs, so two upstream gradients; *grads takes any number.
     assert lint(code, select=["CG204"]) == [("CG204", 5, 1), ("CG204", 9, 1)]
+    registered_lambda = """
+    import tensorflow as tf
+    tf.RegisterGradient("L")(lambda op: op.inputs[0])
+    with tf.get_default_graph().gradient_override_map({"Identity": "L"}):
+        y = tf.identity(tf.ones([1]))
+    """
+    assert lint(registered_lambda, select=["CG204"]) == [("CG204", 3, 26)]

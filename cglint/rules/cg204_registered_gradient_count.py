@@ -69,7 +69,7 @@ class RegisteredGradientCount(Rule):
             if params.required <= given <= len(params.names):
                 continue
             node = function.node
-            yield self.at(node.args if isinstance(node, ast.Lambda) else node,
+            yield self.at(node,
                           "`%s`, registered as %s and overriding `%s` (line %d), takes %s, "
                           "but TF 1.8 calls it with the op and %d upstream gradient%s "
                           "(TypeError in tf.gradients)" % (
