@@ -20,6 +20,8 @@ from cglint.variable_creators import creates_trained_variables, creates_variable
 # Calls followed from the custom-gradient function's body into helpers, and helpers in all.
 MAX_HELPER_DEPTH = 3
 MAX_HELPERS = 20
+# A layer's own methods that make a variable of it.
+_LAYER_WEIGHT_METHODS = frozenset(("add_weight", "add_variable"))
 # Attributes of a variable that describe it without reading its value.
 _DESCRIPTIONS = frozenset(("shape", "get_shape", "dtype", "name", "device", "graph"))
 _STOP_GRADIENT = frozenset(("tensorflow.stop_gradient", "tensorflow.compat.v1.stop_gradient"))
@@ -46,13 +48,31 @@ class Use:
 def created(module, site):
     """Uses of the calls that create a variable (`tf.get_variable`, `tf.layers.dense`)."""
     found = []
-    for facts, function, _, via in _bodies(module, site):
+    for facts, function, scope, via in _bodies(module, site):
         for node in own_nodes(function):
             if isinstance(node, ast.Call):
                 qualname = facts.resolve(node.func)
                 if creates_variables(qualname):
                     found.append(_use(module, facts, node, qualname, function, via))
+                elif _layer_weight(facts, node):
+                    found.append(_use(module, facts, node, ast.unparse(node.func), function,
+                                      via))
     return found
+
+
+def _layer_weight(facts, call):
+    """`self.add_weight(...)` / `self.add_variable(...)` in a method of a class derived
+    from a TensorFlow class (a `tf.layers.Layer`, a Keras layer or model): a new variable
+    of the layer."""
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and func.attr in _LAYER_WEIGHT_METHODS
+            and isinstance(func.value, ast.Name)):
+        return False
+    owner = facts.instance_class(func.value, facts.names.scope_of(call))
+    if owner is None:
+        return False
+    bases = [facts.names.resolve(base, owner.parent) for base in owner.node.bases]
+    return any(base and base.startswith("tensorflow.") for base in bases)
 
 
 def read(module, site):

@@ -1784,3 +1784,41 @@ def test_cg103_a_staticmethod_of_a_class_as_the_gradient_function():
     """
     # S.method through the class is a plain function of (self, dy): not followed.
     assert [line for _, line, _ in lint(code, select=["CG103", "CG104"])] == [7]
+
+
+def test_cg101_a_layer_weight_made_in_the_custom_gradient_of_its_call():
+    code = """
+    import tensorflow as tf
+
+    class Scaler(tf.layers.Layer):
+        def call(self, inputs):
+            @tf.custom_gradient
+            def scale(x):
+                w = self.add_variable("w", [])
+                return x * w, lambda dy: dy * w
+            return scale(inputs)
+
+    class Plain(object):
+        def call(self, inputs):
+            @tf.custom_gradient
+            def scale(x):
+                w = self.add_variable("w", [])
+                return x * w, lambda dy: dy * w
+            return scale(inputs)
+    """
+    # Plain is no TF class: its add_variable is its own business.
+    assert lint(code, select=["CG101"]) == [("CG101", 8, 17)]
+
+
+def test_cg108_estimator_mode_keys_are_strings():
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def scaled(x, mode):
+        s = 2.0 if mode == tf.estimator.ModeKeys.TRAIN else 100.0
+        return x * s, lambda dy: (dy * s, None)
+
+    y = scaled(tf.ones([1]), tf.estimator.ModeKeys.TRAIN)
+    """
+    assert lint(code, select=["CG108"]) == [("CG108", 9, 26)]

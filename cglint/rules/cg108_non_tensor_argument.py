@@ -90,11 +90,17 @@ class NonTensorArgument(Rule):
             if binding is not None and binding.kind == "def":
                 return "callable"
             qualname = module.resolve(arg)
+            if qualname in _STRING_CONSTANTS:
+                return "str"  # `tf.estimator.ModeKeys.TRAIN` is the string "train"
             if qualname and qualname.startswith("tensorflow.") and qualname.split(".")[-1][:1].islower():
                 return "callable"
         return None
 
 
+# TensorFlow's string constants (`tf.estimator.ModeKeys.TRAIN == "train"`).
+_STRING_CONSTANTS = frozenset("tensorflow.%s.%s" % (owner, key)
+                              for owner in ("estimator.ModeKeys", "contrib.learn.ModeKeys")
+                              for key in ("TRAIN", "EVAL", "PREDICT", "INFER"))
 # Kinds the function may well handle as the tensor it gets: a list stacked into one input
 # (with one gradient for it: facts g2), an int used only where TF takes an int tensor (a
 # shape, a count, a cast).

@@ -134,7 +134,8 @@ _SCALAR_OF_VALUE = frozenset(("tensorflow.constant", "tensorflow.convert_to_tens
                               "tensorflow.Variable", "tensorflow.cast"))
 # Calls that are a scalar when their shape (keyword, or the argument at this position) is [].
 _SCALAR_OF_SHAPE = {"tensorflow.placeholder": 1, "tensorflow.get_variable": 1,
-                    "tensorflow.zeros": 0, "tensorflow.ones": 0}
+                    "tensorflow.zeros": 0, "tensorflow.ones": 0,
+                    "tensorflow.placeholder_with_default": 1}
 # Elementwise TF functions: the result has the shape of their tensor arguments.
 _ELEMENTWISE = frozenset(("tensorflow.%s" % name for name in (
     "zeros_like", "ones_like", "identity", "multiply", "add", "subtract", "negative",
