@@ -1822,3 +1822,23 @@ def test_cg108_estimator_mode_keys_are_strings():
     y = scaled(tf.ones([1]), tf.estimator.ModeKeys.TRAIN)
     """
     assert lint(code, select=["CG108"]) == [("CG108", 9, 26)]
+
+
+def test_cg105_keras_lambda_passes_its_arguments_as_keywords():
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def grad_reverse(x, lam=1.0):
+        return tf.identity(x), lambda dy: (-lam * dy, None)
+
+    def plain(x, lam):
+        return x * lam
+
+    inputs = tf.keras.layers.Input(shape=(2,))
+    a = tf.keras.layers.Lambda(grad_reverse, arguments={"lam": 0.5})(inputs)
+    b = tf.keras.layers.Lambda(grad_reverse)(inputs)
+    c = tf.keras.layers.Lambda(plain, arguments={"lam": 0.5})(inputs)
+    d = tf.keras.layers.Lambda(grad_reverse, arguments={})(inputs)
+    """
+    assert lint(code, select=["CG105"]) == [("CG105", 12, 5)]

@@ -1,5 +1,8 @@
+import ast
+
 from cglint.facts import keyword_reads
 from cglint.rules.base import Rule
+from cglint.wording import tf_name
 
 
 class KeywordArguments(Rule):
@@ -63,6 +66,7 @@ class KeywordArguments(Rule):
                     yield self.at(call, "`%s` is called with keyword argument %s: TF 1.8 "
                                   "graph mode raises ValueError; pass it positionally"
                                   % (site.name, _keywords(passed(call))), function=site.func)
+        yield from self._keras_lambdas(module)
         for call, site in module.imported_calls:
             if passed(call):
                 yield self.at(call, "`%s` (a custom-gradient function of %s) is called with "
@@ -76,6 +80,35 @@ class KeywordArguments(Rule):
                               "ValueError when the partial is called; bind it positionally "
                               "or in a closure" % (_keywords(passed(call)), site.name,
                                                    _where(module, site)))
+
+
+    def _keras_lambdas(self, module):
+        """`tf.keras.layers.Lambda(f, arguments={"lam": 0.5})`: the layer calls `f(x,
+        **arguments)`, so the arguments arrive as keywords."""
+        if "Lambda" not in module.text or not module.sites:
+            return
+        by_def = {id(site.func): site for site in module.sites}
+        for call, qualname in module.calls:
+            if qualname not in _KERAS_LAMBDAS or not call.args:
+                continue
+            arguments = next((k.value for k in call.keywords if k.arg == "arguments"), None)
+            if arguments is None or (isinstance(arguments, ast.Dict) and not arguments.keys):
+                continue
+            function = call.args[0]
+            binding = module.names.definitions(function, module.names.scope_of(function)) \
+                if isinstance(function, ast.Name) else None
+            site = by_def.get(id(binding.node)) if binding is not None else None
+            if site is not None:
+                yield self.at(call, "`%s` passes its `arguments` to custom-gradient function "
+                              "`%s` as keyword arguments: TF 1.8 graph mode raises "
+                              "ValueError; bind them in a closure" % (
+                                  tf_name(qualname), site.name), function=site.func)
+
+
+# Keras's Lambda layer, which calls its function with `**arguments`.
+_KERAS_LAMBDAS = frozenset(("tensorflow.keras.layers.Lambda",
+                            "tensorflow.contrib.keras.layers.Lambda",
+                            "tensorflow.compat.v1.keras.layers.Lambda"))
 
 
 def _keywords(keywords):
