@@ -425,3 +425,18 @@ def test_cg403_no_1_8_spelling_for_a_keyword_of_the_function_tf2_gave_the_name_t
     found = {d.line: (d.message, d.fix is not None) for d in result.diagnostics}
     assert "spells" not in found[4][0] and not found[4][1]
     assert "spells it `keep_dims`" in found[5][0] and found[5][1]
+
+
+def test_cg402_no_fix_when_the_call_leaves_out_what_18_requires():
+    from cglint import check, engine
+    import textwrap
+    code = """
+    import tensorflow as tf
+    a = tf.TensorSpec([None, 3])
+    b = tf.TensorSpec([None, 3], tf.float32)
+    c = tf.TensorSpec(shape=[2], dtype=tf.int32)
+    """
+    result = check.check_alone("snippet.py", textwrap.dedent(code), engine.Options())
+    fixable = {d.line: d.fix is not None for d in result.diagnostics}
+    # 1.8's TensorSpec requires a dtype, which later releases default to float32.
+    assert fixable == {3: False, 4: True, 5: True}

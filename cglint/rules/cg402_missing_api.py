@@ -238,7 +238,11 @@ def _fits(call, qualname, target):
             return False  # **kwargs: unknown keywords
         if keyword.arg not in parameters and not takes_any_keyword:
             return False
-    return True
+    # Every parameter 1.8 requires is given: newer releases gave some a default
+    # (`tf.TensorSpec(shape)`: 1.8's TensorSpec requires its dtype).
+    required = tfapi.required_positional(qualname, target) or 0
+    given = set(parameters[:len(call.args)]) | {keyword.arg for keyword in call.keywords}
+    return all(name in given for name in parameters[:required])
 
 
 RULE = MissingApi
