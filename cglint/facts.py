@@ -171,9 +171,9 @@ class GradFunction:
         through `**kwargs`, or None."""
         if self.params.kwarg is None or isinstance(self.node, ast.Lambda):
             return None
-        for node in keyword_reads(self.node, self.params.kwarg):
-            if node.key == "variables":
-                return node.node
+        for read in keyword_reads(self.node, self.params.kwarg):
+            if read.key == "variables":
+                return read  # a KeywordRead: `required` when the read fails without it
         return None
 
 

@@ -42,10 +42,16 @@ class VariablesProtocol(Rule):
                               "them as positional inputs instead" % (grad.name, site.name),
                               function=site.func)
             read = grad.variables_read
-            if read is not None:
-                yield self.at(read, "gradient function `%s` reads `variables` from `**%s`, "
-                              "which TF 1.8 never fills: variables used in `%s` get no "
-                              "gradient; pass them as positional inputs instead"
+            if read is not None and read.required:  # `kwargs["variables"]`
+                yield self.at(read.node, "gradient function `%s` reads `variables` from "
+                              "`**%s`, which TF 1.8 never fills: it raises KeyError when "
+                              "gradients are taken; pass the variables as positional inputs "
+                              "of `%s` instead" % (grad.name, grad.params.kwarg, site.name),
+                              function=site.func)
+            elif read is not None:
+                yield self.at(read.node, "gradient function `%s` reads `variables` from "
+                              "`**%s`, which TF 1.8 never fills: variables used in `%s` get "
+                              "no gradient; pass them as positional inputs instead"
                               % (grad.name, grad.params.kwarg, site.name), function=site.func)
             for _, value in grad.returns:
                 listed = variable_gradients(module, site, grad, value)
