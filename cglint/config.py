@@ -14,7 +14,7 @@ import re
 import sys
 from dataclasses import dataclass, field, replace
 
-from cglint.declared_python import DeclaredPython
+from cglint.declared_python import DeclaredPython, closest
 from cglint.options import Options
 from cglint.rules import all_rules
 
@@ -285,21 +285,7 @@ class Resolver:
 
     def config_in(self, folder):
         """The Config of `folder` or of its closest parent with one (Config() if none)."""
-        walked = []
-        found = None
-        while found is None:
-            found = self._in_folder.get(folder)
-            if found is not None:
-                break
-            walked.append(folder)
-            found = _read_folder(folder)
-            parent = os.path.dirname(folder)
-            if found is None and parent == folder:
-                found = Config()
-            folder = parent
-        for each in walked:
-            self._in_folder[each] = found
-        return found
+        return closest(folder, self._in_folder, _read_folder, Config())
 
 
 def _read_folder(folder):

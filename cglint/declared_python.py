@@ -44,22 +44,28 @@ class DeclaredPython:
     def of(self, folder):
         """(target, file that declares it) for the project holding `folder`, or
         (None, "")."""
-        walked = []
-        found = None
-        while True:
-            found = self._in_folder.get(folder)
-            if found is not None:
-                break
-            walked.append(folder)
-            found = _declared_in(folder)
-            parent = os.path.dirname(folder)
-            if found is not None or parent == folder:
-                found = found or (None, "")
-                break
-            folder = parent
-        for each in walked:
-            self._in_folder[each] = found
-        return found
+        return closest(folder, self._in_folder, _declared_in, (None, ""))
+
+
+def closest(folder, memo, read, none):
+    """read(folder) of `folder` or of its closest parent where it is not None (`none` past
+    the top), remembered in `memo` for every folder walked: each folder is read once."""
+    walked = []
+    while True:
+        found = memo.get(folder)
+        if found is not None:
+            break
+        walked.append(folder)
+        found = read(folder)
+        parent = os.path.dirname(folder)
+        if found is None and parent == folder:
+            found = none
+        if found is not None:
+            break
+        folder = parent
+    for each in walked:
+        memo[each] = found
+    return found
 
 
 def _declared_in(folder):

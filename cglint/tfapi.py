@@ -522,30 +522,32 @@ def method_missing(owner, name, target="1.8"):
     return True if _find_spec(specs, segs + [name]) is None else None
 
 
-def required_positional(qualname, target="1.8"):
-    """How many leading parameters of `qualname` have no default in the 1.8 argspecs
-    (a class: of its `__init__`, without self), or None when unknown."""
+def _spec(qualname, target):
+    """The 1.8 argspec record ('params|flags') of `qualname`, or None."""
     t = _table()
     if normalize_version(target) != t.base:
         return None
     specs = t.load_specs()
     idx = _find_spec(specs, _split(qualname))
-    if idx is None:
+    return None if idx is None else specs["specs"][idx]
+
+
+def required_positional(qualname, target="1.8"):
+    """How many leading parameters of `qualname` have no default in the 1.8 argspecs
+    (a class: of its `__init__`, without self), or None when unknown."""
+    spec = _spec(qualname, target)
+    if spec is None:
         return None
-    flags = specs["specs"][idx].partition("|")[2].split(",")
+    flags = spec.partition("|")[2].split(",")
     return next((int(flag[1:]) for flag in flags if flag.startswith("!")), 0)
 
 
 def signature(qualname, target="1.8"):
     """(parameter names, has **kwargs) from the 1.8 argspecs, or None."""
-    t = _table()
-    if normalize_version(target) != t.base:
+    spec = _spec(qualname, target)
+    if spec is None:
         return None
-    specs = t.load_specs()
-    idx = _find_spec(specs, _split(qualname))
-    if idx is None:
-        return None
-    params, _, flags = specs["specs"][idx].partition("|")
+    params, _, flags = spec.partition("|")
     names = tuple(p.rstrip("=") for p in params.split(",") if p)
     varkw = False
     for flag in flags.split(","):
