@@ -42,12 +42,15 @@ def _lint(result, text, options, codes):
     if parsed.tree is None:
         return
     module = ModuleFacts(result.path, text, parsed, options.target_python, options.target_tf)
-    # Only files that name tensorflow can hold a TensorFlow hazard: skip those rules
-    # (and the name resolution they need) everywhere else.
+    # Only files that name tensorflow can hold a TensorFlow hazard of their own: skip
+    # those rules (and the name resolution they need) everywhere else, but for the calls
+    # of other project modules' custom-gradient functions, which need an import.
     mentions_tensorflow = "tensorflow" in text
+    imports = not mentions_tensorflow and "import" in text
     seen = set()
     for code, rule in rules().items():
-        if code not in codes or (rule.needs_tensorflow and not mentions_tensorflow):
+        if code not in codes or (rule.needs_tensorflow and not mentions_tensorflow and not (
+                imports and rule.judges_project_calls)):
             continue
         summary = rule.summarize(module)
         if summary is not None:

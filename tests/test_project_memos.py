@@ -138,3 +138,17 @@ def test_a_name_a_top_level_import_stores_on_tensorflow_is_not_missing(tmp_path)
     compat.write_text("import tensorflow as tf\n")
     assert found("import tensorflow as tf\nimport compat\ns = tf.TensorSpec([2])\n") == \
         ["CG402"]
+
+
+def test_a_file_that_never_names_tensorflow_still_calls_the_projects_custom_gradients(tmp_path):
+    from cglint import check, engine
+
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "ops.py").write_text("import tensorflow as tf\n\n@tf.custom_gradient\n"
+                                    "def halve(x):\n    return x, lambda dy: 0.5 * dy\n")
+    model = package / "model.py"
+    model.write_text("from .ops import halve\n\ndef head(x):\n    return halve(x=x)\n")
+    result = check.check_alone(str(model), model.read_text(), engine.Options())
+    assert [(d.code, d.line) for d in result.diagnostics] == [("CG105", 4)]

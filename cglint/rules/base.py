@@ -14,6 +14,9 @@ class Rule:
     name = ""
     # Rules about TensorFlow need the names resolved; Python-syntax rules do not.
     needs_tensorflow = True
+    # Rules that judge calls of custom-gradient functions of other project modules: those
+    # reach a file that never names tensorflow (`from .ops import mix; mix(x, y=x)`).
+    judges_project_calls = False
 
     @classmethod
     def summary(cls):

@@ -34,6 +34,7 @@ class GradientCountMismatch(Rule):
 
     code = "CG103"
     name = "gradient-count-mismatch"
+    judges_project_calls = True  # imported_calls
 
     def check(self, module):
         for site in module.sites:

@@ -26,6 +26,7 @@ class KeywordArguments(Rule):
 
     code = "CG105"
     name = "keyword-arguments"
+    judges_project_calls = True  # imported_calls
 
     def check(self, module):
         if not (module.sites or module.imported_calls or module.imported_partials) \

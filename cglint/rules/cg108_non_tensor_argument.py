@@ -37,6 +37,7 @@ class NonTensorArgument(Rule):
 
     code = "CG108"
     name = "non-tensor-argument"
+    judges_project_calls = True  # imported_calls
 
     def check(self, module):
         for site in module.sites:
