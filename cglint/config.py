@@ -273,7 +273,8 @@ class Resolver:
         if found is None:
             found = self.config_in(os.path.abspath(folder))
         declared, declared_by = None, ""
-        if found.target_python is None and self.command_line.target_python is None:
+        if self.fixed is None and found.target_python is None and \
+                self.command_line.target_python is None:
             # No target set: the project's declared oldest Python (cglint.declared_python).
             declared, declared_by = self._declared.of(os.path.abspath(folder))
         settings = self._settings.get((found, declared_by))

@@ -15,21 +15,25 @@ import sys
 PROJECT_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
 # A lower bound of a version specifier: `>=3.5`, `~=3.6`, `>2.7`, `==3.6.*`.
 _LOWER_BOUND = re.compile(r"(>=|~=|==|>)\s*(\d+)(?:\.(\d+))?")
-# `python_requires=">=3.5"` in setup.py, the value a plain string literal.
-_SETUP_PY = re.compile(r"""python_requires\s*=\s*(?:[rbuRBU]{0,2})(['"])([^'"\n]*)\1""")
+# A whole minor release left out: `!=3.5.*`.
+_EXCLUDED = re.compile(r"!=\s*(\d+)\.(\d+)\.\*")
+# `python_requires=">=3.5"` in setup.py (parentheses allowed), the value a plain string
+# literal.
+_SETUP_PY = re.compile(
+    r"""python_requires\s*=\s*\(?\s*(?:[rbuRBU]{0,2})(['"])([^'"\n]*)\1""")
 
 
 def target_for(specifier):
-    """The target Python ("2.7", "3.5", "3.6") for a version specifier, or None."""
-    bounds = []
-    for operator, major, minor in _LOWER_BOUND.findall(specifier or ""):
-        version = (int(major), int(minor or 0))
-        if operator == ">":
-            version = (version[0], version[1] + 1)
-        bounds.append(version)
+    """The target Python ("2.7", "3.5", "3.6") for a version specifier, or None: its
+    oldest minor release (`>3.5` allows 3.5.1; `>=3.5.3, !=3.5.*` starts at 3.6)."""
+    bounds = [(int(major), int(minor or 0))
+              for _, major, minor in _LOWER_BOUND.findall(specifier or "")]
     if not bounds:
         return None
-    oldest = min(bounds)
+    excluded = {(int(major), int(minor)) for major, minor in _EXCLUDED.findall(specifier)}
+    oldest = max(bounds)  # every clause holds: the highest lower bound
+    while oldest in excluded:
+        oldest = (oldest[0], oldest[1] + 1)
     if oldest < (3, 0):
         return "2.7"
     return "3.5" if oldest < (3, 6) else "3.6"
@@ -96,9 +100,10 @@ def _from_pyproject(text):
         import tomli as tomllib
     try:
         document = tomllib.loads(text)
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError, ValueError):
         return None
-    value = document.get("project", {}).get("requires-python")
+    project = document.get("project")
+    value = project.get("requires-python") if isinstance(project, dict) else None
     return target_for(value) if isinstance(value, str) else None
 
 
@@ -108,7 +113,7 @@ def _from_setup_cfg(text):
     parser = configparser.ConfigParser(interpolation=None)
     try:
         parser.read_string(text)
-    except configparser.Error:
+    except (configparser.Error, RecursionError, ValueError):
         return None
     if not parser.has_option("options", "python_requires"):
         return None

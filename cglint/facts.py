@@ -678,9 +678,16 @@ class ModuleFacts:
             kind = self._receiver_class(func.value, self.names.scope_of(call),
                                         self._with_targets)
             if kind is not None and _methods_recorded(kind) and tfapi.method_missing(
-                    kind, func.attr, self.target_tf):
+                    kind, func.attr, self.target_tf) and not self._stored_on(func):
                 found.append(ApiUse(func, "%s.%s" % (kind, func.attr), call))
         return found
+
+    def _stored_on(self, attribute):
+        """Whether the module assigns the attribute on that receiver (`opt.warm = f`)."""
+        receiver = ast.unparse(attribute.value)
+        return any(isinstance(node.ctx, ast.Store) and node.attr == attribute.attr
+                   and ast.unparse(node.value) == receiver
+                   for node in self.nodes[ast.Attribute])
 
     def _receiver_class(self, expr, scope, with_targets, depth=0):
         """The qualified TensorFlow class an object expression was made by, or None."""

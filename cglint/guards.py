@@ -61,8 +61,13 @@ class Guards:
         for kinds, names in self.regions.get(id(node), ()):
             if kind not in kinds:
                 continue
-            if names is _ALL or qualname is None:
+            if names is _ALL:
                 return True
+            if qualname is None:
+                # Any guard of a TF name (`hasattr(self, "loss")` guards no TF call)
+                if any(name.startswith("tensorflow.") for name in names):
+                    return True
+                continue
             if any(qualname == name or qualname.startswith(name + ".") for name in names):
                 return True
         return False
@@ -82,6 +87,7 @@ class _Finder:
         self.guards = Guards()
         self._helpers = {}  # id(call) -> _helper_outcome(call)
         self._following = []  # the defs _helper_runs is looking into
+        self._mentions = {}  # (id(value), depth) -> _mentions_version of a name's value
         self.version = _version_tuple(module.target_tf)
 
     def find(self):
@@ -144,9 +150,10 @@ class _Finder:
             return passed, failed
         if isinstance(test, ast.Name):
             # A flag set once from a test (`_HAS_PRINT = hasattr(tf, "print")`), however
-            # far from where it is read.
-            value = self._single_value(test)
-            return self._tested_names(value, depth + 1) if value is not None else (set(), set())
+            # far from where it is read; a flag of flags a few deep (`x = x or x` is no
+            # test, and must not be expanded again and again).
+            value = self._single_value(test) if depth < 3 else None
+            return self._tested_names(value, 3) if value is not None else (set(), set())
         if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(
                 test.comparators[0], ast.Constant) and test.comparators[0].value is None:
             names = self._feature_name(test.left)  # `getattr(tf, "print", None) is not None`
@@ -273,11 +280,20 @@ class _Finder:
                 return True
             if isinstance(node, ast.Name) and depth < 3:
                 value = self._single_value(node)
-                if value is not None and self._mentions_version(value, depth + 1):
+                if value is not None and self._value_mentions_version(value, depth + 1):
                     return True
             if isinstance(node, ast.Call) and depth < 3 and self._helper_outcome(node)[1]:
                 return True
         return False
+
+    def _value_mentions_version(self, value, depth):
+        """_mentions_version of a name's value, once per value (`x = (x, x, ...)` would
+        be walked again for each of its names)."""
+        key = (id(value), depth)
+        if key not in self._mentions:
+            self._mentions[key] = False  # a value that holds itself does not, meanwhile
+            self._mentions[key] = self._mentions_version(value, depth)
+        return self._mentions[key]
 
     def _evaluate(self, test):
         return evaluate(test, self.version, self.module.resolve, self._single_value,
@@ -308,7 +324,10 @@ class _Finder:
         if found is None:
             return _NO_OUTCOME
         finder, function = found
-        env = _bound_arguments(function, call)
+        # `self.at_least("1.0")`: a method's first parameter is the object (or class)
+        bound = isinstance(call.func, ast.Attribute) and finder is self and not any(
+            isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.decorator_list)
+        env = _bound_arguments(function, call, 1 if bound else 0)
         if env is None:
             return _NO_OUTCOME
         env[_DEPENDS] = False
@@ -365,10 +384,10 @@ class _Finder:
                 continue
             if isinstance(statement, ast.Try):
                 fails, kind = self._fails_on_target(statement.body)
-                if fails is None:
+                if fails is None or statement.finalbody:
                     return UNKNOWN, True
                 env[_DEPENDS] = True
-                block = statement.body
+                block = statement.body + statement.orelse  # `else:` runs after a body
                 if fails:
                     handler = next((h for h in statement.handlers
                                     if kind in self._caught(h.type)), None)
@@ -493,6 +512,8 @@ class _Finder:
                 bound.update(target.id for target in statement.targets
                              if isinstance(target, ast.Name))
                 continue
+            if isinstance(statement, ast.Return) and statement.value is None:
+                continue  # a bare `return`
             if isinstance(statement, (ast.Return, ast.Expr)):
                 if not self._surely_runs(statement.value):
                     return _FAILS
@@ -611,14 +632,16 @@ _DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*\Z")
 _DEPENDS = None  # a helper run's record of whether its path depended on the TF release
 
 
-def _bound_arguments(function, call):
+def _bound_arguments(function, call, skip=0):
     """{parameter: the constant the call passes, or its constant default}, or None when
-    the call does not fill the parameters plainly."""
+    the call does not fill the parameters plainly; the first `skip` parameters are bound
+    already (a method's `self`)."""
     arguments = function.args
-    if arguments.posonlyargs or arguments.vararg or arguments.kwarg:
+    if arguments.posonlyargs or arguments.vararg or arguments.kwarg or \
+            len(arguments.args) < skip:
         return None
-    names = [arg.arg for arg in arguments.args]
-    if len(call.args) > len(names):
+    names = [arg.arg for arg in arguments.args][skip:]
+    if len(call.args) > len(names) or len(arguments.defaults) > len(names):
         return None
     env = dict(zip(names, call.args))
     for keyword in call.keywords:

@@ -26,7 +26,8 @@ def evaluate_value(expr, version, resolve, single_value, call_value=None):
     """The value `expr` has on release `version`, or UNKNOWN."""
     try:
         return _Evaluator(version, resolve, single_value, call_value).value(expr, 0)
-    except (_Unknown, TypeError, ValueError, IndexError, AttributeError):
+    except (_Unknown, TypeError, ValueError, IndexError, AttributeError, OverflowError,
+                RecursionError):
         return UNKNOWN
 
 
@@ -48,7 +49,8 @@ class _Evaluator:
     def truth(self, expr):
         try:
             return bool(self.value(expr, 0))
-        except (_Unknown, TypeError, ValueError, IndexError, AttributeError):
+        except (_Unknown, TypeError, ValueError, IndexError, AttributeError, OverflowError,
+                RecursionError):
             return None
 
     def value(self, expr, depth):

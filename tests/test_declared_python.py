@@ -13,7 +13,9 @@ from cglint.declared_python import DeclaredPython, target_for
     ("~=3.4", "3.5"),
     (">=2.7, !=3.0.*, !=3.1.*", "2.7"),
     (">2.7", "2.7"),
-    (">3.5", "3.6"),
+    (">3.5", "3.5"),  # 3.5.1
+    (">=3.5.3, !=3.5.*", "3.6"),
+    ("<4, >=3.6", "3.6"),
     ("==3.6.*", "3.6"),
     ("!=3.0.*", None),  # no lower bound
     ("", None),
@@ -28,7 +30,7 @@ def _write(folder, name, text):
 
 
 def test_each_project_file_and_the_closest_project_wins(tmp_path):
-    _write(tmp_path / "a", "setup.py", 'setup(name="a", python_requires=">=3.6")\n')
+    _write(tmp_path / "a", "setup.py", 'setup(name="a", python_requires=(\n    ">=3.6"))\n')
     _write(tmp_path / "b", "setup.cfg", "[options]\npython_requires = >=3.5\n")
     _write(tmp_path / "c", "pyproject.toml", '[project]\nname = "c"\nrequires-python = ">=2.7"\n')
     _write(tmp_path / "d", "setup.py", "setup(name='d')\n")  # a project, nothing declared
@@ -50,3 +52,21 @@ def test_a_set_target_wins_over_the_declared_one(tmp_path):
     assert config.Resolver(command_line).settings_for(path).options.target_python == (2, 7)
     _write(tmp_path, "setup.cfg", "[cglint]\ntarget-python = 3.5\n")
     assert config.Resolver().settings_for(path).options.target_python == (3, 5)
+
+
+def test_odd_or_hostile_project_files_declare_nothing(tmp_path):
+    _write(tmp_path / "a", "pyproject.toml", 'project = "demo"\nrequires-python = ">=3.6"\n')
+    _write(tmp_path / "b", "pyproject.toml",
+           "requires-python = 1\nx = " + "[" * 5000 + "]" * 5000 + "\n")
+    _write(tmp_path / "c", "setup.cfg", "[options\npython_requires = >=3.6\n")
+    declared = DeclaredPython()
+    for name in "abc":
+        assert declared.of(str(tmp_path / name))[0] is None
+
+
+def test_isolated_and_a_named_config_do_not_infer(tmp_path):
+    _write(tmp_path, "setup.py", 'setup(python_requires=">=3.6")\n')
+    _write(tmp_path / "pkg", "m.py", "")
+    path = str(tmp_path / "pkg" / "m.py")
+    assert config.Resolver(fixed=config.Config()).settings_for(path).options.target_python \
+        == (2, 7)

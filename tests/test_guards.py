@@ -573,3 +573,66 @@ def test_the_projects_feature_test_helper_guards_like_hasattr():
     # tf.math exists in 1.8: that test passes and guards nothing; `unrelated` looks
     # nothing up.
     assert lint(code) == [("CG402", 11, 13), ("CG402", 13, 13)]
+
+
+def test_review_cases_of_the_helpers_and_object_guards():
+    code = """
+    import tensorflow as tf
+    from distutils.version import LooseVersion
+    def log_it(x):
+        tf.summary.histogram("x", x)
+        return
+    def f(x):
+        try:
+            y = log_it(x)
+        except AttributeError:
+            y = tf.math.log(x)
+        return y
+    class Model(object):
+        def at_least(self, version="1.13.0"):
+            return LooseVersion(tf.__version__) >= LooseVersion(version)
+        def build(self, c, x, y):
+            if self.at_least("1.0"):
+                return tf.where(c, x, y)
+            return tf.select(c, x, y)
+        def grads(self, y, x):
+            if not hasattr(self, "loss"):
+                raise ValueError("no loss")
+            return tf.gradients(y, x, unconnected_gradients="zero")
+    def tf_major():
+        try:
+            import tensorflow.contrib
+        except ImportError:
+            pass
+        else:
+            return 1
+        return 2
+    def g(c, x, y):
+        if tf_major() >= 2:
+            return tf.math.log(x)
+        return tf.select(c, x, y)
+    """
+    # A bare `return` surely runs (log_it's fallback is unreachable); a method's `self`
+    # is not its first argument (at_least("1.0") is true on 1.8); hasattr on the code's
+    # own object guards no TF keyword; a try's else runs after its body.
+    assert lint(code) == [("CG403", 23, 35), ("CG402", 35, 12)]
+
+
+def test_flags_of_flags_and_self_holding_values_are_followed_a_bounded_number_of_times(
+        monkeypatch):
+    from cglint import guards
+
+    lookups = []
+    original = guards._Finder._single_value
+
+    def counted(self, name):
+        lookups.append(name.id)
+        return original(self, name)
+
+    monkeypatch.setattr(guards._Finder, "_single_value", counted)
+    code = "import tensorflow as tf\nx = x or x or x or x or x or x or x or x\n" \
+           "t = (%s)\nif x:\n    tf.print(1)\nif t:\n    tf.print(2)\n" % ", ".join(["t"] * 200)
+    assert [c for c, _, _ in lint(code)] == ["CG401", "CG401"]
+    # Each name's value is looked into a few times, not once per path to it (8^20 and
+    # 200^3 lookups before).
+    assert len(lookups) < 5000

@@ -440,3 +440,18 @@ def test_cg402_no_fix_when_the_call_leaves_out_what_18_requires():
     fixable = {d.line: d.fix is not None for d in result.diagnostics}
     # 1.8's TensorSpec requires a dtype, which later releases default to float32.
     assert fixable == {3: False, 4: True, 5: True}
+
+
+def test_cg402_a_method_guarded_on_the_class_or_stored_on_the_object():
+    code = """
+    import tensorflow as tf
+    with tf.GradientTape(persistent=True) as tape:
+        pass
+    if hasattr(tf.GradientTape, "jacobian"):
+        tape.jacobian(1, 2)
+    opt = tf.train.AdamOptimizer(0.1)
+    opt.warm = lambda: 1
+    opt.warm()
+    opt.get_config()
+    """
+    assert lint(code, select=["CG402"]) == [("CG402", 10, 5)]

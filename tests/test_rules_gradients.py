@@ -1842,3 +1842,38 @@ def test_cg105_keras_lambda_passes_its_arguments_as_keywords():
     d = tf.keras.layers.Lambda(grad_reverse, arguments={})(inputs)
     """
     assert lint(code, select=["CG105"]) == [("CG105", 12, 5)]
+
+
+def test_review_cases_of_cg103_cg105_cg108():
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def maybe(x, scale):
+        if scale is None or isinstance(scale, float):
+            scale = 1.0
+        return x * scale, lambda dy: (dy * scale, None)
+
+    @tf.custom_gradient
+    def total(xs):
+        return tf.add_n(xs), lambda dy: tf.stack([dy, dy])
+
+    @tf.custom_gradient
+    def mix(a, b):
+        return a * b, lambda dy: (dy * b, dy * a, dy)
+
+    def add_third(parts, z):
+        parts.append(z)
+
+    x = tf.ones([2])
+    a = maybe(x, 3.0)
+    b = total([x, x])
+    parts = [x, x]
+    add_third(parts, x)
+    c = mix(*parts)
+    d = tf.keras.layers.Lambda(maybe, arguments=None)(x)
+    """
+    # `is None` and isinstance ask nothing of the tensor; add_n needs the list; `parts`
+    # changes through a call; Lambda with arguments=None passes no keyword.
+    assert lint(code, select=["CG103", "CG105", "CG108"]) == [
+        ("CG103", 16, 30), ("CG108", 23, 11)]

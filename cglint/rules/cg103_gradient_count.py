@@ -147,9 +147,13 @@ def _positional_count(module, call):
 
 
 def _changed(module, name):
-    """Whether the list a name holds may be changed in place (`parts.append(t)`)."""
-    return any(isinstance(node.value, ast.Name) and node.value.id == name.id
-               for node in module.nodes[ast.Attribute] + module.nodes[ast.Subscript])
+    """Whether the list a name holds may be changed in place: the name is read anywhere
+    but in a `*` unpacking (`parts.append(t)`, `extend_parts(parts)`, `more = parts`)."""
+    for node in module.nodes[ast.Name]:
+        if node.id == name.id and isinstance(node.ctx, ast.Load) and not isinstance(
+                module.parent_of(node), ast.Starred):
+            return True
+    return False
 
 
 def _extra_inputs(module, call, count, low, high):

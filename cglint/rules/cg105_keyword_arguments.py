@@ -93,8 +93,9 @@ class KeywordArguments(Rule):
             if qualname not in _KERAS_LAMBDAS or not call.args:
                 continue
             arguments = next((k.value for k in call.keywords if k.arg == "arguments"), None)
-            if arguments is None or (isinstance(arguments, ast.Dict) and not arguments.keys):
-                continue
+            if arguments is None or (isinstance(arguments, ast.Dict) and not arguments.keys) \
+                    or (isinstance(arguments, ast.Constant) and arguments.value is None):
+                continue  # 1.8's Lambda calls with `**(arguments or {})`
             function = call.args[0]
             binding = module.names.definitions(function, module.names.scope_of(function)) \
                 if isinstance(function, ast.Name) else None

@@ -102,6 +102,10 @@ class NonTensorArgument(Rule):
 _STRING_CONSTANTS = frozenset("tensorflow.%s.%s" % (owner, key)
                               for owner in ("estimator.ModeKeys", "contrib.learn.ModeKeys")
                               for key in ("TRAIN", "EVAL", "PREDICT", "INFER"))
+# TF functions that take a Python list of tensors: a stacked tensor in its place fails.
+_TAKE_LISTS = frozenset("tensorflow.%s" % name for name in (
+    "add_n", "accumulate_n", "concat", "stack", "parallel_stack", "tuple", "group",
+    "identity_n", "meshgrid", "dynamic_stitch", "math.add_n"))
 # Kinds the function may well handle as the tensor it gets: a list stacked into one input
 # (with one gradient for it: facts g2), an int used only where TF takes an int tensor (a
 # shape, a count, a cast).
@@ -109,9 +113,6 @@ _HANDLED = ("list", "int")
 # TensorFlow functions that take an int tensor as their first argument as it is.
 _TAKES_INT_TENSOR = frozenset("tensorflow." + name for name in (
     "cast", "to_float", "to_double", "to_int32", "to_int64", "range", "ones", "zeros", "fill"))
-# Calls that need a Python sequence: on a tensor they raise in graph mode.
-_NEEDS_SEQUENCE = frozenset(("len", "list", "tuple", "zip", "enumerate", "sum", "map",
-                             "sorted", "reversed", "iter"))
 
 
 def _handled(module, site, call, index, kind):
@@ -126,7 +127,7 @@ def _handled(module, site, call, index, kind):
     if kind == "int":
         return all(_int_tensor_use(module, node, parent, grandparent)
                    for node, parent, grandparent in uses)
-    if any(_sequence_use(node, parent) for node, parent, _ in uses):
+    if any(_sequence_use(module, node, parent) for node, parent, _ in uses):
         return False
     counts, complete = gradient_counts(module, site)
     return complete and counts == {len(call.args)}
@@ -142,7 +143,21 @@ def _tested(module, site, index):
     tests = [node.test for node in ast.walk(site.func)
              if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert))]
     tested = {id(node) for test in tests for node in ast.walk(test)}
-    return any(id(node) in tested for node, _, _ in _uses(module, site, name))
+    return any(id(node) in tested and _truth_taken(node, parent)
+               for node, parent, _ in _uses(module, site, name))
+
+
+def _truth_taken(node, parent):
+    """Whether the test asks the tensor's truth: it is the test, an operand of `and`,
+    `or`, `not`, or of a comparison (`scale > 1.0`); `scale is None`, `isinstance(scale,
+    float)` and `scale.dtype == tf.float32` ask nothing of it."""
+    if isinstance(parent, (ast.If, ast.While, ast.IfExp, ast.Assert, ast.BoolOp)):
+        return True
+    if isinstance(parent, ast.UnaryOp):
+        return isinstance(parent.op, ast.Not)
+    if isinstance(parent, ast.Compare):
+        return not all(isinstance(op, (ast.Is, ast.IsNot)) for op in parent.ops)
+    return False
 
 
 def _uses(module, site, name):
@@ -174,7 +189,7 @@ def _tensorflow_call(module, call):
     return bool(qualname) and qualname.startswith("tensorflow.")
 
 
-def _sequence_use(node, parent):
+def _sequence_use(module, node, parent):
     """`for t in factors`, `a, b = factors`, `len(factors)`, `*factors`."""
     if isinstance(parent, (ast.For, ast.comprehension)):
         return parent.iter is node
@@ -183,8 +198,15 @@ def _sequence_use(node, parent):
             isinstance(target, (ast.Tuple, ast.List)) for target in parent.targets)
     if isinstance(parent, ast.Starred):
         return True
-    return (isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name)
-            and parent.func.id in _NEEDS_SEQUENCE and node in parent.args)
+    # Handed to a call as it is: `len(factors)`, a TF function that takes a list
+    # (`tf.add_n(factors)`), or one cglint does not know (it may iterate it); a TF
+    # function of a tensor (`tf.zeros_like(factors)`) takes the stacked one as it is.
+    if not (isinstance(parent, ast.Call) and (node in parent.args or any(
+            keyword.value is node for keyword in parent.keywords))):
+        return False
+    qualname = module.resolve(parent.func) if isinstance(
+        parent.func, (ast.Name, ast.Attribute)) else None
+    return not (qualname and qualname.startswith("tensorflow.")) or qualname in _TAKE_LISTS
 
 
 _DESCRIPTIONS = {

@@ -65,7 +65,10 @@ class MissingApi(Rule):
                     and not module.stored_by_imports(use.qualname):
                 yield finding
         for use in module.missing_methods:
-            if not guards.of(module).covers(use.node, ast.unparse(use.node)):
+            guarded = guards.of(module)
+            # `hasattr(tape, "jacobian")` or `hasattr(tf.GradientTape, "jacobian")`
+            if not (guarded.covers(use.node, ast.unparse(use.node))
+                    or guarded.covers(use.node, use.qualname)):
                 owner, _, method = use.qualname.rpartition(".")
                 whole = module.span(use.node)  # at the method's name, after its receiver
                 yield Finding("`%s` objects have no method `%s` in TF %s" % (
