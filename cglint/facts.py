@@ -2,6 +2,7 @@
 functions, how they are called, tapes, eager mode. Built once; rules never re-walk.
 """
 import ast
+import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Optional
@@ -530,14 +531,16 @@ class ModuleFacts:
 
     @cached_property
     def _top_level_imports(self):
-        """ModuleSummary of each project module the module's top level imports (so before
-        anything of its own runs), each a dependency."""
-        if self.path == "-" or "import" not in self.text:
+        """ModuleSummary of each project module that runs before the module's own code:
+        the `__init__` of each package it is in, and what its top level imports, with the
+        packages above them (`from pkg.ops import f` runs pkg/__init__.py first); each a
+        dependency."""
+        if self.path == "-":
             return []
         from cglint import project
         where = project.current()
-        found = []
-        for node in self.tree.body:
+        paths = list(_enclosing_package_inits(self.path))
+        for node in self.tree.body if "import" in self.text else ():
             if isinstance(node, ast.Import):
                 wanted = [(alias.name, 0) for alias in node.names]
             elif isinstance(node, ast.ImportFrom):
@@ -550,11 +553,20 @@ class ModuleFacts:
             for module, level in wanted:
                 if _tensorflow_module(module, level):
                     continue
-                path = where.module_path(self.path, module, level)
-                summary = where.summary(path) if path is not None else None
-                if summary is not None:  # what it does is drawn from its text
-                    self.dependencies.add(project.Dependency(summary.path, summary.digest))
-                    found.append(summary)
+                if not level:  # `a.b.c` runs a and a.b first
+                    parts = module.split(".")
+                    wanted_above = [".".join(parts[:n]) for n in range(1, len(parts))]
+                    paths += [where.module_path(self.path, above, 0) for above in wanted_above]
+                paths.append(where.module_path(self.path, module, level))
+        found, seen = [], set()
+        for path in paths:
+            if path is None or path in seen:
+                continue
+            seen.add(path)
+            summary = where.summary(path)
+            if summary is not None:  # what it does is drawn from its text
+                self.dependencies.add(project.Dependency(summary.path, summary.digest))
+                found.append(summary)
         return found
 
     @cached_property
@@ -1620,6 +1632,23 @@ class _SiteFinder:
                 if inner is not None:
                     site = by_func.get(id(inner.node)) or wrapped.get(id(inner.node))
         return site
+
+
+def _enclosing_package_inits(path):
+    """The `__init__.py` of each package a module file is in, innermost first (itself
+    excepted): they run before it does."""
+    folder = os.path.dirname(os.path.abspath(path))
+    own = os.path.abspath(path)
+    while True:
+        init = os.path.join(folder, "__init__.py")
+        if not os.path.isfile(init):
+            return
+        if init != own:
+            yield init
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return
+        folder = parent
 
 
 def _takes_arguments(function):

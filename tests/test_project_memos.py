@@ -152,3 +152,20 @@ def test_a_file_that_never_names_tensorflow_still_calls_the_projects_custom_grad
     model.write_text("from .ops import halve\n\ndef head(x):\n    return halve(x=x)\n")
     result = check.check_alone(str(model), model.read_text(), engine.Options())
     assert [(d.code, d.line) for d in result.diagnostics] == [("CG105", 4)]
+
+
+def test_a_package_init_that_turns_eager_on_runs_before_its_modules(tmp_path):
+    from cglint import check, engine
+
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("import tensorflow as tf\ntf.enable_eager_execution()\n")
+    (package / "ops.py").write_text("import tensorflow as tf\n\n@tf.custom_gradient\n"
+                                    "def halve(x):\n    return x, lambda dy: 0.5 * dy\n"
+                                    "\ny = halve(x=tf.ones([1]))\n")
+    train = tmp_path / "train.py"
+    train.write_text("import tensorflow as tf\nfrom pkg.ops import halve\n\n"
+                     "y = halve(x=tf.ones([1]))\n")
+    for path in (package / "ops.py", train):
+        result = check.check_alone(str(path), path.read_text(), engine.Options())
+        assert result.diagnostics == [], path
