@@ -77,8 +77,26 @@ def _super_in(module, cls, method, call):
     scope = module.names.scope_for_def.get(id(method))
     if scope is None or len(scope.bindings.get(first, ())) != 1:
         return None  # the first parameter is rebound: super() would still see the original
+    owner = _class_path(module, cls)
+    if owner is None:
+        return None
     # A class decorator may rebind the class's name to another object.
-    return (_span(module, call, "super(%s, %s)" % (cls.name, first), safe=not cls.decorator_list),)
+    return (_span(module, call, "super(%s, %s)" % (owner, first), safe=not cls.decorator_list),)
+
+
+def _class_path(module, cls):
+    """How a method of `cls` names its class: `Child`, or `Outer.Child` for a class nested
+    in a class (a class body's names are not visible from its methods). None when a name
+    on the way is bound more than once (`Child = None` later would break the fix)."""
+    path = [cls.name]
+    node, scope = cls, module.names.scope_of(cls)
+    while True:
+        if scope is None or len(scope.bindings.get(node.name, ())) != 1:
+            return None
+        if scope.kind != "class":
+            return ".".join(path)
+        node, scope = scope.node, scope.parent
+        path.insert(0, node.name)
 
 
 def _decorator_name(decorator):

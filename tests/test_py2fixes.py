@@ -97,3 +97,30 @@ def test_print_keywords_get_the_future_import_once():
     assert fixed.startswith("\nfrom __future__ import print_function\nimport sys")
     assert fixed.count("print_function") == 1
     assert fixes('print("a", flush=True)\n') == {}  # the future import does not help
+
+
+def test_super_names_a_nested_class_through_its_outer_classes():
+    code = """
+    class Outer(object):
+        class Child(Base):
+            def __init__(self):
+                super().__init__(3)
+
+    def factory():
+        class Local(Base):
+            def __init__(self):
+                super().__init__(4)
+        return Local
+
+    class Renamed(Base):
+        def __init__(self):
+            super().__init__(5)
+
+    Renamed = None
+    """
+    fixed = fix(code)
+    # A class body's names are not visible from its methods: `Outer.Child`; a function's
+    # are; a name bound again later would make the rewrite call super() of something else.
+    assert "super(Outer.Child, self).__init__(3)" in fixed
+    assert "super(Local, self).__init__(4)" in fixed
+    assert "super().__init__(5)" in fixed
