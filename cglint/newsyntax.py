@@ -32,6 +32,7 @@ MINIMUM_VERSION = {
     "`print` used as a value": (3, 0),
     "argument-less `super()`": (3, 0),
     "`yield from`": (3, 3),
+    "`rb` string prefix": (3, 3),
     "`async def`": (3, 5),
     "`await`": (3, 5),
     "`async for`": (3, 5),
@@ -91,6 +92,8 @@ GENERIC_BUILTINS = {"list", "dict", "tuple", "set", "frozenset", "type"}
 BUILTIN_TYPES = GENERIC_BUILTINS | {"int", "float", "complex", "str", "bytes", "bool", "object"}
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+# `rb"..."` (any case), not inside a name: the bytes prefix order 2.7 does not take.
+_RAW_BYTES = re.compile(r"(?<![\w])([rR][bB])['\"]")
 # `with (` or `async with (`, blanks and line continuations allowed between.
 _OPENS_WITH_PARENTHESIS = re.compile(r"(?:async[ \t\f\\\r\n]+)?with[ \t\f\\\r\n]*\(")
 
@@ -136,6 +139,8 @@ EXPRESSION_MARKERS = {
     "asynchronous comprehension": ("async",),
     "`await` in a comprehension": ("await",),
     "underscore in a numeric literal": (marks.number_underscores,),
+    "`rb` string prefix": tuple(prefix + quote for prefix in ("rb", "rB", "Rb", "RB")
+                                for quote in "'\""),
     "assignment expression `:=`": (":=",),
     "unparenthesized unpacking in `return`/`yield`": (marks.unpacking_stars,),
     "`*` unpacking in a subscript": (marks.unpacking_stars,),
@@ -193,6 +198,25 @@ def _markers(target, print_statement, text):
     for finder in sorted(finders, key=lambda finder: finder.__name__):
         offsets.extend(finder(text))
     return texts, offsets
+
+
+def raw_bytes_prefixes(segment):
+    """(offset, prefix) of each `rb`-ordered prefix (any case) of the string literals that
+    make one constant's source (`b"x" RB"y"`): found by the tokenizer, so never inside a
+    literal's text."""
+    found = []
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO("(" + segment + ")").readline))
+    except (tokenize.TokenError, SyntaxError, IndentationError):
+        return found
+    starts = [0]
+    for line in segment.splitlines(True):
+        starts.append(starts[-1] + len(line))
+    for token in tokens:
+        if token.type == tokenize.STRING and token.string[:2].lower() == "rb":
+            row, col = token.start
+            found.append((starts[row - 1] + col - (1 if row == 1 else 0), token.string[:2]))
+    return found
 
 
 def _message(construct, detail, target):
@@ -522,9 +546,16 @@ class _Checker:
         text = self.lines.text
         ellipses = "..." in text
         underscores = bool(marks.number_underscores(text))
-        if not (ellipses or underscores):
+        raw_bytes = _RAW_BYTES.search(text) is not None
+        if not (ellipses or underscores or raw_bytes):
             return
         constants = self.index.get(ast.Constant, ())
+        if raw_bytes:  # 2.7 has `br""` but not `rb""`
+            for node in constants:
+                if isinstance(node.value, bytes):
+                    found = raw_bytes_prefixes(self._segment(node))
+                    if found:
+                        yield node, "`rb` string prefix", found[0][1]
         if ellipses:
             found = [node for node in constants if node.value is Ellipsis]
             sliced = self._slices() if found else ()

@@ -17,6 +17,7 @@ import ast
 import re
 
 from cglint.names import same_scope_nodes
+from cglint.newsyntax import raw_bytes_prefixes
 from cglint.rules.base import Edit, Span
 
 # Lines as Python's tokenizer (and cglint.fix) counts them.
@@ -38,7 +39,24 @@ def fix_for(module, record):
         return _raise_from(module, node)
     if record.construct == "class keyword argument":
         return _metaclass(module, node)
+    if record.construct == "`rb` string prefix":
+        return _bytes_prefix(module, node)
     return None
+
+
+def _bytes_prefix(module, node):
+    """`rb"..."` -> `br"..."`: the same bytes, in the order 2.7 reads."""
+    text = _source(module, node)
+    if text is None:
+        return None
+    edits = []
+    for offset, prefix in raw_bytes_prefixes(text):
+        line = node.lineno + text.count("\n", 0, offset)
+        start_of_line = text.rfind("\n", 0, offset) + 1
+        col = offset - start_of_line + (
+            module.lines.char_col(node.lineno, node.col_offset) if line == node.lineno else 0)
+        edits.append(Edit(Span(line, col + 1, line, col + 3), prefix[1] + prefix[0]))
+    return tuple(edits) or None
 
 
 def _span(module, node, text, safe=True):

@@ -27,6 +27,7 @@ FLAGGED = [
     ("x: int = 1", (3, 5), ["variable annotation"]),
     ("def f():\n  x = 1\n  def g():\n    nonlocal x", (2, 7), ["`nonlocal`"]),
     ("def g(): yield from range(3)", (2, 7), ["`yield from`"]),
+    ("p = rb'x'\nq = (b'y'\n     RB'z')", (2, 7), ["`rb` string prefix"] * 2),
     ("async def f():\n  await g()\n  async for a in b: pass\n  async with c: pass", (3, 4), ["`async def`", "`await`", "`async for`", "`async with`"]),
     ("async def f():\n  yield 1", (3, 5), ["asynchronous generator"]),
     ("async def f():\n  return [a async for a in b]", (3, 5), ["asynchronous comprehension"]),

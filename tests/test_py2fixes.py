@@ -124,3 +124,16 @@ def test_super_names_a_nested_class_through_its_outer_classes():
     assert "super(Outer.Child, self).__init__(3)" in fixed
     assert "super(Local, self).__init__(4)" in fixed
     assert "super().__init__(5)" in fixed
+
+
+def test_rb_prefix_becomes_br_and_nothing_inside_a_literal_changes():
+    code = """
+    p = rb"\\d+"
+    q = (b"x"
+         RB"y")
+    t = b"( rb'x')"
+    ok = br"\\d"
+    """
+    fixed = fix(code)
+    assert 'p = br"\\d+"' in fixed and 'BR"y"' in fixed
+    assert "t = b\"( rb'x')\"" in fixed and 'ok = br"\\d"' in fixed
