@@ -92,8 +92,6 @@ GENERIC_BUILTINS = {"list", "dict", "tuple", "set", "frozenset", "type"}
 BUILTIN_TYPES = GENERIC_BUILTINS | {"int", "float", "complex", "str", "bytes", "bool", "object"}
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-# `rb"..."` (any case), not inside a name: the bytes prefix order 2.7 does not take.
-_RAW_BYTES = re.compile(r"(?<![\w])([rR][bB])['\"]")
 # `with (` or `async with (`, blanks and line continuations allowed between.
 _OPENS_WITH_PARENTHESIS = re.compile(r"(?:async[ \t\f\\\r\n]+)?with[ \t\f\\\r\n]*\(")
 
@@ -139,8 +137,7 @@ EXPRESSION_MARKERS = {
     "asynchronous comprehension": ("async",),
     "`await` in a comprehension": ("await",),
     "underscore in a numeric literal": (marks.number_underscores,),
-    "`rb` string prefix": tuple(prefix + quote for prefix in ("rb", "rB", "Rb", "RB")
-                                for quote in "'\""),
+    "`rb` string prefix": (marks.raw_bytes_prefixes,),
     "assignment expression `:=`": (":=",),
     "unparenthesized unpacking in `return`/`yield`": (marks.unpacking_stars,),
     "`*` unpacking in a subscript": (marks.unpacking_stars,),
@@ -546,7 +543,7 @@ class _Checker:
         text = self.lines.text
         ellipses = "..." in text
         underscores = bool(marks.number_underscores(text))
-        raw_bytes = _RAW_BYTES.search(text) is not None
+        raw_bytes = bool(marks.raw_bytes_prefixes(text))
         if not (ellipses or underscores or raw_bytes):
             return
         constants = self.index.get(ast.Constant, ())
