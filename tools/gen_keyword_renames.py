@@ -33,40 +33,38 @@ SYMBOLS = "tensorflow/tools/compatibility/all_renames_v2.py"
 SYMBOLS_FIELD = "manual_symbol_renames"
 
 
+def literal_dicts(source, name):
+    """The literal dicts assigned to `name` (`x = {...}`) or to an attribute of that name
+    (`self.x = {...}`) in a module's text."""
+    for node in ast.walk(ast.parse(source)):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+            continue
+        target = node.targets[0]
+        if getattr(target, "attr", None) != name and getattr(target, "id", None) != name:
+            continue
+        try:
+            value = ast.literal_eval(node.value)
+        except ValueError:
+            continue
+        if isinstance(value, dict):
+            yield value
+
+
 def renames_in(source):
     """{1.x function name: {old keyword: new keyword}} from tf_upgrade_v2.py's text: the
     largest literal dict assigned to `self.function_keyword_renames` (a subclass may
     assign an empty one)."""
-    found = {}
-    for node in ast.walk(ast.parse(source)):
-        if (isinstance(node, ast.Assign) and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Attribute)
-                and node.targets[0].attr == FIELD):
-            try:
-                value = ast.literal_eval(node.value)
-            except ValueError:
-                continue
-            if isinstance(value, dict) and len(value) > len(found):
-                found = value
-    return found
+    return max(literal_dicts(source, FIELD), key=len, default={})
 
 
 def taken_over(source):
     """{TF 2 name: the 1.x names TF 2 gave it} from the hand-made symbol renames
     (`tf.batch_to_space` is TF 2's name for 1.x `tf.batch_to_space_nd`)."""
     found = {}
-    for node in ast.walk(ast.parse(source)):
-        if (isinstance(node, ast.Assign) and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name)
-                and node.targets[0].id == SYMBOLS_FIELD):
-            try:
-                value = ast.literal_eval(node.value)
-            except ValueError:
-                continue
-            for old, new in value.items():
-                if isinstance(new, str) and new.startswith("tf.") and old != new:
-                    found.setdefault("tensorflow." + new[3:], set()).add(
-                        "tensorflow." + old[3:])
+    for value in literal_dicts(source, SYMBOLS_FIELD):
+        for old, new in value.items():
+            if isinstance(new, str) and new.startswith("tf.") and old != new:
+                found.setdefault("tensorflow." + new[3:], set()).add("tensorflow." + old[3:])
     return found
 
 
