@@ -541,16 +541,9 @@ class ModuleFacts:
         where = project.current()
         paths = list(_enclosing_package_inits(self.path))
         for node in self.tree.body if "import" in self.text else ():
-            if isinstance(node, ast.Import):
-                wanted = [(alias.name, 0) for alias in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                module = node.module or ""
-                wanted = ([(module, node.level)] if module else []) + [
-                    ("%s.%s" % (module, alias.name) if module else alias.name, node.level)
-                    for alias in node.names if alias.name != "*"]
-            else:
+            if not isinstance(node, (ast.Import, ast.ImportFrom)):
                 continue
-            for module, level in wanted:
+            for module, level in _imported_modules(node):
                 if _tensorflow_module(module, level):
                     continue
                 if not level:  # `a.b.c` runs a and a.b first
@@ -850,12 +843,8 @@ class ModuleFacts:
             return False
         from cglint import project
         where = project.current()
-        wanted = [(alias.name, 0) for node in self.statements[ast.Import] for alias in node.names]
-        for node in self.statements[ast.ImportFrom]:
-            module = node.module or ""
-            wanted += [(module, node.level)] if module else []
-            wanted += [("%s.%s" % (module, alias.name) if module else alias.name, node.level)
-                       for alias in node.names if alias.name != "*"]
+        wanted = [found for node in self.statements[ast.Import] + self.statements[ast.ImportFrom]
+                  for found in _imported_modules(node)]
         offered = False
         for module, level in wanted:
             if _tensorflow_module(module, level):
@@ -1632,6 +1621,17 @@ class _SiteFinder:
                 if inner is not None:
                     site = by_func.get(id(inner.node)) or wrapped.get(id(inner.node))
         return site
+
+
+def _imported_modules(node):
+    """(module, level) that an import statement may load: `import a.b` a.b; `from m
+    import n` m, and m.n when n is a module."""
+    if isinstance(node, ast.Import):
+        return [(alias.name, 0) for alias in node.names]
+    module = node.module or ""
+    return ([(module, node.level)] if module else []) + [
+        ("%s.%s" % (module, alias.name) if module else alias.name, node.level)
+        for alias in node.names if alias.name != "*"]
 
 
 def _enclosing_package_inits(path):
