@@ -1124,6 +1124,15 @@ class ModuleFacts:
         self.dependencies.add(dependency)
         return facts, function
 
+    def def_called(self, call, scope):
+        """(ModuleFacts of its module, the def) that a call in `scope` runs: a def of this
+        module (called_function), or one imported from the project (imported_function,
+        which makes that module a dependency); else None."""
+        function = self.called_function(call, scope)
+        if function is not None:
+            return self, function
+        return self.imported_function(call)
+
     def made_functions(self, call, scope):
         """The defs and lambdas a call of a project function hands back (a factory:
         `make_grad(0.5)` returning its inner `grad`); [] when it may return anything else."""

@@ -339,15 +339,11 @@ class _Finder:
     def _helper_def(self, call):
         """(the _Finder of its module, the def) a call runs: a def of this module, or one
         imported from the project; else None."""
-        module = self.module
-        function = module.called_function(call, module.names.scope_of(call))
-        if function is not None:
-            return self, function
-        imported = module.imported_function(call)
-        if imported is None:
+        found = self.module.def_called(call, self.module.names.scope_of(call))
+        if found is None:
             return None
-        facts, function = imported
-        return _Finder(facts), function
+        facts, function = found
+        return (self if facts is self.module else _Finder(facts)), function
 
     def _run(self, statements, depth, env):
         """Run a helper's statements as the target would: (value or UNKNOWN, depends on

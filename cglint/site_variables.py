@@ -124,13 +124,13 @@ def _bodies(module, site):
             for node in own_nodes(function):
                 if not isinstance(node, ast.Call):
                     continue
-                helper, helper_facts = facts.called_function(node, scope), facts
-                if helper is None:
-                    imported = facts.imported_function(node)
-                    if imported is not None:
-                        helper_facts, helper = imported
-                        module.dependencies.update(facts.dependencies)
-                if helper is None or id(helper) in seen or len(seen) > MAX_HELPERS:
+                found = facts.def_called(node, scope)
+                if found is None:
+                    continue
+                helper_facts, helper = found
+                if helper_facts is not facts:
+                    module.dependencies.update(facts.dependencies)
+                if id(helper) in seen or len(seen) > MAX_HELPERS:
                     continue
                 seen.add(id(helper))
                 following.append((helper_facts, helper,
