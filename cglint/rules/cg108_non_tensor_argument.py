@@ -119,10 +119,9 @@ def _handled(module, site, call, index, kind):
     """Whether the function visibly takes the converted value as the tensor it is: every
     use of its parameter is one a tensor allows, and, for a list, every gradient function
     gives one gradient per argument (the stacked list's is one)."""
-    skip = 1 if site.is_method and site.params.names else 0
-    if index + skip >= len(site.params.names):
+    name = _parameter(site, index)
+    if name is None:
         return False  # into *args: not followed
-    name = site.params.names[index + skip]
     uses = list(_uses(module, site, name))
     if kind == "int":
         return all(_int_tensor_use(module, node, parent, grandparent)
@@ -136,15 +135,23 @@ def _handled(module, site, call, index, kind):
 def _tested(module, site, index):
     """Whether the parameter at `index` is read in a test Python runs (`if scale > 1.0:`,
     `while`, `x if flag else y`, `assert`): on a tensor that raises TypeError."""
-    skip = 1 if site.is_method and site.params.names else 0
-    if index + skip >= len(site.params.names):
+    name = _parameter(site, index)
+    if name is None:
         return False
-    name = site.params.names[index + skip]
     tests = [node.test for node in ast.walk(site.func)
              if isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert))]
     tested = {id(node) for test in tests for node in ast.walk(test)}
     return any(id(node) in tested and _truth_taken(node, parent)
                for node, parent, _ in _uses(module, site, name))
+
+
+def _parameter(site, index):
+    """The parameter the call's positional argument `index` fills (a method's `self`
+    aside), or None when it goes into `*args`."""
+    skip = 1 if site.is_method and site.params.names else 0
+    if index + skip >= len(site.params.names):
+        return None
+    return site.params.names[index + skip]
 
 
 def _truth_taken(node, parent):
@@ -183,9 +190,14 @@ def _int_tensor_use(module, node, parent, grandparent):
             and module.resolve(parent.func) in _TAKES_INT_TENSOR)
 
 
-def _tensorflow_call(module, call):
-    qualname = module.resolve(call.func) if isinstance(call.func, (ast.Name, ast.Attribute)) \
+def _called(module, call):
+    """The qualified name of what a call calls, or None."""
+    return module.resolve(call.func) if isinstance(call.func, (ast.Name, ast.Attribute)) \
         else None
+
+
+def _tensorflow_call(module, call):
+    qualname = _called(module, call)
     return bool(qualname) and qualname.startswith("tensorflow.")
 
 
@@ -204,9 +216,7 @@ def _sequence_use(module, node, parent):
     if not (isinstance(parent, ast.Call) and (node in parent.args or any(
             keyword.value is node for keyword in parent.keywords))):
         return False
-    qualname = module.resolve(parent.func) if isinstance(
-        parent.func, (ast.Name, ast.Attribute)) else None
-    return not (qualname and qualname.startswith("tensorflow.")) or qualname in _TAKE_LISTS
+    return not _tensorflow_call(module, parent) or _called(module, parent) in _TAKE_LISTS
 
 
 _DESCRIPTIONS = {
