@@ -1133,6 +1133,15 @@ class ModuleFacts:
             return self, function
         return self.imported_function(call)
 
+    def returned_by_call(self, call):
+        """The values every `return` of the module's def that `call` runs gives (None for
+        a bare `return`), or None when the def is not known or has no `return`."""
+        function = self.called_function(call, self.names.scope_of(call))
+        if function is None:
+            return None
+        values = [node.value for node in own_nodes(function) if isinstance(node, ast.Return)]
+        return values or None
+
     def made_functions(self, call, scope):
         """The defs and lambdas a call of a project function hands back (a factory:
         `make_grad(0.5)` returning its inner `grad`); [] when it may return anything else."""

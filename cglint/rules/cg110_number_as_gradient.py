@@ -1,6 +1,5 @@
 import ast
 
-from cglint.facts import own_nodes
 from cglint.rules.base import Rule
 
 
@@ -50,12 +49,9 @@ def _numbers(module, value):
 def _returns_a_number(module, call):
     """A call of a def of the module every return of which is a number (`_no_grad()`
     returning 0)."""
-    function = module.called_function(call, module.names.scope_of(call))
-    if function is None:
-        return False
-    returns = [node for node in own_nodes(function) if isinstance(node, ast.Return)]
-    return bool(returns) and all(ret.value is not None and _is_number(ret.value)
-                                 for ret in returns)
+    values = module.returned_by_call(call)
+    return values is not None and all(value is not None and _is_number(value)
+                                      for value in values)
 
 
 def _is_number(node):

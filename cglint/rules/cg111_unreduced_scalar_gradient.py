@@ -1,6 +1,5 @@
 import ast
 
-from cglint.facts import own_nodes
 from cglint.rules.base import Rule
 
 
@@ -109,11 +108,10 @@ def _scalar(module, arg, depth=0):
         return True  # `tf.reduce_sum(v)`: over every axis
     if qualname in _ELEMENTWISE and arg.args and not arg.keywords and depth < 3:
         return all(_number(a) or _scalar(module, a, depth + 1) for a in arg.args)
-    helper = module.called_function(arg, module.names.scope_of(arg)) if depth < 3 else None
-    if helper is not None:  # `get_temperature()` returning `tf.constant(2.0)`
-        returns = [node.value for node in own_nodes(helper) if isinstance(node, ast.Return)]
-        return bool(returns) and all(value is not None and _scalar(module, value, depth + 1)
-                                     for value in returns)
+    returns = module.returned_by_call(arg) if depth < 3 else None
+    if returns is not None:  # `get_temperature()` returning `tf.constant(2.0)`
+        return all(value is not None and _scalar(module, value, depth + 1)
+                   for value in returns)
     if qualname in _SCALAR_OF_SHAPE:
         position = _SCALAR_OF_SHAPE[qualname]
         shape = next((k.value for k in arg.keywords if k.arg == "shape"), None)
