@@ -1197,17 +1197,20 @@ class ModuleFacts:
         """The class scope when `name` is bound once to an instance of a class of this
         module made without arguments to its own (`_scale = Scale()`)."""
         bindings = self.names.lookup(name.id, scope)
-        if len(bindings) != 1 or bindings[0].kind != "assign":
-            return None
-        value = bindings[0].node
+        made = self.class_made_by(bindings[0]) if len(bindings) == 1 else None
+        if made is None or made.keywords or any(
+                not (isinstance(base, ast.Name) and base.id == "object") for base in made.bases):
+            return None  # a base class may define the method, or make it differently
+        return self.names.scope_for_def.get(id(made))
+
+    def class_made_by(self, binding):
+        """The ClassDef of this module whose call an assignment binding holds
+        (`clipper = Clipper(0.5)`), or None."""
+        value = binding.node if binding.kind == "assign" else None
         if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)):
             return None
-        made = self.names.definitions(value.func, bindings[0].scope)
-        if made is None or made.kind != "class" or made.node.keywords or any(
-                not (isinstance(base, ast.Name) and base.id == "object")
-                for base in made.node.bases):
-            return None  # a base class may define the method, or make it differently
-        return self.names.scope_for_def.get(id(made.node))
+        made = self.names.definitions(value.func, binding.scope)
+        return made.node if made is not None and made.kind == "class" else None
 
     def instance_variables(self, owner):
         """Attributes the methods of a class (its scope) set to new variables: `self.w =
@@ -1570,11 +1573,9 @@ class _SiteFinder:
                 return self._grad_function(methods[0].node)
             return None
         if binding is not None:
-            made = binding.node if binding.kind == "assign" else None
-            if isinstance(made, ast.Call) and isinstance(made.func, ast.Name):
-                made_by = self.names.definitions(made.func, binding.scope)
-                if made_by is not None and made_by.kind == "class":
-                    owner = self.names.scope_for_def.get(id(made_by.node))
+            made_by = self.module.class_made_by(binding)
+            if made_by is not None:
+                owner = self.names.scope_for_def.get(id(made_by))
         methods = owner.bindings.get(expr.attr, []) if owner is not None else []
         if len(methods) != 1 or methods[0].kind != "def" or methods[0].node.decorator_list:
             return None
