@@ -19,6 +19,7 @@ from cglint.facts import EAGER_SWITCHES, GradFunction, Parameters, own_nodes
 from cglint.names import same_scope_nodes
 from cglint.ops import load as load_ops
 from cglint.project import catches_key_error
+from cglint.tfpackage import is_tensorflow_file
 
 REGISTER_GRADIENT = frozenset((
     "tensorflow.RegisterGradient",
@@ -135,6 +136,48 @@ def registered_names(facts):
         elif name.pattern is not None:
             patterns.append(name.pattern)
     return RegisteredNames(names, patterns, any_name)
+
+
+def repeatable_registrations(facts):
+    """(Registration, name, whether one of its runs is outside `try: ... except
+    KeyError`) of each registration that runs under a known name that TF 1.8 does not
+    register itself: those a second registration of the same name makes fail (CG203)."""
+    ops = load_ops()
+    for registration in facts.registrations:
+        name = registration.name.value
+        if (not registration.applied or name is None or not registration.runs
+                or name in ops.gradients or name in ops.not_differentiable):
+            continue
+        yield registration, name, not all(guarded for _, guarded in registration.runs)
+
+
+def registered_runs(facts):
+    """{name: whether some registration of it runs unguarded} (repeatable_registrations)."""
+    found = {}
+    for _, name, unguarded in repeatable_registrations(facts):
+        found[name] = found.get(name, False) or unguarded
+    return found
+
+
+def override_uses(facts):
+    """(registered name, op type, line) of each gradient_override_map entry that maps a
+    known op type to a known name."""
+    return [(entry.value.value, entry.key, found.call.lineno) for found in facts.maps
+            for entry in found.entries if entry.value.value and entry.key]
+
+
+def loaded_on_disk(module):
+    """[ModuleSummary] of the project modules on disk that a process importing `module`
+    loads (cglint.project), made dependencies of its findings: so that a file checked
+    alone is judged with the modules a whole-tree run would give it. None for a text on
+    no disk, or a module of TensorFlow itself."""
+    if module.path == "-" or is_tensorflow_file(module.path):
+        return []
+    from cglint import project
+
+    summaries, dependencies = project.current().loaded_with(module.path)
+    module.dependencies.update(dependencies)
+    return [summary for summary in summaries if not is_tensorflow_file(summary.path)]
 
 
 def build(module):

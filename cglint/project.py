@@ -30,6 +30,7 @@ _EAGER_WORD = "enable_eager_execution"
 # `tf.TensorSpec = TensorSpec`: a module that gives TF a name it lacks (a backport).
 _STORE_ON_TF = re.compile(rb"\b(?:tf|tensorflow)(?:\.\w+)+[ \t]*=(?!=)")
 _REGISTRATION_WORDS = ("RegisterGradient", "NotDifferentiable", "NoGradient")
+_OVERRIDE_MAP_WORD = "gradient_override_map"
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,11 @@ class ModuleSummary:
     registered: dict = field(default_factory=dict)  # known registered name -> first line
     registered_patterns: tuple = ()  # names built at run time, as regular expressions
     registers_any: bool = False  # some registered name comes from a caller
+    # Names its registrations give when they run (op types' own names left out): name ->
+    # whether one of them runs outside `try: ... except KeyError` (CG203)
+    registered_runs: dict = field(default_factory=dict)
+    # (registered name, op type, line) of each entry of its gradient_override_map calls
+    override_uses: tuple = ()
     enables_eager: bool = False  # its top level turns eager execution on when imported
     tf_stores: frozenset = frozenset()  # TensorFlow names it assigns (`tf.TensorSpec = ...`)
 
@@ -293,11 +299,24 @@ class Project:
         return found
 
     def registrations(self, path):
-        """The gradient registrations that run in a process that imports `path`: those of
-        the project modules it imports, directly or through other project modules, and of
+        """The gradient registrations that run in a process that imports `path` (see
+        loaded_with). ({name: (file, line)}, patterns, any name, [Dependency])."""
+        names, patterns, any_name = {}, [], False
+        summaries, dependencies = self.loaded_with(path)
+        for summary in summaries:
+            for name, line in summary.registered.items():
+                names.setdefault(name, (summary.path, line))
+            patterns += summary.registered_patterns
+            any_name = any_name or summary.registers_any
+        return names, patterns, any_name, dependencies
+
+    def loaded_with(self, path):
+        """([ModuleSummary], [Dependency]) of the project modules loaded in a process that
+        imports `path`: those it imports, directly or through other project modules, and
         the modules that import it (a `main.py` importing both `grads` and `model`) with
-        what they import; bounded. ({name: (file, line)}, patterns, any name, deps)."""
-        names, patterns, any_name, dependencies = {}, [], False, []
+        what they import; bounded, nearest first. Every one is a dependency: one that
+        registers nothing today may later."""
+        summaries, dependencies = [], []
         seen = {os.path.realpath(path)}
         queue = [(path, 0)] + [(importer, 1) for importer in self.importers(path)]
         seen.update(os.path.realpath(importer) for importer, _ in queue[1:])
@@ -307,12 +326,8 @@ class Project:
             if summary is None:
                 continue
             if depth:
-                # Every module of the closure: one that registers nothing today may later.
                 dependencies.append(Dependency(summary.path, summary.digest))
-                for name, line in summary.registered.items():
-                    names.setdefault(name, (summary.path, line))
-                patterns += summary.registered_patterns
-                any_name = any_name or summary.registers_any
+                summaries.append(summary)
             if depth >= MAX_IMPORT_DEPTH:
                 continue
             for module, level in summary.imports or ():
@@ -320,7 +335,7 @@ class Project:
                 if found is not None and os.path.realpath(found) not in seen:
                     seen.add(os.path.realpath(found))
                     queue.append((found, depth + 1))
-        return names, patterns, any_name, dependencies
+        return summaries, dependencies
 
     def imports_all_catch_key_error(self, path):
         """(whether `path` has importers in the project and every one imports it inside a
@@ -381,6 +396,12 @@ class Project:
         paths = (self.module_path(importer, module, level)
                  for module, level in summary.imports or ())
         return {os.path.realpath(path) for path in paths if path is not None}
+
+
+def shown_path(path):
+    """A project file as a run would show it: relative to the working folder if inside."""
+    relative = os.path.relpath(path)
+    return path if relative.startswith(os.pardir + os.sep) else relative
 
 
 def digest_of(path):
@@ -453,7 +474,9 @@ def _summarize(path, with_imports):
     text = source.text
     defines = _CUSTOM_GRADIENT_WORD in text
     registers = any(word in text for word in _REGISTRATION_WORDS)
-    registers = registers and with_imports  # registrations matter to import closures only
+    # Registrations and override maps matter to import closures only.
+    registers = registers and with_imports
+    maps = with_imports and _OVERRIDE_MAP_WORD in text
     eager = _EAGER_WORD in text
     stores = bool(_STORE_ON_TF.search(data))
     if not (defines or registers or hub or with_imports or eager or stores):
@@ -468,7 +491,7 @@ def _summarize(path, with_imports):
         summary.imports = tuple(_imports(parsed.tree))
         summary.imports_catching_key_error = frozenset(_imports_catching_key_error(
             parsed.tree))
-    if not (defines or registers or eager or stores):
+    if not (defines or registers or maps or eager or stores):
         return summary
     from cglint.facts import ModuleFacts
     module = ModuleFacts(path, text, parsed)
@@ -483,13 +506,16 @@ def _summarize(path, with_imports):
         # `f = wrap(f)` after the def, or a def per branch: importers may get another f
         if len(module.names.module.bindings.get(name, ())) != 1:
             del summary.sites[name]
-    if registers:
+    if registers or maps:
         from cglint import overrides
         facts = module.overrides
         found = overrides.registered_names(facts)
         summary.registered = found.names
         summary.registered_patterns = tuple(found.patterns)
         summary.registers_any = found.any_name
+        summary.registered_runs = overrides.registered_runs(facts)
+        if not module.eager:  # maps are ignored under eager execution
+            summary.override_uses = tuple(overrides.override_uses(facts))
     return summary
 
 

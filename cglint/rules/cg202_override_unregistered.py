@@ -1,5 +1,4 @@
 import difflib
-import os
 import re
 
 from cglint import overrides, project
@@ -52,7 +51,8 @@ class OverrideGradientNotRegistered(Rule):
             # this run or not: a file checked alone must be judged like the whole tree.
             names, more, anything, dependencies = project.current().registrations(module.path)
             module.dependencies.update(dependencies)
-            imported = [(name, _shown(where), line) for name, (where, line) in names.items()]
+            imported = [(name, project.shown_path(where), line)
+                        for name, (where, line) in names.items()]
             patterns = patterns + more
             any_name = any_name or anything
         # Plain data (it is cached as JSON and crosses processes), read by position below.
@@ -92,12 +92,6 @@ class OverrideGradientNotRegistered(Rule):
                     "`LookupError: No gradient defined for operation ...%s`%s"
                     % (value, override, op_type, _did_you_mean(value, registered, path)),
                     span=Span(*place), path=path)
-
-
-def _shown(path):
-    """A project file as a run would show it: relative to the working folder if inside."""
-    relative = os.path.relpath(path)
-    return path if relative.startswith(os.pardir + os.sep) else relative
 
 
 def _did_you_mean(value, registered, path):

@@ -1,4 +1,6 @@
-from cglint import overrides
+import os
+
+from cglint import overrides, project
 from cglint.tfpackage import is_tensorflow_file
 from cglint.ops import load as load_ops
 from cglint.rules.base import Finding, Rule, Span
@@ -80,16 +82,20 @@ class GradientRegisteredTwice(Rule):
             return None
         facts = module.overrides
         names = {}
-        ops = load_ops()
-        for registration in facts.registrations:
-            name = registration.name.value
-            if (not registration.applied or name is None or not registration.runs
-                    or name in ops.gradients or name in ops.not_differentiable):
-                continue
-            call = registration.call
-            unguarded = not all(guarded for _, guarded in registration.runs)
-            names.setdefault(name, []).append((tuple(module.span(call)), unguarded))
-        return facts.components, facts.imports, names
+        for registration, name, unguarded in overrides.repeatable_registrations(facts):
+            names.setdefault(name, []).append((tuple(module.span(registration.call)),
+                                               unguarded))
+        # The same names registered by the project modules on disk loaded with it: a
+        # file checked alone is judged as in its whole tree. (shown path, real path,
+        # name, whether one of its registrations runs unguarded)
+        elsewhere = []
+        if names:
+            elsewhere = [(project.shown_path(summary.path), os.path.realpath(summary.path),
+                          name, unguarded)
+                         for summary in overrides.loaded_on_disk(module)
+                         for name, unguarded in sorted(summary.registered_runs.items())
+                         if name in names]
+        return facts.components, facts.imports, names, elsewhere
 
     def check_run(self, summaries):
         by_name = {}
@@ -97,19 +103,25 @@ class GradientRegisteredTwice(Rule):
             for name, places in summaries[path][2].items():
                 by_name.setdefault(name, []).append((path, places))
         wanted = {path for found in by_name.values() if len(found) > 1 for path, _ in found}
-        if not wanted:
+        if not wanted and not any(summary[3] for summary in summaries.values()):
             return
         together = overrides.loaded_together(
             {path: (summary[0], summary[1]) for path, summary in summaries.items()}, wanted)
         for name, found in sorted(by_name.items()):
             for path, places in found:
-                if path not in wanted:
-                    continue
-                others = [(other, other_places) for other, other_places in found
-                          if other != path and other in together[path]]
+                # (real path, shown path, whether one of its registrations is unguarded)
+                others = [(os.path.realpath(other), other,
+                           any(unguarded for _, unguarded in other_places))
+                          for other, other_places in found
+                          if other != path and other in together.get(path, ())]
+                checked = {real for real, _, _ in others}
+                others += [(real, shown, unguarded)
+                           for shown, real, other_name, unguarded in summaries[path][3]
+                           if other_name == name and real not in checked]
                 # Import order is unknown: blame the later path, or the unguarded side.
-                earlier = [other for other, other_places in others if other < path or not any(
-                    unguarded for _, unguarded in other_places)]
+                real_path = os.path.realpath(path)
+                earlier = [shown for real, shown, unguarded in others
+                           if real < real_path or not unguarded]
                 if not earlier:
                     continue
                 for place, unguarded in places:

@@ -1,6 +1,7 @@
 import ast
+import os
 
-from cglint import overrides
+from cglint import overrides, project
 from cglint.ops import load as load_ops
 from cglint.rules.base import Finding, Rule, Span
 from cglint.wording import plural
@@ -121,9 +122,16 @@ class RegisteredGradientCount(Rule):
                 registrations.append((name, registration.function.name, returns))
         uses = []
         if facts.maps and not module.eager:
-            uses = [(entry.value.value, entry.key, found.call.lineno) for found in facts.maps
-                    for entry in found.entries if entry.value.value and entry.key]
-        return facts.components, facts.imports, registrations, uses
+            uses = overrides.override_uses(facts)
+        # The override maps of the project modules on disk loaded with it: a file checked
+        # alone is judged as in its whole tree. (shown path, real path, (name, op, line))
+        elsewhere = []
+        if registrations:
+            names = {name for name, _, _ in registrations}
+            elsewhere = [(project.shown_path(summary.path), os.path.realpath(summary.path), use)
+                         for summary in overrides.loaded_on_disk(module)
+                         for use in summary.override_uses if use[0] in names]
+        return facts.components, facts.imports, registrations, uses, elsewhere
 
     def check_run(self, summaries):
         names = {name for summary in summaries.values() for name, _, _ in summary[2]}
@@ -137,8 +145,11 @@ class RegisteredGradientCount(Rule):
         for path in sorted(p for p in summaries if summaries[p][2]):
             # The file's own override maps first: check() has reported what they link.
             linked = [(path, use) for use in summaries[path][3]]
-            linked += [(other, use) for other in sorted(together[path] - {path})
-                       for use in summaries[other][3]]
+            others = sorted(together[path] - {path})
+            linked += [(other, use) for other in others for use in summaries[other][3]]
+            checked = {os.path.realpath(other) for other in others}
+            linked += [(shown, use) for shown, real, use in summaries[path][4]
+                       if real not in checked]
             for name, function, returns in summaries[path][2]:
                 reported = set()
                 for where, (value, key, line) in linked:
