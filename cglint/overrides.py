@@ -67,6 +67,9 @@ class BuiltCall:
     call: ast.Call
     qualname: str  # "tensorflow.nn.leaky_relu"
     op_types: tuple  # ("Maximum", "Mul")
+    # The enclosing function's parameter passed on as an argument that changes the op
+    # types (`tf.py_func(..., stateful=stateful)`): its callers decide them.
+    switch_parameter: Optional[str] = None
 
 
 @dataclass(eq=False)
@@ -81,6 +84,10 @@ class OverrideMap:
     # Op types the block may build too: through Python operators on tensors, or through
     # arguments that change what a function builds (`py_func(..., stateful=False)`).
     maybe_built: frozenset = frozenset()
+    # [(call of the function holding the block, BuiltCall)]: calls whose argument makes a
+    # call in the block build its other op types (`py_func(f, [x], [tf.float32],
+    # stateful=False)` of a helper passing `stateful` on to `tf.py_func`).
+    switched: list = field(default_factory=list)
 
 
 @dataclass(eq=False)
@@ -286,6 +293,50 @@ class _Builder:
             found += [(call.lineno, guarded or self.guarded(call))] * (repeat * times)
         return function, sorted(found)
 
+    def switch_value(self, call, qualname):
+        """Whether a call passes its switch argument (SWITCH_ARGUMENTS) the value the op
+        data was recorded with (True), another constant (False); else the argument node."""
+        switch = SWITCH_ARGUMENTS.get(qualname)
+        if switch is None:
+            return None
+        keyword, position, recorded = switch
+        value = _argument(call, keyword, position)
+        if value is None:
+            return True  # not passed: the default, which the op data was recorded with
+        if isinstance(value, ast.Constant) and isinstance(value.value, bool):
+            return value.value == recorded
+        return value
+
+    def switch_parameter(self, call, switch):
+        """The name of the enclosing def's parameter the switch argument passes on."""
+        if not isinstance(switch, ast.Name):
+            return None
+        binding = self.names.definitions(switch, self.names.scope_of(call))
+        scope = self.names.scope_of(call)
+        if binding is None or binding.kind != "param" or binding.scope is not scope or \
+                not isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        return switch.id
+
+    def switched_by_callers(self, built):
+        """[(call, BuiltCall)] of the calls of the def holding a block that pass the
+        parameter a BuiltCall's switch argument comes from another constant."""
+        found = []
+        for made in built or ():
+            if made.switch_parameter is None:
+                continue
+            function = self.names.scope_of(made.call).node
+            recorded = SWITCH_ARGUMENTS[made.qualname][2]
+            for call in self.calls_by_name.get(function.name, ()):
+                binding = self.names.definitions(call.func, self.names.scope_of(call))
+                if binding is None or binding.node is not function:
+                    continue
+                value = _passed_to(call, function, made.switch_parameter)
+                if isinstance(value, ast.Constant) and isinstance(value.value, bool) and \
+                        value.value != recorded:
+                    found.append((call, made))
+        return found
+
     def enclosing_scope(self, node):
         scope, looped = self.names.scope_of(node), False
         while scope.kind == "comprehension":
@@ -418,6 +469,7 @@ class _Builder:
                 item.context_expr is call for item in block.items):
             found.block = block
             found.built, found.maybe_built = self.built_in(block)
+            found.switched = self.switched_by_callers(found.built)
         return found
 
     def built_in(self, block):
@@ -431,11 +483,19 @@ class _Builder:
                 # the ops, which this module cannot see.
                 return None, frozenset()
             if isinstance(node, ast.Call):
-                op_types = ops.built_by(self.qualnames.get(id(node)))
+                qualname = self.qualnames.get(id(node))
+                op_types = ops.built_by(qualname)
                 if op_types is None:
                     return None, frozenset()
-                built.append(BuiltCall(node, self.qualnames[id(node)], op_types))
-                maybe.update(ops.built_by_with_other_arguments(self.qualnames[id(node)]))
+                other = ops.built_by_with_other_arguments(qualname)
+                switch = self.switch_value(node, qualname)
+                if switch is True:  # the arguments the op data was recorded with
+                    other = ()
+                elif switch is False:
+                    op_types, other = other, ()
+                built.append(BuiltCall(node, qualname, op_types,
+                                       self.switch_parameter(node, switch)))
+                maybe.update(other)
             elif isinstance(node, (ast.BinOp, ast.UnaryOp, ast.AugAssign)):
                 maybe.update(ops.built_by_operator(type(node.op).__name__))
             elif isinstance(node, ast.Compare):
@@ -445,6 +505,44 @@ class _Builder:
                 maybe.update(ops.built_by_operator("Subscript"))
         built.sort(key=lambda b: (b.call.lineno, b.call.col_offset))
         return built, frozenset(maybe)
+
+
+# Arguments that change which op types a TF function builds: (keyword, position, the
+# value the op data's `functions` were recorded with); any other value builds the op
+# types of `functions_other_arguments` (tools/gen_tf_ops.py).
+SWITCH_ARGUMENTS = {"tensorflow.py_func": ("stateful", 3, True)}
+
+
+def _argument(call, keyword, position):
+    """The node a call passes by keyword or at a position, or None when not passed (an
+    unknown one, behind `*args` or `**kwargs`, is the call itself)."""
+    for passed in call.keywords:
+        if passed.arg == keyword:
+            return passed.value
+        if passed.arg is None:
+            return call
+    for index, value in enumerate(call.args):
+        if isinstance(value, ast.Starred):
+            return call
+        if index == position:
+            return value
+    return None
+
+
+def _passed_to(call, function, parameter):
+    """The node a call of `function` (a plain def) gives `parameter`: the argument, or
+    the default when not passed; None when unknown."""
+    arguments = function.args
+    names = [arg.arg for arg in arguments.posonlyargs + arguments.args]
+    if parameter not in names:
+        return None
+    value = _argument(call, parameter, names.index(parameter))
+    if value is call:
+        return None
+    if value is None:
+        defaults = dict(zip(names[len(names) - len(arguments.defaults):], arguments.defaults))
+        return defaults.get(parameter)
+    return value
 
 
 _PERCENT_FIELD = re.compile(r"%%|%(?:\([^)]*\))?[-#0 +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[diouxXeEfFgGcrsa]")

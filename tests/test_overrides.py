@@ -135,6 +135,65 @@ def test_swish_builds_a_function_call_no_map_can_override():
     assert "`tf.nn.swish` builds a call of the TF function `swish_f32`" in messages(code)[0]
 
 
+PY_FUNC_HELPER = """
+import numpy as np
+import tensorflow as tf
+
+def py_func(func, inp, Tout, stateful=DEFAULT, name=None, grad=None):
+    name = "PyFuncGrad" + str(np.random.randint(0, 1e8))
+    tf.RegisterGradient(name)(grad)
+    with tf.get_default_graph().gradient_override_map({KEYS}):
+        return tf.py_func(func, inp, Tout, stateful=stateful)
+
+x = tf.constant([1.0])
+y = CALL
+"""
+
+
+def _py_func_helper(call, keys='"PyFunc": name', default="True"):
+    return PY_FUNC_HELPER.replace("CALL", call).replace("KEYS", keys).replace(
+        "DEFAULT", default)
+
+
+@pytest.mark.parametrize("call, default, expected", [
+    ("py_func(np.sin, [x], [tf.float32], stateful=False)", "True", [("CG201", 12, 5)]),
+    ("py_func(np.sin, [x], [tf.float32], False)", "True", [("CG201", 12, 5)]),
+    ("py_func(np.sin, [x], [tf.float32])", "False", [("CG201", 12, 5)]),
+    # near-misses: the op type the map names, or an argument that cannot be known
+    ("py_func(np.sin, [x], [tf.float32], stateful=True)", "True", []),
+    ("py_func(np.sin, [x], [tf.float32])", "True", []),
+    ("py_func(np.sin, [x], [tf.float32], **options)", "True", []),
+    ("py_func(np.sin, [x], [tf.float32], *more)", "True", []),
+    ("py_func(np.sin, [x], [tf.float32], stateful=flag)", "True", []),
+])
+def test_py_func_helper_caller_passing_stateful(call, default, expected):
+    assert lint(_py_func_helper(call, default=default)) == expected
+
+
+def test_py_func_helper_mapping_both_op_types_is_left_alone():
+    code = _py_func_helper("py_func(np.sin, [x], [tf.float32], stateful=False)",
+                           keys='"PyFunc": name, "PyFuncStateless": name')
+    assert lint(code) == []
+
+
+def test_py_func_helper_rebinding_its_parameter_is_left_alone():
+    code = _py_func_helper("py_func(np.sin, [x], [tf.float32], stateful=False)").replace(
+        "    with tf.get", "    stateful = True\n    with tf.get")
+    assert lint(code) == []
+
+
+def test_py_func_stateless_inside_the_block():
+    code = """
+    import tensorflow as tf
+    with tf.get_default_graph().gradient_override_map({"PyFunc": "Identity"}):
+        y = tf.py_func(len, [tf.constant([1.0])], [tf.int64], stateful=False)
+    """
+    assert lint(code) == [("CG201", 3, 6)]
+    assert "`tf.py_func` builds `PyFuncStateless`" in messages(code)[0]
+    assert lint(code.replace("False", "True")) == []
+    assert lint(code.replace('{"PyFunc"', '{"PyFuncStateless"')) == []
+
+
 def test_key_and_value_swapped():
     found = messages("""
     import tensorflow as tf

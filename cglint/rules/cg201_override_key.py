@@ -10,8 +10,10 @@ class OverrideNeverApplies(Rule):
     (`"ReLU"`, `"relu"`, `"LeakyRelu"`); a map whose op types match none of the ops built
     inside its `with` block (overriding `Relu` around `tf.nn.leaky_relu`, which builds
     `Mul` and `Maximum` in 1.8; `tf.nn.swish`, which builds a call of the TF function
-    `swish_f32`; ops created after the block has exited); or any override map in a program
-    that enables eager execution.
+    `swish_f32`; ops created after the block has exited); a call that makes the block
+    build another op type (`tf.py_func(..., stateful=False)` builds `PyFuncStateless`, not
+    `PyFunc`, also when a helper passes its own `stateful` parameter on and a caller gives
+    it `False`); or any override map in a program that enables eager execution.
 
     Why it breaks on TF 1.8: keys are matched exactly against the op type of each op
     created inside the block. A key that matches nothing is silently ignored: no error,
@@ -21,8 +23,9 @@ class OverrideNeverApplies(Rule):
     ignored entirely, even when its gradient name was never registered.
 
     Fix: use the op type TF 1.8 really builds (`Relu`, `Identity`, `Sign`, `Round`,
-    `Floor`, `Cast`, `ClipByValue`, `Maximum`), build the op inside the `with` block, and
-    for eager code use `tf.custom_gradient` instead.
+    `Floor`, `Cast`, `ClipByValue`, `Maximum`; map both `PyFunc` and `PyFuncStateless`
+    around a `tf.py_func` whose `stateful` varies), build the op inside the `with` block,
+    and for eager code use `tf.custom_gradient` instead.
     """
 
     code = "CG201"
@@ -54,6 +57,24 @@ class OverrideNeverApplies(Rule):
                 if not built & set(op_keys):
                     yield self.at(found.call, "the override of %s applies to no op built in "
                                   "this `with` block: %s" % (listed(op_keys), _built(found, ops)))
+                    continue
+            yield from self._switched_by_callers(found, set(op_keys), ops)
+
+    def _switched_by_callers(self, found, keys, ops):
+        """A helper's call passing an argument on to `tf.py_func(..., stateful=...)` that
+        makes it build the op type the map does not name."""
+        for call, made in found.switched:
+            other = set(ops.built_by_with_other_arguments(made.qualname))
+            if not keys & set(made.op_types) or keys & other:
+                continue
+            none = " (TF 1.8 gives it no gradient: None)" if other <= ops.not_differentiable \
+                else ""
+            yield self.at(call, "this call passes `%s` a `%s` that makes `tf.%s` (line %d) "
+                          "build %s, which the override map of line %d does not name: the "
+                          "override never applies%s" % (
+                              call.func.id, made.switch_parameter,
+                              made.qualname.split(".", 1)[1], made.call.lineno,
+                              listed(sorted(other)), found.call.lineno, none))
 
 
 def _suggestion(entry, facts, ops):
