@@ -2,17 +2,23 @@
 
 Where no `target-python` is set, cglint takes the project's own declaration, as ruff
 takes `requires-python`: `[project] requires-python` in pyproject.toml, `python_requires`
-in setup.cfg's `[options]` or in setup.py's `setup(...)` call (read as text, never run).
-The project is the closest folder above a file that holds one of those files. Its lowest
-bound picks the closest target TF 1.8 has wheels for: below 3 is 2.7, 3.0 to 3.5 is 3.5,
-3.6 and later is 3.6. No declaration, or one without a lower bound: no inference.
+in setup.cfg's `[options]` or in setup.py's `setup(...)` call (read as text, never run),
+`Requires-Python` in an sdist's PKG-INFO or an unpacked wheel's METADATA. Projects of the
+TF 1.x era seldom set one and say it with trove classifiers instead (`Programming
+Language :: Python :: 3.5`): without a version specifier in any of those files, their
+classifiers decide (any Python 2 one means 2.7, else the oldest Python 3 one), and for
+an unpacked wheel without either, its tags (`py3-none-any` installs on Python 3 only).
+The project is the closest folder above a file
+that holds one of those files. Its lowest bound picks the closest target TF 1.8 has
+wheels for: below 3 is 2.7, 3.0 to 3.5 is 3.5, 3.6 and later is 3.6. No declaration, or
+one without a lower bound: no inference.
 """
 import configparser
 import os
 import re
 import sys
 
-PROJECT_FILES = ("pyproject.toml", "setup.cfg", "setup.py")
+PROJECT_FILES = ("pyproject.toml", "setup.cfg", "setup.py", "PKG-INFO")
 # A lower bound of a version specifier: `>=3.5`, `~=3.6`, `>2.7`, `==3.6.*`.
 _LOWER_BOUND = re.compile(r"(>=|~=|==|>)\s*(\d+)(?:\.(\d+))?")
 # A whole minor release left out: `!=3.5.*`.
@@ -21,6 +27,9 @@ _EXCLUDED = re.compile(r"!=\s*(\d+)\.(\d+)\.\*")
 # literal.
 _SETUP_PY = re.compile(
     r"""python_requires\s*=\s*\(?\s*(?:[rbuRBU]{0,2})(['"])([^'"\n]*)\1""")
+_REQUIRES_PYTHON = re.compile(r"^Requires-Python:[ \t]*(.*)$", re.MULTILINE)
+# `Programming Language :: Python :: 3.5`, `:: 3`, `:: 2 :: Only`, in any of the files.
+_CLASSIFIER = re.compile(r"Programming Language :: Python :: (\d+)(?:\.(\d+))?(?![\d.])")
 
 
 def target_for(specifier):
@@ -74,21 +83,74 @@ def closest(folder, memo, read, none):
 
 def _declared_in(folder):
     """(target or None, file) when `folder` holds a project file; None when it holds
-    none (the search goes on upwards)."""
-    present = [name for name in PROJECT_FILES if os.path.isfile(os.path.join(folder, name))]
+    none (the search goes on upwards). A version specifier in any of its files comes
+    before classifiers."""
+    present = [(name, os.path.join(folder, name)) for name in PROJECT_FILES
+               if os.path.isfile(os.path.join(folder, name))]
+    if not present:
+        present = _unpacked_wheel_metadata(folder)
     if not present:
         return None
-    for name in present:
-        path = os.path.join(folder, name)
+    texts = []
+    for name, path in present:
         try:
             with open(path, "rb") as handle:
-                text = handle.read(1 << 20).decode("utf-8", "replace")
+                texts.append((name, path, handle.read(1 << 20).decode("utf-8", "replace")))
         except OSError:
             continue
-        target = _READERS[name](text)
-        if target is not None:
-            return target, path
+    for read in (_specifier, _from_classifiers, _last):
+        for name, path, text in texts:
+            target = read(name, text)
+            if target is not None:
+                return target, path
     return None, ""
+
+
+def _specifier(name, text):
+    read = _READERS.get(name)
+    return read(text) if read else None
+
+
+def _last(name, text):
+    read = _LAST_READERS.get(name)
+    return read(text) if read else None
+
+
+def _unpacked_wheel_metadata(folder):
+    """[("PKG-INFO", its METADATA)] when `folder` holds the packages of one unpacked wheel
+    (a single `*.dist-info` folder beside them; site-packages has many, and says nothing
+    of which one a file belongs to)."""
+    try:
+        infos = [name for name in os.listdir(folder) if name.endswith(".dist-info")]
+    except OSError:
+        return []
+    if len(infos) != 1:
+        return []
+    found = [(name, os.path.join(folder, infos[0], file_name))
+             for name, file_name in (("PKG-INFO", "METADATA"), ("WHEEL", "WHEEL"))]
+    return [(name, path) for name, path in found if os.path.isfile(path)]
+
+
+def _from_wheel_tags(text):
+    """3.5 when every `Tag:` of a wheel is for Python 3 only (`py3-none-any`)."""
+    tags = re.findall(r"^Tag:[ \t]*(\S+)", text, re.MULTILINE)
+    pythons = {python for tag in tags for python in tag.split("-")[0].split(".")}
+    if pythons and all(python[2:3] == "3" for python in pythons):
+        return target_for(">=3.0")
+    return None
+
+
+def _from_classifiers(_, text):
+    """The target the trove classifiers give: 2.7 when one names Python 2, else the
+    oldest Python 3 one (3.5 for a bare `Python :: 3`); None without any."""
+    versions = [(int(major), int(minor) if minor else None)
+                for major, minor in _CLASSIFIER.findall(text)]
+    if not versions:
+        return None
+    if any(major < 3 for major, _ in versions):
+        return "2.7"
+    minors = [minor for major, minor in versions if major == 3 and minor is not None]
+    return target_for(">=3.%d" % min(minors or [0]))
 
 
 def _from_pyproject(text):
@@ -125,5 +187,12 @@ def _from_setup_py(text):
     return target_for(match.group(2)) if match else None
 
 
+def _from_pkg_info(text):
+    match = _REQUIRES_PYTHON.search(text)
+    return target_for(match.group(1)) if match else None
+
+
 _READERS = {"pyproject.toml": _from_pyproject, "setup.cfg": _from_setup_cfg,
-            "setup.py": _from_setup_py}
+            "setup.py": _from_setup_py, "PKG-INFO": _from_pkg_info}
+# Read only after every file's version specifier and classifiers (see _declared_in).
+_LAST_READERS = {"WHEEL": _from_wheel_tags}

@@ -70,3 +70,53 @@ def test_isolated_and_a_named_config_do_not_infer(tmp_path):
     path = str(tmp_path / "pkg" / "m.py")
     assert config.Resolver(fixed=config.Config()).settings_for(path).options.target_python \
         == (2, 7)
+
+
+CLASSIFIERS = """setup(name="x", classifiers=[
+    "Programming Language :: Python :: Implementation :: CPython",
+%s])
+"""
+
+
+@pytest.mark.parametrize("versions, target", [
+    (["3.5", "3.6"], "3.5"),
+    (["3", "3.6"], "3.6"),
+    (["3 :: Only"], "3.5"),  # no minor: TF 1.8's oldest Python 3 target
+    (["2", "2.7", "3", "3.6"], "2.7"),
+    (["2.7"], "2.7"),
+    ([], None),  # only an implementation classifier: nothing declared
+])
+def test_classifiers_declare_when_no_specifier_does(tmp_path, versions, target):
+    listed = "".join('    "Programming Language :: Python :: %s",\n' % v for v in versions)
+    _write(tmp_path, "setup.py", CLASSIFIERS % listed)
+    assert DeclaredPython().of(str(tmp_path))[0] == target
+
+
+def test_a_specifier_in_any_project_file_comes_before_classifiers(tmp_path):
+    _write(tmp_path, "setup.py", CLASSIFIERS % '    "Programming Language :: Python :: 3.6",\n')
+    _write(tmp_path, "setup.cfg", "[options]\npython_requires = >=2.7\n")
+    assert DeclaredPython().of(str(tmp_path)) == ("2.7", str(tmp_path / "setup.cfg"))
+    _write(tmp_path / "cfg", "setup.cfg",
+           "[metadata]\nclassifiers =\n    Programming Language :: Python :: 3.5\n")
+    assert DeclaredPython().of(str(tmp_path / "cfg"))[0] == "3.5"
+
+
+def test_sdist_pkg_info_and_an_unpacked_wheel(tmp_path):
+    _write(tmp_path / "sdist", "PKG-INFO", "Metadata-Version: 1.1\nRequires-Python: >=3.6\n")
+    _write(tmp_path / "wheel" / "demo-1.0.dist-info", "METADATA",
+           "Metadata-Version: 2.1\nClassifier: Programming Language :: Python :: 3.5\n")
+    _write(tmp_path / "wheel" / "demo", "m.py", "")
+    _write(tmp_path / "py3wheel" / "demo-1.0.dist-info", "METADATA", "Name: demo\n")
+    _write(tmp_path / "py3wheel" / "demo-1.0.dist-info", "WHEEL", "Tag: py3-none-any\n")
+    _write(tmp_path / "both" / "demo-1.0.dist-info", "WHEEL",
+           "Tag: py2-none-any\nTag: py3-none-any\n")
+    # site-packages: many wheels side by side, none of them says which file is whose
+    _write(tmp_path / "site" / "a-1.0.dist-info", "METADATA",
+           "Classifier: Programming Language :: Python :: 3.6\n")
+    _write(tmp_path / "site" / "b-1.0.dist-info", "METADATA", "Name: b\n")
+    declared = DeclaredPython()
+    assert declared.of(str(tmp_path / "sdist"))[0] == "3.6"
+    assert declared.of(str(tmp_path / "wheel" / "demo"))[0] == "3.5"
+    assert declared.of(str(tmp_path / "py3wheel"))[0] == "3.5"
+    assert declared.of(str(tmp_path / "both"))[0] is None
+    assert declared.of(str(tmp_path / "site"))[0] is None
