@@ -24,6 +24,7 @@ MAX_HELPERS = 20
 _LAYER_WEIGHT_METHODS = frozenset(("add_weight", "add_variable"))
 # Attributes of a variable that describe it without reading its value.
 _DESCRIPTIONS = frozenset(("shape", "get_shape", "dtype", "name", "device", "graph"))
+_SCOPES = frozenset(("tensorflow.variable_scope", "tensorflow.compat.v1.variable_scope"))
 _STOP_GRADIENT = frozenset(("tensorflow.stop_gradient", "tensorflow.compat.v1.stop_gradient"))
 
 
@@ -46,18 +47,45 @@ class Use:
 
 
 def created(module, site):
-    """Uses of the calls that create a variable (`tf.get_variable`, `tf.layers.dense`)."""
+    """Uses of the calls that create a variable (`tf.get_variable`, `tf.layers.dense`).
+    Not a variable no optimizer trains (`trainable=False`: a statistics accumulator the
+    gradient function updates) that graph mode makes anew each run, or reuses by
+    AUTO_REUSE: nothing asks for its gradient, and nothing fails."""
     found = []
     for facts, function, scope, via in _bodies(module, site):
         for node in own_nodes(function):
             if isinstance(node, ast.Call):
                 qualname = facts.resolve(node.func)
                 if creates_variables(qualname):
-                    found.append(_use(module, facts, node, qualname, function, via))
+                    if module.eager or creates_trained_variables(node, qualname) or \
+                            not _made_anew_or_reused(facts, node, qualname, function):
+                        found.append(_use(module, facts, node, qualname, function, via))
                 elif _layer_weight(facts, node):
                     found.append(_use(module, facts, node, ast.unparse(node.func), function,
                                       via))
     return found
+
+
+def _made_anew_or_reused(facts, call, qualname, function):
+    """Whether running the call again in graph mode cannot fail: a class makes a new
+    variable each time (`tf.Variable`), and `get_variable` under a `variable_scope(...,
+    reuse=tf.AUTO_REUSE)` of the function reuses it (else the second run raises
+    `ValueError: Variable ... already exists`)."""
+    if qualname.rsplit(".", 1)[-1][:1].isupper():
+        return True
+    node = facts.parent_of(call)
+    while node is not None and node is not function:
+        if isinstance(node, ast.With) and any(_auto_reuse(facts, item.context_expr)
+                                              for item in node.items):
+            return True
+        node = facts.parent_of(node)
+    return False
+
+
+def _auto_reuse(facts, expr):
+    return isinstance(expr, ast.Call) and facts.resolve(expr.func) in _SCOPES and any(
+        keyword.arg == "reuse" and facts.resolve(keyword.value) == "tensorflow.AUTO_REUSE"
+        for keyword in expr.keywords)
 
 
 def _layer_weight(facts, call):

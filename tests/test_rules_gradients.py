@@ -3,7 +3,7 @@ import textwrap
 
 import pytest
 
-from cglint import engine
+from cglint import check, engine
 from conftest import codes, lint
 
 
@@ -46,6 +46,36 @@ def test_cg101_near_misses():
         return tf.Variable(x)
     """
     assert codes(code, select=["CG101"]) == []
+
+
+@pytest.mark.parametrize("made, reported", [
+    ('tf.Variable(0.0, trainable=False)', False),  # a new one each run: nothing fails
+    ('tf.get_variable("n", [], trainable=False)', True),  # the second run raises
+    ('tf.get_local_variable("n", [])', True),
+    ('tf.get_variable("n", [])', True),  # trainable: a None gradient
+])
+def test_cg101_variables_no_optimizer_trains(made, reported):
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def f(x):
+        total = MADE
+        def grad(dy):
+            return tf.identity(dy)
+        return tf.identity(x), grad
+    """.replace("MADE", made)
+    assert (codes(code, select=["CG101"]) == ["CG101"]) is reported
+    if reported and "trainable=False" in made:
+        options = engine.Options(select=("CG101",))
+        result = check.check_alone("snippet.py", textwrap.dedent(code), options)
+        assert "already exists" in result.diagnostics[0].message
+    reused = code.replace("        total", "        with tf.variable_scope(\"s\", "
+                          "reuse=tf.AUTO_REUSE):\n            total")
+    assert (codes(reused, select=["CG101"]) == ["CG101"]) is (made == 'tf.get_variable("n", [])')
+    eager = code.replace("import tensorflow as tf\n", "import tensorflow as tf\n"
+                         "    tf.enable_eager_execution()\n")
+    assert codes(eager, select=["CG101"]) == ["CG101"]  # tf.Variable raises in eager mode
 
 
 def test_cg102_closure_read_reported_once_at_first_read():

@@ -1,5 +1,8 @@
+import ast
+
 from cglint import site_variables
 from cglint.rules.base import Rule
+from cglint.variable_creators import creates_trained_variables
 from cglint.wording import tf_name
 
 
@@ -10,7 +13,9 @@ class VariableCreatedInside(Rule):
     `tf.contrib.layers.fully_connected` and the like called in the body of a function
     decorated with `@tf.custom_gradient`, or in a function that its body calls (a helper
     that builds a layer, in the module or imported from another module of the project),
-    reported at that call.
+    reported at that call. A variable no optimizer trains (`trainable=False`, a local
+    variable) is left alone where running the function again cannot fail: a new
+    `tf.Variable`, or `tf.get_variable` under `variable_scope(..., reuse=tf.AUTO_REUSE)`.
 
     Why it breaks on TF 1.8: 1.8's custom_gradient has no `variables` support. Variables
     created inside get a `None` gradient from `tf.gradients`, silently, so they never train;
@@ -40,9 +45,16 @@ class VariableCreatedInside(Rule):
                 if use.helper is not None:
                     where = " in %s, which this call runs," % use.where()
                 what = "`%s`%s %s a variable" % (tf_name(use.name), where, _verb(use.name))
-                yield self.at(use.node, "%s inside custom-gradient function `%s`: TF 1.8 "
-                              "gives it no gradient (None); create it outside and pass it in "
-                              "as an argument" % (what, site.name), function=site.func)
+                if isinstance(use.inner, ast.Call) and not creates_trained_variables(
+                        use.inner, use.name):  # trainable=False: no gradient is wanted
+                    why = "each run after the first raises `ValueError: Variable ... " \
+                          "already exists`; create it outside (or under " \
+                          "`variable_scope(..., reuse=tf.AUTO_REUSE)`)"
+                else:
+                    why = "TF 1.8 gives it no gradient (None); create it outside and pass " \
+                          "it in as an argument"
+                yield self.at(use.node, "%s inside custom-gradient function `%s`: %s"
+                              % (what, site.name, why), function=site.func)
 
 
 def _verb(qualname):
