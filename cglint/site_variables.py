@@ -117,8 +117,11 @@ def read(module, site):
         described.update(id(inner) for n in body if isinstance(n, ast.Call)
                          and facts.resolve(n.func) in _STOP_GRADIENT
                          for argument in n.args for inner in ast.walk(argument))
+        # `weights['h1']`: the element read stands for the name it is read from
+        described.update(id(n.value) for n in body if isinstance(n, ast.Subscript)
+                         and _held_variable(facts, n, scope, site) is not None)
         nodes = sorted((n for n in body
-                        if isinstance(n, (ast.Name, ast.Attribute))
+                        if isinstance(n, (ast.Name, ast.Attribute, ast.Subscript))
                         and isinstance(n.ctx, ast.Load) and id(n) not in described),
                        key=lambda n: (n.lineno, n.col_offset))
         for node in nodes:
@@ -172,11 +175,50 @@ def _read_variable(module, node, scope, site):
     """How a read of `node` in `scope` shows the outside variable it reads, or None."""
     if isinstance(node, ast.Attribute):
         return instance_variable(module, node, scope)
+    if isinstance(node, ast.Subscript):
+        return _held_variable(module, node, scope, site)
     bindings = module.names.lookup(node.id, scope)
     if bindings and all(_is_outer_variable(module, binding, scope, site)
                         for binding in bindings):
         return node.id
     return None
+
+
+def _held_variable(module, node, scope, site):
+    """`weights['h1']` (or `layers[0]`) where `weights` is bound, outside the site and
+    the reading function, to a dict (list, tuple) display holding a new variable there:
+    the TensorFlow-Examples way of keeping weights. With a key that is not a constant,
+    every element must be one."""
+    container = node.value
+    if not isinstance(container, ast.Name):
+        return None
+    bindings = module.names.lookup(container.id, scope)
+    if len(bindings) != 1 or bindings[0].kind != "assign" or \
+            _within(bindings[0].scope, site.scope) or bindings[0].scope is scope:
+        return None
+    display, key = bindings[0].node, node.slice
+    if isinstance(display, ast.Dict) and None not in display.keys:
+        elements = dict(zip([_constant(k) for k in display.keys], display.values))
+    elif isinstance(display, (ast.List, ast.Tuple)):
+        elements = dict(enumerate(display.elts))
+        elements.update((index - len(display.elts), value)
+                        for index, value in list(elements.items()))
+    else:
+        return None
+    if isinstance(key, ast.Constant):
+        chosen = [elements[key.value]] if key.value in elements else []
+    elif isinstance(key, ast.Slice):
+        return None
+    else:
+        chosen = list(elements.values())
+    if chosen and all(isinstance(value, ast.Call) and creates_trained_variables(
+            value, module.names.resolve(value.func, bindings[0].scope)) for value in chosen):
+        return ast.unparse(node)
+    return None
+
+
+def _constant(node):
+    return node.value if isinstance(node, ast.Constant) else object()
 
 
 def instance_variable(module, node, scope):

@@ -78,6 +78,40 @@ def test_cg101_variables_no_optimizer_trains(made, reported):
     assert codes(eager, select=["CG101"]) == ["CG101"]  # tf.Variable raises in eager mode
 
 
+@pytest.mark.parametrize("held, read, reported", [
+    ("{'h1': tf.Variable(tf.ones([3, 2])), 'b1': 0.5}", "weights['h1']", True),
+    ("[tf.get_variable('w0', [3, 2]), tf.Variable(1.0)]", "weights[0]", True),
+    ("[tf.get_variable('w0', [3, 2]), tf.Variable(1.0)]", "weights[-1]", True),
+    ("{'a': tf.Variable(1.0), 'b': tf.Variable(2.0)}", "weights[key]", True),
+    # near-misses: not a variable there, a slice, a key it does not hold, a non-trainable
+    # one, a description of it
+    ("{'h1': tf.Variable(tf.ones([3, 2])), 'b1': 0.5}", "weights['b1']", False),
+    ("{'a': tf.Variable(1.0), 'b': 2.0}", "weights[key]", False),
+    ("[tf.Variable(1.0), tf.Variable(2.0)]", "weights[0:1]", False),
+    ("{'h1': tf.Variable(1.0)}", "weights['h2']", False),
+    ("{'h1': tf.Variable(1.0, trainable=False)}", "weights['h1']", False),
+    ("{'h1': tf.Variable(tf.ones([3]))}", "weights['h1'].shape[0]", False),
+])
+def test_cg102_a_variable_kept_in_a_dict_or_list(held, read, reported):
+    code = """
+    import tensorflow as tf
+
+    weights = HELD
+    key = 'a'
+
+    @tf.custom_gradient
+    def f(x):
+        def grad(dy):
+            return dy
+        return x * READ, grad
+    """.replace("HELD", held).replace("READ", read)
+    assert (lint(code, select=["CG102"]) == [("CG102", 11, 16)]) is reported
+    passed_in = code.replace("def f(x):", "def f(x, weights):")
+    assert lint(passed_in, select=["CG102"]) == []
+    rebound = code.replace("key = 'a'", "weights = {}")
+    assert lint(rebound, select=["CG102"]) == []
+
+
 def test_cg102_closure_read_reported_once_at_first_read():
     code = """
     import tensorflow as tf

@@ -9,10 +9,11 @@ class VariableReadByClosure(Rule):
 
     What: the body of a `@tf.custom_gradient` function uses a variable (or an object that
     owns variables: a layer, a Keras model, a `tf.make_template` template) that was created
-    outside it and not passed in as an argument,
-    directly or in a function that its body calls (`project(x)` returning `x * w`, in
-    the module or imported from another module of the project), reported at that call. A read under `tf.stop_gradient(w)` asks for no
-    gradient and is not reported.
+    outside it and not passed in as an argument, by name, as `self.w`, or as an element of
+    a dict or list of variables (`weights['h1']`, the TensorFlow-Examples way), directly
+    or in a function that its body calls (`project(x)` returning `x * w`, in the module or
+    imported from another module of the project), reported at that call. A read under
+    `tf.stop_gradient(w)` asks for no gradient and is not reported.
 
     Why it breaks on TF 1.8: only positional inputs get gradients. A variable read by closure
     gets `None` from `tf.gradients`, silently; an optimizer leaves it unchanged (no warning),
