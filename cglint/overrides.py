@@ -278,20 +278,65 @@ class _Builder:
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return None, []  # a lambda: its calls are not followed
         # `__init__` runs once per instance: the calls are those of its class (a layer
-        # class registering its gradient in its constructor, built twice).
+        # class registering its gradient in its constructor, built twice). Another method
+        # runs once per call of it on an instance (`__call__`, and a TF layer's `call`,
+        # once per call of the instance itself).
         called = function
-        if function.name == "__init__" and scope.parent is not None and \
-                scope.parent.kind == "class":
-            called = scope.parent.node
-        found = []
+        if scope.parent is not None and scope.parent.kind == "class":
+            owner = scope.parent.node
+            if function.name == "__init__":
+                called = owner
+            else:
+                calls = self.instance_calls(owner, function.name, scope.parent)
+                return function, self._times(calls, guarded, times)
+        calls = []
         for call in self.calls_by_name.get(called.name, ()):
             binding = self.names.definitions(call.func, self.names.scope_of(call))
-            if binding is None or binding.node is not called:
-                continue
+            if binding is not None and binding.node is called:
+                calls.append(call)
+        return function, self._times(calls, guarded, times)
+
+    def _times(self, calls, guarded, times):
+        """[(line, guarded)] once per time the calls run (twice for one in a loop)."""
+        found = []
+        for call in calls:
             call_scope, call_looped = self.enclosing_scope(call)
             repeat = 2 if call_looped or self.in_loop(call, call_scope.node) else 1
             found += [(call.lineno, guarded or self.guarded(call))] * (repeat * times)
-        return function, sorted(found)
+        return sorted(found)
+
+    def instance_calls(self, owner, method, class_scope):
+        """The calls of the module that run `method` of an instance of the class `owner`:
+        `Layer()(x)` or `layer(x)` after `layer = Layer()` for `__call__` (and for `call`
+        of a class with a TensorFlow base, which its `__call__` runs), `obj.apply(x)`
+        for another method. Calls through `self` are not followed."""
+        if method == "call" and any(
+                (self.names.resolve(base, class_scope.parent) or "").startswith("tensorflow.")
+                for base in owner.bases):
+            method = "__call__"
+        found = []
+        for call, _ in self.module.calls:
+            func = call.func
+            if method == "__call__":
+                receiver = func
+            elif isinstance(func, ast.Attribute) and func.attr == method:
+                receiver = func.value
+            else:
+                continue
+            if self.made_instance(receiver, owner, call):
+                found.append(call)
+        return found
+
+    def made_instance(self, expr, owner, at, depth=0):
+        """Whether `expr` is `Owner(...)`, or a name bound once to one."""
+        if isinstance(expr, ast.Call):
+            binding = self.names.definitions(expr.func, self.names.scope_of(expr))
+            return binding is not None and binding.node is owner
+        if isinstance(expr, ast.Name) and depth < 1:
+            binding = self.names.definitions(expr, self.names.scope_of(at))
+            return binding is not None and binding.kind == "assign" and \
+                self.made_instance(binding.node, owner, at, depth + 1)
+        return False
 
     def switch_value(self, call, qualname):
         """Whether a call passes its switch argument (SWITCH_ARGUMENTS) the value the op

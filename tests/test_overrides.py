@@ -997,6 +997,44 @@ def test_cg203_a_constructor_registering_runs_once_per_instance():
     assert "its class is instantiated twice (lines 17, 18)" in messages(code)[0]
 
 
+METHOD_REGISTERING = """
+import tensorflow as tf
+
+class Reverse(BASE):
+    def METHOD(self, x):
+        @tf.RegisterGradient("FlipGrad")
+        def _reverse(op, grad):
+            return [-grad]
+        with tf.get_default_graph().gradient_override_map({"Identity": "FlipGrad"}):
+            return tf.identity(x)
+
+x = tf.constant([1.0])
+USES
+"""
+
+
+@pytest.mark.parametrize("base, method, uses, lines", [
+    ("tf.keras.layers.Layer", "call", "a = Reverse()(x)\nb = Reverse()(x)", "(lines 13, 14)"),
+    ("tf.layers.Layer", "call", "layer = Reverse()\na = layer(x)\nb = layer(x)",
+     "(lines 14, 15)"),
+    ("object", "__call__", "layer = Reverse()\na = layer(x)\nb = layer(x)", "(lines 14, 15)"),
+    ("object", "apply", "r = Reverse()\nfor _ in range(2):\n    r.apply(x)", "loop (line 15"),
+    # near-misses: one run, a plain class whose `call` nothing runs, calls through self
+    ("tf.keras.layers.Layer", "call", "a = Reverse()(x)", None),
+    ("object", "call", "a = Reverse()(x)\nb = Reverse()(x)", None),
+    ("object", "apply", "r = Reverse()\nr.other(x)\nr.apply(x)", None),
+])
+def test_cg203_a_method_registering_runs_once_per_call_on_an_instance(base, method, uses,
+                                                                      lines):
+    code = METHOD_REGISTERING.replace("BASE", base).replace("METHOD", method).replace(
+        "USES", uses)
+    if lines is None:
+        assert lint(code) == []
+    else:
+        assert lint(code) == [("CG203", 6, 10)]
+        assert lines in messages(code)[0]
+
+
 def test_cg204_a_registered_gradient_must_take_the_op_and_one_gradient_per_output():
     from conftest import lint
 

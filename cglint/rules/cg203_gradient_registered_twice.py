@@ -15,7 +15,8 @@ class GradientRegisteredTwice(Rule):
     What: `tf.RegisterGradient("ClippedReluGrad")` (or `tf.NotDifferentiable`) where the
     same name is registered again: twice in one module, inside a function or loop that
     runs more than once (building a model twice, a helper called per layer, a layer
-    class's constructor with two instances), or in two
+    class's constructor with two instances, a layer's `call` or a method run twice on
+    instances of its class), or in two
     modules that end up in one program; or a name TF 1.8 already registers for its own op
     types (`"Relu"`, `"Identity"`, `"Sign"`). A registration under `try: ... except
     KeyError` is left alone, and so is a module-level one in a module that every project
@@ -162,6 +163,9 @@ def _runs_again(registration, name):
     if function.name == "__init__":  # runs once per instance of its class
         shown = "constructor `__init__`"
         calls = calls.replace("it is called", "its class is instantiated")
+    elif function.name in ("call", "__call__"):  # once per call of an instance
+        shown = "method `%s`" % function.name
+        calls = calls.replace("it is called", "instances of its class are called")
     return "%s registers gradient `%s` each time it runs, and %s" % (shown, name, calls)
 
 
