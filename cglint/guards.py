@@ -508,8 +508,21 @@ class _Finder:
                 bound.update(target.id for target in statement.targets
                              if isinstance(target, ast.Name))
                 continue
-            if isinstance(statement, ast.Return) and statement.value is None:
-                continue  # a bare `return`
+            if isinstance(statement, ast.Return) and (statement.value is None or (
+                    isinstance(statement.value, ast.Name) and statement.value.id in bound)):
+                continue  # a bare `return`, or of a name just bound
+            if isinstance(statement, ast.With):
+                # `with tf.name_scope("length"):` around statements that cannot fail
+                targets = [item.optional_vars for item in statement.items
+                           if item.optional_vars is not None]
+                if not all(self._surely_runs(item.context_expr) for item in statement.items) \
+                        or not all(isinstance(target, ast.Name) for target in targets) \
+                        or self._cannot_fail(statement.body) is _FAILS:
+                    return _FAILS
+                verdict = _NO_VERSION_ERROR
+                bound.update(target.id for target in targets)
+                bound.update(_bound_names(statement.body))
+                continue
             if isinstance(statement, (ast.Return, ast.Expr)):
                 if not self._surely_runs(statement.value):
                     return _FAILS
@@ -626,6 +639,12 @@ _INERT_BUILTINS = frozenset(("isinstance", "len", "int", "float", "list", "tuple
 _NO_OUTCOME = (UNKNOWN, False)
 _DOTTED = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)*\Z")
 _DEPENDS = None  # a helper run's record of whether its path depended on the TF release
+
+
+def _bound_names(statements):
+    """Names plain assignments among `statements` bind."""
+    return {target.id for statement in statements if isinstance(statement, ast.Assign)
+            for target in statement.targets if isinstance(target, ast.Name)}
 
 
 def _bound_arguments(function, call, skip=0):
