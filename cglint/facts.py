@@ -2,7 +2,6 @@
 functions, how they are called, tapes, eager mode. Built once; rules never re-walk.
 """
 import ast
-import os
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Optional
@@ -539,7 +538,7 @@ class ModuleFacts:
             return []
         from cglint import project
         where = project.current()
-        paths = list(_enclosing_package_inits(self.path))
+        paths = list(project.enclosing_package_inits(self.path))
         for node in self.tree.body if "import" in self.text else ():
             if not isinstance(node, (ast.Import, ast.ImportFrom)):
                 continue
@@ -1651,23 +1650,6 @@ def _imported_modules(node):
     return ([(module, node.level)] if module else []) + [
         ("%s.%s" % (module, alias.name) if module else alias.name, node.level)
         for alias in node.names if alias.name != "*"]
-
-
-def _enclosing_package_inits(path):
-    """The `__init__.py` of each package a module file is in, innermost first (itself
-    excepted): they run before it does."""
-    folder = os.path.dirname(os.path.abspath(path))
-    own = os.path.abspath(path)
-    while True:
-        init = os.path.join(folder, "__init__.py")
-        if not os.path.isfile(init):
-            return
-        if init != own:
-            yield init
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return
-        folder = parent
 
 
 def _takes_arguments(function):

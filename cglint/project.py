@@ -330,11 +330,15 @@ class Project:
                 summaries.append(summary)
             if depth >= MAX_IMPORT_DEPTH:
                 continue
-            for module, level in summary.imports or ():
-                found = self.module_path(importer, module, level)
-                if found is not None and os.path.realpath(found) not in seen:
-                    seen.add(os.path.realpath(found))
-                    queue.append((found, depth + 1))
+            # Importing a module runs its packages' `__init__` first (`import pkg.layers`
+            # runs pkg/__init__.py, which may import the module that registers).
+            found = list(enclosing_package_inits(importer))
+            found += [self.module_path(importer, module, level)
+                      for module, level in summary.imports or ()]
+            for module_file in found:
+                if module_file is not None and os.path.realpath(module_file) not in seen:
+                    seen.add(os.path.realpath(module_file))
+                    queue.append((module_file, depth + 1))
         return summaries, dependencies
 
     def imports_all_catch_key_error(self, path):
@@ -396,6 +400,23 @@ class Project:
         paths = (self.module_path(importer, module, level)
                  for module, level in summary.imports or ())
         return {os.path.realpath(path) for path in paths if path is not None}
+
+
+def enclosing_package_inits(path):
+    """The `__init__.py` of each package a module file is in, innermost first (itself
+    excepted): they run before it does."""
+    folder = os.path.dirname(os.path.abspath(path))
+    own = os.path.abspath(path)
+    while True:
+        init = os.path.join(folder, "__init__.py")
+        if not os.path.isfile(init):
+            return
+        if init != own:
+            yield init
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return
+        folder = parent
 
 
 def shown_path(path):
