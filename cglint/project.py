@@ -31,6 +31,7 @@ _EAGER_WORD = "enable_eager_execution"
 _STORE_ON_TF = re.compile(rb"\b(?:tf|tensorflow)(?:\.\w+)+[ \t]*=(?!=)")
 _REGISTRATION_WORDS = ("RegisterGradient", "NotDifferentiable", "NoGradient")
 _OVERRIDE_MAP_WORD = "gradient_override_map"
+_LOAD_OPS_WORD = "load_op_library"
 
 
 @dataclass(frozen=True)
@@ -64,6 +65,7 @@ class ModuleSummary:
     registered_runs: dict = field(default_factory=dict)
     # (registered name, op type, line) of each entry of its gradient_override_map calls
     override_uses: tuple = ()
+    loads_ops: bool = False  # it calls tf.load_op_library: op types of its own exist
     enables_eager: bool = False  # its top level turns eager execution on when imported
     tf_stores: frozenset = frozenset()  # TensorFlow names it assigns (`tf.TensorSpec = ...`)
 
@@ -487,12 +489,14 @@ def _summarize(path, with_imports):
             and _EAGER_WORD.encode() not in data and not _STORE_ON_TF.search(data)
             and data.count(b"\n") <= files.MAX_LINES):
         # Most modules: plain text that defines nothing an importer could use.
-        return ModuleSummary(path, hashlib.sha256(data).hexdigest())
+        return ModuleSummary(path, hashlib.sha256(data).hexdigest(),
+                             loads_ops=_LOAD_OPS_WORD.encode() in data)
     source = files.decode(path, data)
     if isinstance(source, files.Unreadable) or files.too_many_lines(source.text):
         return None
     summary = ModuleSummary(path, hashlib.sha256(data).hexdigest())
     text = source.text
+    summary.loads_ops = _LOAD_OPS_WORD in text
     defines = _CUSTOM_GRADIENT_WORD in text
     registers = any(word in text for word in _REGISTRATION_WORDS)
     # Registrations and override maps matter to import closures only.

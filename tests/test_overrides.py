@@ -942,6 +942,35 @@ def test_a_builtin_op_registration_every_importer_catches_is_not_reported(
     assert bool(found) == reported
 
 
+_CUSTOM_OP_MAP = """import tensorflow as tf
+LOAD
+
+
+def zero_out_ste(x):
+    with tf.get_default_graph().gradient_override_map({"ZeroOut": "Identity"}):
+        return zero_out_module.zero_out(x)
+"""
+
+
+@pytest.mark.parametrize("load, beside, reported", [
+    ('zero_out_module = tf.load_op_library("zero_out.so")', None, False),
+    ("from zero_out_op import zero_out_module", 'import tensorflow as tf\n'
+     'zero_out_module = tf.load_op_library("./zero_out.so")\n', False),
+    # near-misses: nothing loads an op library (a typo of a TF op type is the usual cause)
+    ("from zero_out_op import zero_out_module", "zero_out_module = None\n", True),
+    ("zero_out_module = None", None, True),
+])
+def test_cg201_op_types_of_a_loaded_op_library_are_left_alone(tmp_path, load, beside,
+                                                              reported):
+    code = _CUSTOM_OP_MAP.replace("LOAD", load)
+    (tmp_path / "model.py").write_text(code)
+    if beside is not None:
+        (tmp_path / "zero_out_op.py").write_text(beside)
+    options = engine.Options(select=("CG201",))
+    found = check.check_alone(str(tmp_path / "model.py"), code, options).diagnostics
+    assert bool(found) == reported
+
+
 def test_cg204_tf_own_gradients_mapped_onto_op_types_of_another_arity():
     code = """
     import tensorflow as tf

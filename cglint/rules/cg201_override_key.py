@@ -1,6 +1,10 @@
+from cglint import overrides
 from cglint.ops import load as load_ops
 from cglint.rules.base import Rule
 from cglint.wording import listed
+
+
+_LOAD_OPS = "load_op_library"
 
 
 class OverrideNeverApplies(Rule):
@@ -13,7 +17,9 @@ class OverrideNeverApplies(Rule):
     `swish_f32`; ops created after the block has exited); a call that makes the block
     build another op type (`tf.py_func(..., stateful=False)` builds `PyFuncStateless`, not
     `PyFunc`, also when a helper passes its own `stateful` parameter on and a caller gives
-    it `False`); or any override map in a program that enables eager execution.
+    it `False`); or any override map in a program that enables eager execution. Keys
+    are left alone in a program that loads op types of its own (`tf.load_op_library`, in
+    the module or a project module loaded with it).
 
     Why it breaks on TF 1.8: keys are matched exactly against the op type of each op
     created inside the block. A key that matches nothing is silently ignored: no error,
@@ -34,6 +40,7 @@ class OverrideNeverApplies(Rule):
     def check(self, module):
         facts = module.overrides
         ops = load_ops()
+        custom_ops = None  # looked up at the first key that is no TF 1.8 op type
         for found in facts.maps:
             if module.eager:
                 where = ("enabled at line %d" % facts.eager_line if facts.eager_line
@@ -49,6 +56,10 @@ class OverrideNeverApplies(Rule):
                 if ops.is_op(entry.key):
                     op_keys.append(entry.key)
                 else:
+                    if custom_ops is None:
+                        custom_ops = _loads_custom_ops(module)
+                    if custom_ops:
+                        continue
                     yield self.at(entry.key_node, "`%s` is not a TF 1.8 op type, so this "
                                   "override is silently ignored%s"
                                   % (entry.key, _suggestion(entry, facts, ops)))
@@ -75,6 +86,13 @@ class OverrideNeverApplies(Rule):
                               call.func.id, made.switch_parameter,
                               made.qualname.split(".", 1)[1], made.call.lineno,
                               listed(sorted(other)), found.call.lineno, none))
+
+
+def _loads_custom_ops(module):
+    """Whether the program defines op types of its own: it, or a project module loaded
+    with it, calls `tf.load_op_library` (their names are in no table)."""
+    return _LOAD_OPS in module.text or any(
+        summary.loads_ops for summary in overrides.loaded_on_disk(module))
 
 
 def _suggestion(entry, facts, ops):
