@@ -74,6 +74,8 @@ def is_private(qualname):
 
 
 _MAX_DEPTH = 6
+# What ModuleFacts.execution_mode finds: code that runs only eagerly, or only in graphs.
+EAGER, GRAPH = "eager", "graph"
 _CONDS = frozenset(("tensorflow.cond", "tensorflow.compat.v1.cond"))
 
 
@@ -454,6 +456,48 @@ class ModuleFacts:
                     for alias in node.names if alias.name != "*"):
                 return True
         return False
+
+    def execution_mode(self, node):
+        """EAGER when `node` runs only under eager execution, GRAPH when only in graph
+        mode, by the `tf.executing_eagerly()` tests around it: the branches of `if
+        tf.executing_eagerly():`, and what follows one whose branch returns or raises. None
+        when no such test decides (and in a file that never asks)."""
+        if "executing_eagerly" not in self.text:
+            return None
+        child, parent = node, self.parent_of(node)
+        while parent is not None:
+            for name in ("body", "orelse"):
+                statements = getattr(parent, name, None)
+                if not isinstance(statements, list) or child not in statements:
+                    continue
+                if isinstance(parent, ast.If):
+                    eager = self._tests_eager(parent.test)
+                    if eager is not None:
+                        return EAGER if eager == (name == "body") else GRAPH
+                # `if tf.executing_eagerly(): return ...` before it in the same block
+                for before in statements[:statements.index(child)]:
+                    if isinstance(before, ast.If) and not before.orelse and \
+                            before.body and isinstance(before.body[-1], (ast.Return, ast.Raise)):
+                        eager = self._tests_eager(before.test)
+                        if eager is not None:
+                            return GRAPH if eager else EAGER
+            if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+                                   ast.ClassDef)):
+                return None
+            child, parent = parent, self.parent_of(parent)
+        return None
+
+    def _tests_eager(self, test):
+        """True for `tf.executing_eagerly()`, False for `not tf.executing_eagerly()`."""
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            inner = self._tests_eager(test.operand)
+            return None if inner is None else not inner
+        if isinstance(test, ast.Call) and not test.args and not test.keywords:
+            qualname = self.resolve(test.func)
+            if qualname and qualname.rpartition(".")[2] == "executing_eagerly" and \
+                    qualname.startswith("tensorflow."):
+                return True
+        return None
 
     def parent_of(self, node):
         """The node `node` is a child of (None for the module, or a node not in the tree).

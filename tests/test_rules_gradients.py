@@ -1941,3 +1941,55 @@ def test_review_cases_of_cg103_cg105_cg108():
     # changes through a call; Lambda with arguments=None passes no keyword.
     assert lint(code, select=["CG103", "CG105", "CG108"]) == [
         ("CG103", 16, 30), ("CG108", 23, 11)]
+
+
+EAGER_GUARDED = """
+import tensorflow as tf
+EAGER_ON
+
+@tf.custom_gradient
+def reverse(x, scale=1.0):
+    return tf.identity(x), lambda dy: -dy * scale
+
+def run(x):
+    if TEST:
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.reduce_sum(reverse(x, scale=2.0))
+        return tape.gradient(y, x)
+    OTHER
+    return tf.gradients(tf.reduce_sum(reverse(x)), x)[0]
+"""
+
+
+@pytest.mark.parametrize("test, other, expected", [
+    ("tf.executing_eagerly()", "", []),
+    ("tf.contrib.eager.executing_eagerly()", "", []),
+    # the tape's branch runs in graph mode: the tape ignores the custom gradient, and the
+    # keyword raises
+    ("not tf.executing_eagerly()", "", [("CG109", 11, 14), ("CG105", 13, 31)]),
+    # near-misses: a test that does not decide the mode
+    ("tf.executing_eagerly() and x is not None", "", [("CG109", 11, 14), ("CG105", 13, 31)]),
+    ("x is not None", "", [("CG109", 11, 14), ("CG105", 13, 31)]),
+])
+def test_code_under_an_executing_eagerly_test_runs_in_that_mode_only(test, other, expected):
+    code = EAGER_GUARDED.replace("EAGER_ON", "").replace("TEST", test).replace("OTHER", other)
+    assert lint(code, select=["CG105", "CG109"]) == expected
+
+
+def test_a_map_after_an_eager_branch_that_returns_runs_in_graph_mode_only():
+    code = """
+    import tensorflow as tf
+    tf.enable_eager_execution()
+
+    def binarize(x):
+        if tf.executing_eagerly():
+            return x + tf.stop_gradient(tf.sign(x) - x)
+        with tf.get_default_graph().gradient_override_map({"Sign": "Identity"}):
+            return tf.sign(x)
+    """
+    assert lint(code, select=["CG201"]) == []
+    # near-misses: the eager branch does not leave, or the test is of something else
+    assert lint(code.replace("return x +", "y = x +"), select=["CG201"]) == [("CG201", 8, 10)]
+    assert lint(code.replace("tf.executing_eagerly()", "x is None"),
+                select=["CG201"]) == [("CG201", 8, 10)]

@@ -1,6 +1,6 @@
 import ast
 
-from cglint.facts import keyword_reads
+from cglint.facts import EAGER, keyword_reads
 from cglint.rules.base import Rule
 from cglint.wording import tf_name
 
@@ -18,7 +18,8 @@ class KeywordArguments(Rule):
     `ValueError: The custom_gradient decorator currently supports keywords arguments only
     when eager execution is enabled.` In eager mode it runs, but a tensor passed by keyword
     is not a recorded input, so its gradient is silently None. Not reported in a module
-    that turns eager execution on, or imports a project module whose top level does.
+    that turns eager execution on, or imports a project module whose top level does, nor
+    for a call that runs only eagerly (in the branch of `if tf.executing_eagerly():`).
 
     Fix: pass it positionally (and return a gradient for it), or keep it a Python constant by
     binding it in a closure or a default value that callers do not override.
@@ -36,9 +37,11 @@ class KeywordArguments(Rule):
 
         def passed(call):
             """The keywords the call may pass (module.passed_keywords), once per call: the
-            test and the message ask alike."""
+            test and the message ask alike. None under `if tf.executing_eagerly():`,
+            where keywords are taken."""
             if id(call) not in known:
-                known[id(call)] = module.passed_keywords(call)
+                known[id(call)] = module.execution_mode(call) != EAGER and \
+                    module.passed_keywords(call)
             return known[id(call)]
 
         for site in module.sites:
@@ -100,7 +103,7 @@ class KeywordArguments(Rule):
             binding = module.names.definitions(function, module.names.scope_of(function)) \
                 if isinstance(function, ast.Name) else None
             site = by_def.get(id(binding.node)) if binding is not None else None
-            if site is not None:
+            if site is not None and module.execution_mode(call) != EAGER:
                 yield self.at(call, "`%s` passes its `arguments` to custom-gradient function "
                               "`%s` as keyword arguments: TF 1.8 graph mode raises "
                               "ValueError; bind them in a closure" % (

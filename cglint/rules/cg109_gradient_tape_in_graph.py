@@ -1,5 +1,6 @@
 import ast
 
+from cglint.facts import EAGER
 from cglint.rules.base import Rule
 
 
@@ -8,10 +9,12 @@ class GradientTapeInGraphMode(Rule):
 
     What: a module that defines a `@tf.custom_gradient` function, calls one of another
     project module, or uses `gradient_override_map` takes gradients with `tf.GradientTape`
-    without enabling eager execution. A tape whose `with` block visibly runs no custom-gradient function (only TF
-    ops, builtins, and functions of the module that run none) is left alone; one that runs
-    such a function directly, through the module's functions or as a value
-    (`tf.map_fn(f, x)`), or runs what cglint cannot follow, is reported.
+    without enabling eager execution. A tape whose `with` block visibly runs no
+    custom-gradient function (only TF ops, builtins, and functions of the module that run
+    none) is left alone, and so is one that runs only eagerly (in the branch of `if
+    tf.executing_eagerly():`); one that runs such a function directly, through the
+    module's functions or as a value (`tf.map_fn(f, x)`), or runs what cglint cannot
+    follow, is reported.
 
     Why it breaks on TF 1.8: in graph mode 1.8's tape silently ignores both
     `@tf.custom_gradient` and `gradient_override_map` and returns the natural gradient of
@@ -29,6 +32,8 @@ class GradientTapeInGraphMode(Rule):
                 module.sites or module.override_maps or module.imported_calls) or module.eager:
             return
         for call in module.tape_calls:
+            if module.execution_mode(call) == EAGER:
+                continue  # under `if tf.executing_eagerly():`, where tapes see them
             what = "gradient_override_map" if module.override_maps else None
             if what is None:
                 reached = _reached(module, call)

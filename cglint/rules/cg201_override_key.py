@@ -1,4 +1,5 @@
 from cglint import overrides
+from cglint.facts import GRAPH
 from cglint.ops import load as load_ops
 from cglint.rules.base import Rule
 from cglint.wording import listed
@@ -42,7 +43,7 @@ class OverrideNeverApplies(Rule):
         ops = load_ops()
         custom_ops = None  # looked up at the first key that is no TF 1.8 op type
         for found in facts.maps:
-            if module.eager:
+            if module.eager and module.execution_mode(found.call) != GRAPH:
                 where = ("enabled at line %d" % facts.eager_line if facts.eager_line
                          else "enabled by a module this one imports")
                 yield self.at(found.call, "`gradient_override_map` has no effect under eager "
