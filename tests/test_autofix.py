@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from cglint import autofix, engine
+from cglint import autofix, check, engine
 from cglint.cli import main
 from cglint.diagnostics import Diagnostic, Edit
 from cglint.source import Span
@@ -275,3 +275,19 @@ def test_a_fix_the_file_encoding_cannot_hold_is_reported_not_written(tmp_path, c
     code, _, err = run(capsys, "a.py", "--fix")
     assert (tmp_path / "a.py").read_bytes() == original
     assert "cannot fix a.py" in err and "Traceback" not in err
+
+
+def test_a_name_that_is_another_function_in_the_newest_release_is_fixed_only_unsafely():
+    # tf.math.in_top_k is tf.nn.in_top_k in 1.15 only: TF 2's takes `targets` first, so
+    # renaming a call copied from TF 2 docs swaps its arguments (InTopKV2 TypeError)
+    text = ("import tensorflow as tf\n"
+            "hit = tf.math.in_top_k(labels, logits, 1)\n"
+            "value = tf.math.log(x)\n")
+    options = engine.Options(select=("CG402",))
+    fixed = autofix.fix_text("a.py", text, options)
+    assert fixed.text == text.replace("tf.math.log", "tf.log")
+    unsafe = autofix.fix_text("a.py", text, options, unsafe=True)
+    assert "tf.nn.in_top_k(labels, logits, 1)" in unsafe.text
+    messages = [d.message for d in check.check_alone("a.py", text, options).diagnostics]
+    assert "is another function: check the order and meaning of its arguments" in messages[0]
+    assert "another function" not in messages[1]

@@ -24,8 +24,10 @@ class MissingApi(Rule):
 
     Fix: use the 1.8 spelling named in the message (`tf.log`, `tf.Session`,
     `tf.random_normal`); `--fix` rewrites the name where the 1.8 one is the same object in
-    some release and the call fits its 1.8 signature (`tf.math.log` -> `tf.log`,
-    `tf.compat.v1.X` -> `tf.X`); `--unsafe-fixes` also applies plain 1.8 renames. Reach
+    some release and in the newest release that has the name, and the call fits its 1.8
+    signature (`tf.math.log` -> `tf.log`, `tf.compat.v1.X` -> `tf.X`); `--unsafe-fixes`
+    also applies plain 1.8 renames, and names that TF 2 gave to another function
+    (`tf.math.in_top_k` takes `targets` first there: check the arguments). Reach
     Keras and contrib modules through attributes (`tf.keras.layers`) or `import` the
     module the message names.
 
@@ -155,7 +157,14 @@ def _message(missing, target, hint=True):
     else:
         message = "`%s` is not in TF %s (`%s` is %s)" % (full, target, name, history)
     if missing.replacement:
-        return message + "; use `%s`" % tf_name(missing.replacement)
+        message += "; use `%s`" % tf_name(missing.replacement)
+        if tfapi.same_object_versions(missing.qualname) and not _same_in_newest(
+                missing.qualname):
+            newest = [version for version in tfapi.versions()
+                      if tfapi.status(missing.qualname, version) == tfapi.EXISTS][-1]
+            message += " (TF %s's `%s` is another function: check the order and meaning " \
+                "of its arguments)" % (newest, name)
+        return message
     return message + (_hint(missing, target) if hint else "")
 
 
@@ -201,8 +210,11 @@ def _fix(module, use, missing):
         return None
     compat = use.qualname.startswith("tensorflow.compat.v1.") and replacement == (
         "tensorflow." + use.qualname[len("tensorflow.compat.v1."):])
-    same = compat or bool(tfapi.same_object_versions(use.qualname))
-    if not same and missing.note not in _RENAME_NOTES:
+    # Safe only where it is the same object in the newest release too (unsafe where a
+    # newer release has another function under the name).
+    same = compat or _same_in_newest(use.qualname)
+    if not same and missing.note not in _RENAME_NOTES and not tfapi.same_object_versions(
+            use.qualname):
         return None
     # tf.compat.v1.X is tf.X in the same release: any call fits. Otherwise the 1.8
     # signature may differ from the newer release's: the call must fit it.
@@ -222,6 +234,17 @@ def _fix(module, use, missing):
         return None
     new = root.id + replacement[len(root_qualname):]
     return (Edit(module.span(use.node), new, same),)
+
+
+def _same_in_newest(qualname):
+    """Whether `qualname` is the object its 1.8 replacement names in some release and in
+    the newest that has it, whose docs the code is likely copied from. `tf.math.in_top_k`
+    is `tf.nn.in_top_k` in 1.15 only: TF 2's takes `targets` first, and renaming its call
+    would swap them silently."""
+    same = tfapi.same_object_versions(qualname)
+    having = [version for version in tfapi.versions()
+              if tfapi.status(qualname, version) == tfapi.EXISTS]
+    return bool(same) and bool(having) and having[-1] in same
 
 
 # Notes of replacements that are the 1.8 name of the same operation (cglint.tfapi).
