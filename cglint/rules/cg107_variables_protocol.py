@@ -18,7 +18,8 @@ class VariablesProtocol(Rule):
     "IdentityN"`; eager mode is undefined behaviour. A required `variables` parameter raises
     `TypeError: grad() missing 1 required positional argument: 'variables'`.
 
-    A `variables=None` parameter that the gradient function only tests against None, in a
+    A `variables=None` parameter that the gradient function only tests (against None, or
+    for truth: `assert not variables`) or deletes (`del variables  # Unused.`), in a
     function that creates and reads no variable, is harmless on 1.8 and not reported.
 
     Fix: pass each variable as a positional input of the decorated function and return its
@@ -69,17 +70,42 @@ def _required(grad, param):
 
 def _matters(module, site, grad, param):
     """A `variables` parameter with a default, which the gradient function only tests
-    against None, in a function that uses no variable, is harmless on 1.8 (facts i1)."""
-    compared = set()
+    (against None, or for truth) or deletes, in a function that uses no variable, is
+    harmless on 1.8 (facts i1): it is always None there."""
+    harmless = set()
     for node in own_nodes(grad.node):
         if isinstance(node, ast.Compare) and any(
                 isinstance(side, ast.Constant) and side.value is None
                 for side in [node.left] + node.comparators):
-            compared.update(id(side) for side in [node.left] + node.comparators)
-    if any(isinstance(node, ast.Name) and node.id == param.arg and id(node) not in compared
+            harmless.update(id(side) for side in [node.left] + node.comparators)
+        elif isinstance(node, (ast.If, ast.While, ast.IfExp, ast.Assert)):
+            harmless.update(_truth_tested(node.test))  # `if variables:`, `assert not ...`
+        elif isinstance(node, ast.comprehension):
+            for test in node.ifs:
+                harmless.update(_truth_tested(test))
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            harmless.update(_truth_tested(node.operand))  # `ok = not variables`
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+              and node.func.id == "bool" and len(node.args) == 1 and not node.keywords
+              and not module.names.lookup("bool", module.names.scope_of(node.func))):
+            harmless.update(_truth_tested(node.args[0]))
+    if any(isinstance(node, ast.Name) and node.id == param.arg and id(node) not in harmless
+           and not isinstance(node.ctx, ast.Del)  # `del variables  # Unused.`
            for node in own_nodes(grad.node)):
         return True
     return site_variables.uses_variables(module, site)
+
+
+def _truth_tested(test):
+    """ids of the names whose truth alone `test` takes: the test itself, through `not`, and
+    the operands of `and`/`or` (whose value is then only tested too)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _truth_tested(test.operand)
+    if isinstance(test, ast.BoolOp):
+        return {found for value in test.values for found in _truth_tested(value)}
+    if isinstance(test, ast.Name):
+        return {id(test)}
+    return set()
 
 
 RULE = VariablesProtocol

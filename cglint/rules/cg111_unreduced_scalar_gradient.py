@@ -7,12 +7,13 @@ class UnreducedScalarGradient(Rule):
     """A scalar input's gradient keeps the shape of the upstream gradient.
 
     What: a `@tf.custom_gradient` function is called with a Python number or a scalar
-    tensor (`tf.constant(0.3)`, `tf.Variable(0.3)`, a placeholder or `get_variable` of
-    shape `[]`, directly or through a name bound once) in one positional slot, next to
-    tensor inputs, while the gradient function returns, for that slot, an elementwise
-    expression of the upstream gradient such as `dy * (x - y)` or `tf.zeros_like(dy)`: a
-    tensor shaped like `dy`, not a scalar. A function whose output is itself a scalar
-    (`tf.reduce_sum(v) * s`) gets a scalar `dy`, and is left alone.
+    tensor (`tf.constant(0.3)`, `tf.Variable(0.3)` or `tf.Variable(initial_value=0.3)`, a
+    placeholder or `get_variable` of shape `[]`, a `get_variable` whose `initializer=` is a
+    scalar such as `tf.constant(0.3)`, directly or through a name bound once) in one
+    positional slot, next to tensor inputs, while the gradient function returns, for that
+    slot, an elementwise expression of the upstream gradient such as `dy * (x - y)` or
+    `tf.zeros_like(dy)`: a tensor shaped like `dy`, not a scalar. A function whose output
+    is itself a scalar (`tf.reduce_sum(v) * s`) gets a scalar `dy`, and is left alone.
 
     Why it breaks on TF 1.8: graph mode turns the number into a scalar tensor input, and
     `tf.gradients` checks each gradient's static shape against its input:
@@ -83,9 +84,10 @@ class UnreducedScalarGradient(Rule):
 
 def _scalar(module, arg, depth=0):
     """A float, or a tensor surely of shape (): `tf.constant(0.3)`, `tf.Variable(0.0)`,
-    `tf.placeholder(tf.float32, [])`, `tf.get_variable("b", [])`, or a name bound once to
-    one of them, or a call of a helper of the module that returns one (the seed's
-    `weighted_sum`, facts n2)."""
+    `tf.Variable(initial_value=0.0)`, `tf.placeholder(tf.float32, [])`,
+    `tf.get_variable("b", [])`, `tf.get_variable("b", initializer=tf.constant(0.3))`, or a
+    name bound once to one of them, or a call of a helper of the module that returns one
+    (the seed's `weighted_sum`, facts n2)."""
     if isinstance(arg, ast.UnaryOp) and isinstance(arg.op, ast.USub):
         arg = arg.operand
     if isinstance(arg, ast.Constant):
@@ -102,8 +104,19 @@ def _scalar(module, arg, depth=0):
     if not isinstance(arg, ast.Call):
         return False
     qualname = module.resolve(arg.func)
-    if qualname in _SCALAR_OF_VALUE and len(arg.args) >= 1:
-        return _scalar(module, arg.args[0], depth + 1)
+    if qualname in _SCALAR_OF_VALUE:
+        # `tf.Variable(0.3)`, `tf.Variable(initial_value=0.3, name="alpha")`
+        value = _argument(arg, 0, _SCALAR_OF_VALUE[qualname])
+        shape = _argument(arg, 2, "shape") if qualname == "tensorflow.constant" else None
+        return value is not None and (shape is None or _empty_shape(shape)) and _scalar(
+            module, value, depth + 1)
+    if qualname == "tensorflow.get_variable":
+        # `tf.get_variable("alpha", initializer=tf.constant(0.3))`: a value, not an
+        # initializer object, makes the variable of its shape (1.8 then refuses `shape=`)
+        value = _argument(arg, 3, "initializer")
+        shape = _argument(arg, 1, "shape")
+        if value is not None and shape is None and _scalar(module, value, depth + 1):
+            return True  # (`tf.constant_initializer(0.3)` is no scalar: its `shape=` decides)
     if qualname in _REDUCTIONS and len(arg.args) == 1 and not arg.keywords:
         return True  # `tf.reduce_sum(v)`: over every axis
     if qualname in _ELEMENTWISE and arg.args and not arg.keywords and depth < 3:
@@ -114,11 +127,25 @@ def _scalar(module, arg, depth=0):
                    for value in returns)
     if qualname in _SCALAR_OF_SHAPE:
         position = _SCALAR_OF_SHAPE[qualname]
-        shape = next((k.value for k in arg.keywords if k.arg == "shape"), None)
-        if shape is None and len(arg.args) > position:
-            shape = arg.args[position]
-        return isinstance(shape, (ast.List, ast.Tuple)) and not shape.elts
+        return _empty_shape(_argument(arg, position, "shape"))
     return False
+
+
+def _argument(call, position, keyword):
+    """The expression `call` passes as `keyword`, or at `position`; None when not given
+    (or given as None, the default of every argument looked up here)."""
+    found = next((k.value for k in call.keywords if k.arg == keyword), None)
+    if found is None and len(call.args) > position and not any(
+            isinstance(a, ast.Starred) for a in call.args[:position + 1]):
+        found = call.args[position]
+    if isinstance(found, ast.Constant) and found.value is None:
+        return None
+    return found
+
+
+def _empty_shape(shape):
+    """`[]` or `()`: the shape of a scalar."""
+    return isinstance(shape, (ast.List, ast.Tuple)) and not shape.elts
 
 
 def _number(node):
@@ -127,9 +154,9 @@ def _number(node):
     return isinstance(node, ast.Constant) and type(node.value) in (int, float)
 
 
-# Calls that are a scalar when their first argument is one.
-_SCALAR_OF_VALUE = frozenset(("tensorflow.constant", "tensorflow.convert_to_tensor",
-                              "tensorflow.Variable", "tensorflow.cast"))
+# Calls that are a scalar when their first argument (or this keyword) is one.
+_SCALAR_OF_VALUE = {"tensorflow.constant": "value", "tensorflow.convert_to_tensor": "value",
+                    "tensorflow.Variable": "initial_value", "tensorflow.cast": "x"}
 # Calls that are a scalar when their shape (keyword, or the argument at this position) is [].
 _SCALAR_OF_SHAPE = {"tensorflow.placeholder": 1, "tensorflow.get_variable": 1,
                     "tensorflow.zeros": 0, "tensorflow.ones": 0,

@@ -1,0 +1,212 @@
+"""CG107: a `variables=None` parameter only deleted or tested for truth is harmless on TF
+1.8. CG111: scalar variables made with keywords (`tf.Variable(initial_value=0.3)`,
+`tf.get_variable("a", initializer=tf.constant(0.3))`) are scalar inputs too."""
+import textwrap
+
+import pytest
+
+from cglint import engine
+from conftest import lint
+
+# A function whose variable comes in positionally: `variables` is always None on 1.8.
+POSITIONAL_VARIABLE = """
+import tensorflow as tf
+
+w = tf.get_variable("w", [3], initializer=tf.ones_initializer())
+
+
+@tf.custom_gradient
+def scale(x, w):
+    def grad(dy, variables=None):
+        {body}
+        return dy * w, tf.reduce_sum(dy * x, axis=0)
+    return x * w, grad
+
+
+loss = tf.reduce_sum(scale(tf.constant([[1.0, 2.0, 3.0]]), w))
+"""
+
+
+def _cg107(code):
+    return lint(code, select=["CG107"])
+
+
+@pytest.mark.parametrize("body", [
+    "del variables  # Unused.",
+    "unused = 1\n        del unused, variables",
+    "assert not variables",
+    "assert not variables, 'TF 1.8 passes no variables'",
+    "assert variables is None",
+    "if variables:\n            raise ValueError('unexpected variables')",
+    "if not variables and dy is not None:\n            pass",
+    "assert variables is None or not variables",
+    "assert not bool(variables)",
+    "unused = [v for v in [dy] if not variables]",
+    "msg = 'none' if not variables else 'some'",
+    "pass",
+])
+def test_cg107_variables_only_deleted_or_truth_tested_is_harmless(body):
+    assert _cg107(POSITIONAL_VARIABLE.format(body=body)) == []
+
+
+@pytest.mark.parametrize("body", [
+    "assert len(variables) == 0",  # the value is used: a TypeError on None, not harmless
+    "print(variables[0])",
+    "extra = [tf.zeros_like(v) for v in variables]",
+    "extra = variables or []",  # the value of `or`, not only its truth
+    "if variables:\n            extra = variables[0]",
+    "if variables is not None:\n            extra = [dy * v for v in variables]",
+])
+def test_cg107_variables_used_for_its_value_is_reported(body):
+    assert _cg107(POSITIONAL_VARIABLE.format(body=body)) == [("CG107", 9, 18)]
+
+
+def test_cg107_truth_test_does_not_excuse_a_variable_read_by_closure():
+    # `v` is read by closure, not passed: the only protocol that would give it a gradient
+    # is the one 1.8 lacks, whatever the gradient function does with `variables`.
+    code = """
+    import tensorflow as tf
+
+    v = tf.get_variable("v", [3])
+
+    @tf.custom_gradient
+    def f(x):
+        def grad(dy, variables=None):
+            {body}
+            return dy * v
+        return x * v, grad
+    """
+    for body in ("del variables", "assert not variables", "if variables: pass"):
+        assert _cg107(code.format(body=body)) == [("CG107", 8, 18)], body
+
+
+def test_cg107_a_deleted_required_variables_parameter_is_still_a_type_error():
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def f(x):
+        def grad(dy, variables):
+            del variables
+            return dy
+        return tf.identity(x), grad
+    """
+    found = engine.lint_text("t.py", textwrap.dedent(code),
+                             engine.Options(select=("CG107",))).diagnostics
+    assert [(d.line, d.message.split(",")[0]) for d in found] == [
+        (6, "gradient function `grad` requires `variables`")]
+
+
+def test_cg107_a_local_bool_is_not_the_builtin():
+    code = POSITIONAL_VARIABLE.format(body="assert bool(variables)").replace(
+        "import tensorflow as tf\n", "import tensorflow as tf\nfrom checks import bool\n")
+    assert _cg107(code) == [("CG107", 10, 18)]
+
+
+def test_cg107_variables_list_returned_is_still_reported():
+    code = POSITIONAL_VARIABLE.format(body="assert not variables").replace(
+        "return dy * w, tf.reduce_sum(dy * x, axis=0)",
+        "return (dy * w, tf.reduce_sum(dy * x, axis=0)), [dy]")
+    assert _cg107(code) == [("CG107", 11, 57)]  # the list, not the parameter
+
+
+MIX = """
+import tensorflow as tf
+
+
+@tf.custom_gradient
+def mix(a, b, alpha):
+    def grad(dy):
+        return dy * alpha, dy * (1.0 - alpha), {alpha_grad}
+    return alpha * a + (1.0 - alpha) * b, grad
+
+
+a = tf.constant([1.0, 2.0, 3.0])
+b = tf.constant([0.0, 1.0, 1.0])
+alpha = {made}
+g = tf.gradients(tf.reduce_sum(mix(a, b, alpha)), [a, b, alpha])
+"""
+
+# Each was checked under TF 1.8 to make a tensor of shape ().
+SCALARS = [
+    'tf.Variable(initial_value=0.3, name="alpha")',
+    'tf.Variable(name="alpha", initial_value=0.3)',
+    'tf.get_variable("alpha", initializer=tf.constant(0.3))',
+    'tf.get_variable("alpha", initializer=0.3)',
+    'tf.get_variable(name="alpha", initializer=tf.constant(0.3), trainable=True)',
+    'tf.get_variable("alpha", None, tf.float32, tf.constant(0.3))',
+    'tf.get_variable("alpha", initializer=tf.zeros([]))',
+    'tf.get_variable("alpha", shape=[], initializer=tf.constant_initializer(0.3))',
+    'tf.get_variable("alpha", shape=(), initializer=tf.zeros_initializer())',
+    'tf.constant(value=0.3)',
+    'tf.constant(0.3, shape=[])',
+    'tf.constant(0.3, shape=None)',
+    'tf.convert_to_tensor(value=0.3)',
+]
+# Each was checked under TF 1.8 to make a tensor of shape (3,), or to raise at creation.
+NOT_SCALARS = [
+    'tf.Variable(initial_value=[0.3, 0.3, 0.3])',
+    'tf.Variable(initial_value=tf.zeros([3]))',
+    'tf.get_variable("alpha", initializer=tf.constant([0.3, 0.3, 0.3]))',
+    'tf.get_variable("alpha", initializer=tf.ones([3]))',
+    'tf.get_variable("alpha", [3], initializer=tf.constant_initializer(0.3))',
+    'tf.get_variable("alpha", shape=[3], initializer=tf.constant_initializer(0.3))',
+    'tf.get_variable("alpha", initializer=tf.constant_initializer(0.3))',  # no shape: raises
+    'tf.constant(0.3, shape=[3])',
+    'tf.constant(0.3, tf.float32, [3])',
+]
+
+
+@pytest.mark.parametrize("made", SCALARS)
+def test_cg111_scalar_made_with_keywords(made):
+    code = MIX.format(made=made, alpha_grad="dy * (a - b)")
+    assert lint(code, select=["CG111"]) == [("CG111", 8, 48)]
+
+
+@pytest.mark.parametrize("made", SCALARS)
+def test_cg111_scalar_made_with_keywords_reduced_gradient_is_fine(made):
+    code = MIX.format(made=made, alpha_grad="tf.reduce_sum(dy * (a - b))")
+    assert lint(code, select=["CG111"]) == []
+
+
+@pytest.mark.parametrize("made", NOT_SCALARS)
+def test_cg111_tensors_made_with_keywords_are_not_scalars(made):
+    code = MIX.format(made=made, alpha_grad="dy * (a - b)")
+    assert lint(code, select=["CG111"]) == []
+
+
+def test_cg111_keyword_scalar_in_eager_mode_is_fine():
+    code = MIX.format(made='tf.Variable(initial_value=0.3, name="alpha")',
+                      alpha_grad="dy * (a - b)").replace(
+        "import tensorflow as tf\n", "import tensorflow as tf\ntf.enable_eager_execution()\n")
+    assert lint(code, select=["CG111"]) == []
+
+
+CROSS_MODULE_GRADS = """
+import tensorflow as tf
+
+
+@tf.custom_gradient
+def weighted_sum(x, y, weight):
+    def grad(dy):
+        return dy * weight, dy * (1.0 - weight), dy * (x - y)
+    return weight * x + (1.0 - weight) * y, grad
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="project.ImportedSite records no gradient shapes: "
+                   "CG111 cannot judge calls of imported custom-gradient functions yet")
+def test_cg111_scalar_passed_to_an_imported_function(tmp_path):
+    (tmp_path / "grads.py").write_text(textwrap.dedent(CROSS_MODULE_GRADS))
+    model = tmp_path / "model.py"
+    model.write_text(textwrap.dedent("""
+        import tensorflow as tf
+        from grads import weighted_sum
+
+        x = tf.constant([1.0, 2.0, 3.0])
+        y = tf.constant([4.0, 5.0, 6.0])
+        out = weighted_sum(x, y, 0.3)
+    """))
+    options = engine.Options(select=("CG111",), target_python=(2, 7))
+    result = engine.lint_text(str(model), model.read_text(), options)
+    assert [(d.code, d.line) for d in result.diagnostics] == [("CG111", 7)]
