@@ -45,6 +45,9 @@ class ImportedSite:
     required: int  # positional parameters without a default
     vararg: bool
     gradient_counts: frozenset  # the known gradient counts its gradient function returns
+    # ((slot, gradient text), ...): slots whose gradient keeps the upstream gradient's
+    # shape, wrong for a scalar input (CG111)
+    unreduced: tuple = ()
 
 
 @dataclass
@@ -546,11 +549,13 @@ def _summarize(path, with_imports):
 
 def _add_site(summary, module, site, name):
     from cglint.facts import gradient_counts
+    # The rule's own reading of gradient shapes, so an importer judges its calls alike.
+    from cglint.rules.cg111_unreduced_scalar_gradient import unreduced_slots
 
     counts, _ = gradient_counts(module, site)
     summary.sites[name] = ImportedSite(
         name, summary.path, site.func.lineno, tuple(site.params.names), site.params.required,
-        site.params.vararg is not None, frozenset(counts))
+        site.params.vararg is not None, frozenset(counts), unreduced_slots(module, site))
 
 
 def _module_level_wraps(module):

@@ -194,10 +194,21 @@ def weighted_sum(x, y, weight):
 """
 
 
-@pytest.mark.xfail(strict=True, reason="project.ImportedSite records no gradient shapes: "
-                   "CG111 cannot judge calls of imported custom-gradient functions yet")
-def test_cg111_scalar_passed_to_an_imported_function(tmp_path):
-    (tmp_path / "grads.py").write_text(textwrap.dedent(CROSS_MODULE_GRADS))
+@pytest.mark.parametrize("grads, call, line", [
+    (CROSS_MODULE_GRADS, "weighted_sum(x, y, 0.3)", 7),
+    # near-misses: the gradient is reduced, the scalar is in a slot whose gradient is
+    # fine, every input is a scalar, the output is a scalar
+    (CROSS_MODULE_GRADS.replace("dy * (x - y)", "tf.reduce_sum(dy * (x - y))"),
+     "weighted_sum(x, y, 0.3)", None),
+    (CROSS_MODULE_GRADS.replace("dy * weight,", "tf.reduce_sum(dy * weight),"),
+     "weighted_sum(0.5, y, w)", None),
+    (CROSS_MODULE_GRADS, "weighted_sum(1.0, 2.0, 0.3)", None),
+    (CROSS_MODULE_GRADS.replace("weight * x + (1.0 - weight) * y",
+                                "tf.reduce_sum(weight * x + (1.0 - weight) * y)"),
+     "weighted_sum(x, y, 0.3)", None),
+])
+def test_cg111_scalar_passed_to_an_imported_function(tmp_path, grads, call, line):
+    (tmp_path / "grads.py").write_text(textwrap.dedent(grads))
     model = tmp_path / "model.py"
     model.write_text(textwrap.dedent("""
         import tensorflow as tf
@@ -205,8 +216,10 @@ def test_cg111_scalar_passed_to_an_imported_function(tmp_path):
 
         x = tf.constant([1.0, 2.0, 3.0])
         y = tf.constant([4.0, 5.0, 6.0])
-        out = weighted_sum(x, y, 0.3)
-    """))
+        w = tf.placeholder(tf.float32, [3])
+        out = CALL
+    """).replace("CALL", call))
     options = engine.Options(select=("CG111",), target_python=(2, 7))
     result = engine.lint_text(str(model), model.read_text(), options)
-    assert [(d.code, d.line) for d in result.diagnostics] == [("CG111", 7)]
+    expected = [] if line is None else [("CG111", line + 1)]
+    assert [(d.code, d.line) for d in result.diagnostics] == expected

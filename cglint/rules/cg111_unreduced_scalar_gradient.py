@@ -1,4 +1,5 @@
 import ast
+import os
 
 from cglint.rules.base import Rule
 
@@ -14,6 +15,8 @@ class UnreducedScalarGradient(Rule):
     slot, an elementwise expression of the upstream gradient such as `dy * (x - y)` or
     `tf.zeros_like(dy)`: a tensor shaped like `dy`, not a scalar. A function whose output
     is itself a scalar (`tf.reduce_sum(v) * s`) gets a scalar `dy`, and is left alone.
+    A call of such a function that another module of the project defines is reported at
+    the call.
 
     Why it breaks on TF 1.8: graph mode turns the number into a scalar tensor input, and
     `tf.gradients` checks each gradient's static shape against its input:
@@ -31,9 +34,12 @@ class UnreducedScalarGradient(Rule):
     code = "CG111"
     name = "unreduced-scalar-gradient"
 
+    judges_project_calls = True  # imported_calls
+
     def check(self, module):
-        if not module.sites or module.eager:
+        if not (module.sites or module.imported_calls) or module.eager:
             return  # eager keeps Python numbers as they are: no input, no gradient slot
+        yield from self._imported(module)
         for site in module.sites:
             if site.is_method or site.params.vararg:
                 continue
@@ -64,6 +70,30 @@ class UnreducedScalarGradient(Rule):
                                           % (site.name, number, site.params.names[slot], line,
                                              ast.unparse(element)), function=site.func)
 
+    def _imported(self, module):
+        """Calls of another project module's custom-gradient function (its ImportedSite
+        records the slots whose gradient keeps the upstream shape): reported at the call,
+        the only place this file shows."""
+        for call, site in module.imported_calls:
+            if not site.unreduced or call.keywords or any(
+                    isinstance(a, ast.Starred) for a in call.args) or \
+                    len(call.args) > len(site.positional):
+                continue
+            scalars = {i: arg for i, arg in enumerate(call.args) if _scalar(module, arg)}
+            if not scalars or len(scalars) == len(call.args):
+                continue
+            for slot, gradient in site.unreduced:
+                if slot in scalars:
+                    arg = scalars[slot]
+                    shown = ast.unparse(arg)
+                    yield self.at(arg, "`%s` (%s:%d) gets the scalar %s for `%s` here, but "
+                                  "its gradient `%s` has the shape of the upstream gradient; "
+                                  "reduce it there, e.g. tf.reduce_sum" % (
+                                      site.name, os.path.basename(site.path), site.line,
+                                      shown if isinstance(arg, ast.Constant) else
+                                      "`%s`" % shown, site.positional[slot], gradient))
+                    break
+
     @staticmethod
     def _scalar_slots(module, site):
         """slot -> (text of the number, line) for calls that mix scalars and tensors."""
@@ -80,6 +110,31 @@ class UnreducedScalarGradient(Rule):
                     slots.setdefault(slot, (shown if isinstance(arg, ast.Constant)
                                             else "`%s`" % shown, call.lineno))
         return slots
+
+
+def unreduced_slots(module, site):
+    """((slot, gradient text), ...) of a custom-gradient function: the positional slots
+    whose gradient keeps the upstream gradient's shape where the forward output is no
+    scalar even with that input a scalar. For the ImportedSite its importers judge their
+    calls by (cglint.project)."""
+    if site.is_method or site.params.vararg:
+        return ()
+    found = {}
+    for ret in site.returns:
+        grad = ret.grad
+        if grad is None or not grad.params.nodes:
+            continue
+        upstream = {arg.arg for arg in grad.params.nodes}
+        for _, value in grad.returns:
+            if not isinstance(value, (ast.Tuple, ast.List)):
+                continue
+            for slot, element in enumerate(value.elts[:len(site.params.names)]):
+                if slot in found or not _keeps_upstream_shape(module, element, upstream):
+                    continue
+                if not _scalar_output(module, ret.outputs, site.scope,
+                                      {site.params.names[slot]}):
+                    found[slot] = ast.unparse(element)
+    return tuple(sorted(found.items()))
 
 
 def _scalar(module, arg, depth=0):
