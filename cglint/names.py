@@ -132,6 +132,15 @@ class Names:
         return bindings[0]
 
 
+def within(scope, outer):
+    """Whether `scope` is `outer` or nested in it."""
+    while scope is not None:
+        if scope is outer:
+            return True
+        scope = scope.parent
+    return False
+
+
 def is_none(node):
     return isinstance(node, ast.Constant) and node.value is None
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from cglint.facts import own_nodes
+from cglint.names import within
 from cglint.variable_creators import creates_trained_variables, creates_variables
 
 # Calls followed from the custom-gradient function's body into helpers, and helpers in all.
@@ -194,7 +195,7 @@ def _held_variable(module, node, scope, site):
         return None
     bindings = module.names.lookup(container.id, scope)
     if len(bindings) != 1 or bindings[0].kind != "assign" or \
-            _within(bindings[0].scope, site.scope) or bindings[0].scope is scope:
+            within(bindings[0].scope, site.scope) or bindings[0].scope is scope:
         return None
     display, key = bindings[0].node, node.slice
     if isinstance(display, ast.Dict) and None not in display.keys:
@@ -234,7 +235,7 @@ def instance_variable(module, node, scope):
 def _is_outer_variable(module, binding, scope, site):
     """A name bound, outside the site and the reading function, to a new variable (or
     to `self.w` holding one). A variable made inside the site is CG101's."""
-    if binding.kind != "assign" or _within(binding.scope, site.scope) or binding.scope is scope:
+    if binding.kind != "assign" or within(binding.scope, site.scope) or binding.scope is scope:
         return False
     value = binding.node
     if isinstance(value, ast.Attribute):  # `w = self.w` in the enclosing method
@@ -243,9 +244,3 @@ def _is_outer_variable(module, binding, scope, site):
         value, module.names.resolve(value.func, binding.scope))
 
 
-def _within(scope, outer):
-    while scope is not None:
-        if scope is outer:
-            return True
-        scope = scope.parent
-    return False

@@ -1,6 +1,8 @@
 import ast
 
+from cglint import tfapi
 from cglint.facts import gradient_counts
+from cglint.names import within
 from cglint.rules.base import Rule
 
 # Argument kinds that fail in both modes, and those that only graph mode converts.
@@ -25,10 +27,15 @@ class NonTensorArgument(Rule):
     (`if scale > 1.0:`, facts f6): that raises TypeError too. Eager mode passes the raw
     values, so the same code works there, which hides the bug.
 
-    Not reported where the function visibly takes the tensor it gets: an int used only as
-    a shape or count (`tf.tile(x, [n])`, `tf.reshape(dy, [n, -1])`, `tf.cast(n, ...)`), or
-    a list it never iterates or unpacks, whose gradient functions give one gradient per
-    argument (the stacked list's one: `tf.stack([ga, gb])`).
+    Not reported where the function visibly takes the tensor it gets: an int used only
+    where TF takes an int tensor, as an index, slice bound, shape, count or axis (`x[:k]`,
+    `dy[k]`, `tf.gather(x, k)`, `tf.nn.top_k(x, k)`, `tf.one_hot(k, 3)`,
+    `tf.reduce_sum(x, axis=k)`, `tf.tile(x, [n])`, `tf.reshape(dy, [n, -1])`,
+    `tf.cast(n, ...)`), never in arithmetic with a float tensor (`x * n`); a bool used only
+    as a tensor predicate (`tf.cond(training, ...)`, `tf.where(flag, ...)`,
+    `tf.logical_not(flag)`), never in a Python `if`, `while`, `and`, `or`, `not` or
+    conditional expression; or a list it never iterates or unpacks, whose gradient
+    functions give one gradient per argument (the stacked list's one: `tf.stack([ga, gb])`).
 
     Fix: pass only tensors positionally; bind configuration (strings, flags, functions) in
     a closure, or make a decorated function per configuration. For methods, decorate a
@@ -107,12 +114,42 @@ _TAKE_LISTS = frozenset("tensorflow.%s" % name for name in (
     "add_n", "accumulate_n", "concat", "stack", "parallel_stack", "tuple", "group",
     "identity_n", "meshgrid", "dynamic_stitch", "math.add_n"))
 # Kinds the function may well handle as the tensor it gets: a list stacked into one input
-# (with one gradient for it: facts g2), an int used only where TF takes an int tensor (a
-# shape, a count, a cast).
-_HANDLED = ("list", "int")
-# TensorFlow functions that take an int tensor as their first argument as it is.
-_TAKES_INT_TENSOR = frozenset("tensorflow." + name for name in (
-    "cast", "to_float", "to_double", "to_int32", "to_int64", "range", "ones", "zeros", "fill"))
+# (with one gradient for it: facts g2), an int used only where TF takes an int tensor (an
+# index, a shape, a count, an axis, a cast), a bool used only as a tensor predicate.
+_HANDLED = ("list", "int", "bool")
+_CASTS = ("cast", "to_float", "to_double", "to_int32", "to_int64")
+# The parameters of TensorFlow functions that take an int32 tensor as it is (an input of
+# the op, not an attribute that must be a Python int), checked under TF 1.8.
+_INT_TENSOR_PARAMETERS = {"tensorflow." + name: frozenset(params.split()) for name, params in (
+    [(cast, "x") for cast in _CASTS] + [
+        ("range", "start limit delta"), ("ones", "shape"), ("zeros", "shape"),
+        ("fill", "dims"), ("gather", "indices axis"), ("nn.embedding_lookup", "ids"),
+        ("nn.top_k", "k"), ("nn.in_top_k", "k"), ("one_hot", "indices depth"),
+        ("sequence_mask", "lengths maxlen"), ("concat", "axis"), ("split", "axis"),
+        ("expand_dims", "axis dim"), ("cumsum", "axis"), ("cumprod", "axis"),
+        ("argmax", "axis dimension"), ("argmin", "axis dimension"),
+        ("nn.l2_normalize", "axis dim"), ("matrix_band_part", "num_lower num_upper"),
+        ("linspace", "num"), ("manip.roll", "shift axis")] + [
+        ("reduce_" + op, "axis reduction_indices")
+        for op in ("sum", "mean", "max", "min", "prod", "any", "all", "logsumexp")] + [
+        ("unsorted_segment_" + op, "segment_ids num_segments")
+        for op in ("sum", "max", "min", "prod")])}
+# The parameters of TensorFlow functions that take a bool tensor as a predicate.
+_BOOL_TENSOR_PARAMETERS = {"tensorflow." + name: frozenset(params.split()) for name, params in (
+    [(cast, "x") for cast in _CASTS] + [
+        ("cond", "pred"), ("where", "condition"), ("logical_and", "x y"),
+        ("logical_or", "x y"), ("logical_xor", "x y"), ("logical_not", "x")])}
+# TensorFlow functions that return a Python list or tuple (which a tensor cannot index).
+_RETURN_LISTS = frozenset("tensorflow." + name for name in (
+    "unstack", "split", "gradients", "hessians", "meshgrid", "dynamic_partition",
+    "identity_n", "tuple", "shape_n", "unique", "unique_with_counts", "setdiff1d",
+    "nn.top_k", "nn.moments", "nn.weighted_moments", "nn.sufficient_statistics",
+    "nn.fused_batch_norm", "nn.dynamic_rnn", "nn.bidirectional_dynamic_rnn",
+    "cond", "case", "while_loop", "map_fn", "scan", "py_func", "svd", "qr",
+    "self_adjoint_eig", "get_collection", "trainable_variables", "global_variables"))
+# Arithmetic that keeps an int32 tensor an int32 tensor when the other operand is an int
+# (`k - 1`, `2 * k`; not `/`, which makes a float64 tensor on Python 3).
+_INT_OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)
 
 
 def _handled(module, site, call, index, kind):
@@ -123,9 +160,13 @@ def _handled(module, site, call, index, kind):
     if name is None:
         return False  # into *args: not followed
     uses = list(_uses(module, site, name))
-    if kind == "int":
-        return all(_int_tensor_use(module, node, parent, grandparent)
-                   for node, parent, grandparent in uses)
+    if kind in ("int", "bool"):
+        parents = _parent_map(site.func)
+        if kind == "int":
+            return all(_int_tensor_use(module, site, node, parents) for node, _, _ in uses)
+        # An unused flag is still reported: nothing shows the function means a tensor.
+        return bool(uses) and all(_argument_of(module, node, parents, _BOOL_TENSOR_PARAMETERS)
+                                  for node, _, _ in uses)
     if any(_sequence_use(module, node, parent) for node, parent, _ in uses):
         return False
     counts, complete = gradient_counts(module, site)
@@ -182,12 +223,112 @@ def _uses(module, site, name):
         stack.extend((child, node, parent) for child in ast.iter_child_nodes(node))
 
 
-def _int_tensor_use(module, node, parent, grandparent):
-    """`tf.tile(x, [n])`, `tf.reshape(dy, [n, -1])`, `tf.cast(n, tf.float32)`."""
-    if isinstance(parent, (ast.List, ast.Tuple)) and isinstance(grandparent, ast.Call):
-        return parent in grandparent.args and _tensorflow_call(module, grandparent)
-    return (isinstance(parent, ast.Call) and parent.args[:1] == [node]
-            and module.resolve(parent.func) in _TAKES_INT_TENSOR)
+def _parent_map(func):
+    """{id(node): parent} over the function's tree."""
+    parents = {}
+    for node in ast.walk(func):
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+    return parents
+
+
+def _int_tensor_use(module, site, node, parents):
+    """Where TF takes an int32 tensor: a subscript of a tensor (`x[k]`, `x[:k]`,
+    `dy[k:]`), an element of a list handed to a TF function (`tf.tile(x, [n])`,
+    `tf.reshape(dy, [n, -1])`), or an index, count or axis parameter of a TF function
+    (`tf.gather(x, k)`, `tf.nn.top_k(x, k)`, `tf.one_hot(k, 3)`, `tf.cast(n, ...)`); also
+    through int arithmetic on the way there (`x[:k - 1]`, `tf.range(2 * k)`)."""
+    expr = _int_arithmetic(node, parents)
+    value = _subscripted_by(expr, parents)
+    if value is not None:
+        return _tensor_value(module, site, value)
+    outer = expr
+    while isinstance(parents.get(id(outer)), (ast.List, ast.Tuple)):
+        outer = parents[id(outer)]
+    call = parents.get(id(outer))
+    if outer is not expr and isinstance(call, ast.Call) and (
+            outer in call.args or any(keyword.value is outer for keyword in call.keywords)):
+        return _tensorflow_call(module, call)
+    return _argument_of(module, expr, parents, _INT_TENSOR_PARAMETERS)
+
+
+def _int_arithmetic(node, parents):
+    """The outermost expression that int arithmetic builds on `node` (`k - 1`, `-k`)."""
+    while True:
+        parent = parents.get(id(node))
+        if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, (ast.USub, ast.UAdd)):
+            node = parent
+        elif isinstance(parent, ast.BinOp) and isinstance(parent.op, _INT_OPERATORS) and (
+                _int_constant(parent.right if parent.left is node else parent.left)):
+            node = parent
+        else:
+            return node
+
+
+def _int_constant(node):
+    return isinstance(node, ast.Constant) and type(node.value) is int
+
+
+def _subscripted_by(expr, parents):
+    """The value `expr` indexes or bounds a slice of (`x` of `x[k]`, `x[:k]`, `x[k, 0]`),
+    or None."""
+    parent = parents.get(id(expr))
+    if isinstance(parent, ast.Slice):
+        expr, parent = parent, parents.get(id(parent))
+    if isinstance(parent, ast.Tuple) and isinstance(parents.get(id(parent)), ast.Subscript):
+        expr, parent = parent, parents.get(id(parent))
+    if isinstance(parent, ast.Subscript) and parent.slice is expr:
+        return parent.value
+    return None
+
+
+def _tensor_value(module, site, value, depth=0):
+    """Whether `value` is visibly a tensor: a parameter of the custom-gradient function
+    or of a function nested in it (its gradient function's `dy`), a local assigned one, the
+    result of a TF function that returns a tensor, a subscript or arithmetic of one. A
+    Python list (`TABLE[k]`, `tf.unstack(x)[k]`) cannot be indexed by a tensor."""
+    if depth > 4:
+        return False
+    if isinstance(value, ast.Name):
+        bindings = module.names.lookup(value.id, module.names.scope_of(value))
+        return bool(bindings) and all(
+            within(binding.scope, site.scope) and (
+                binding.kind == "param" or binding.kind == "assign" and binding.node is not None
+                and _tensor_value(module, site, binding.node, depth + 1))
+            for binding in bindings)
+    if isinstance(value, ast.Call):
+        return _tensorflow_call(module, value) and _called(module, value) not in _RETURN_LISTS
+    if isinstance(value, ast.Subscript):
+        return _tensor_value(module, site, value.value, depth + 1)
+    if isinstance(value, ast.BinOp):
+        return any(_tensor_value(module, site, operand, depth + 1)
+                   for operand in (value.left, value.right))
+    return False
+
+
+def _argument_of(module, node, parents, table):
+    """Whether `node` is passed, positionally or by keyword, for one of the parameters
+    `table` lists for the TF function called."""
+    parent = parents.get(id(node))
+    if isinstance(parent, ast.keyword) and parent.arg is not None:
+        call, keyword = parents.get(id(parent)), parent.arg
+    elif isinstance(parent, ast.Call) and node in parent.args:
+        call, keyword = parent, None
+    else:
+        return False
+    if not isinstance(call, ast.Call):
+        return False  # a class's keyword (`metaclass=flag`)
+    wanted = table.get(_called(module, call))
+    if not wanted:
+        return False
+    if keyword is not None:
+        return keyword in wanted
+    position = next(index for index, arg in enumerate(call.args) if arg is node)
+    if any(isinstance(arg, ast.Starred) for arg in call.args[:position]):
+        return False
+    signature = tfapi.signature(_called(module, call))
+    names = signature[0] if signature else ()
+    return position < len(names) and names[position] in wanted
 
 
 def _called(module, call):
@@ -221,7 +362,10 @@ def _sequence_use(module, node, parent):
 
 _DESCRIPTIONS = {
     "None": ("None", "TF 1.8 raises `ValueError: None values not supported`"),
-    "bool": ("a bool", "graph mode makes it a bool tensor, and `if` on it raises TypeError"),
+    "bool": ("a bool", "graph mode makes it a bool tensor, which a Python `if`, `and`, `or` "
+                       "or `not` cannot test (TypeError) and float arithmetic cannot take; "
+                       "use it only as a tensor predicate (`tf.cond`, `tf.where`) or bind it "
+                       "in a closure"),
     "int": ("an int", "graph mode makes it an int32 tensor, which cannot mix with float "
                       "tensors; pass a float tensor or bind it in a closure"),
     "float": ("a float", "graph mode makes it a tensor, and the function's `if` on it "

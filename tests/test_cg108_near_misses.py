@@ -1,0 +1,230 @@
+"""CG108 near-misses: an int used where TF takes an int tensor (an index, a slice bound, a
+count, an axis) and a bool used only as a tensor predicate work on TF 1.8 graph mode, which
+makes them an int32 and a bool tensor; the same arguments meeting a float tensor or a
+Python test still fail and are still reported."""
+from conftest import lint
+
+
+def cg108(code):
+    return lint(code, select=["CG108"])
+
+
+def test_an_int_used_as_an_index_or_slice_bound_is_not_reported():
+    code = """
+    import tensorflow as tf
+
+    TABLE = [1.0, 2.0, 3.0]
+
+    @tf.custom_gradient
+    def top_rows(x, k):
+        def grad(dy):
+            return tf.concat([dy, tf.zeros_like(x[k:])], axis=0), None
+        return x[:k], grad
+
+    @tf.custom_gradient
+    def picks(x, k):
+        h = tf.nn.relu(x)
+        y = x[k] + x[::k] + x[k, 0] + x[:, :k] + h[:k - 1] + x[-k] + x[2 * k:]
+        y = y + tf.shape(x)[k] + x[0][k]
+        return y, lambda dy: (dy[k:], None)
+
+    x = tf.ones([3, 3])
+    a = top_rows(x, 2)
+    b = picks(x, 1)
+    """
+    assert cg108(code) == []
+
+
+def test_an_int_passed_as_an_index_count_or_axis_of_a_tf_function_is_not_reported():
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def ops(x, k):
+        y = tf.gather(x, k) + tf.gather(x, indices=k) + tf.gather(x, [0], axis=k)
+        y = y + tf.nn.top_k(x, k)[0] + tf.nn.top_k(x, k=k).values
+        y = y + tf.one_hot(k, 3) + tf.one_hot([0], k) + tf.reduce_sum(x, k)
+        y = y + tf.reduce_max(x, axis=k) + tf.concat([x, x], k) + tf.expand_dims(x, k)
+        y = y + tf.pad(x, [[k, k], [0, 0]]) + tf.cast(tf.range(2 * k), tf.float32)
+        y = y + tf.unsorted_segment_sum(x, [0, 0], k) + tf.to_float(tf.argmax(x, k))
+        y = y + tf.cast(tf.sequence_mask(k, 3), tf.float32) + tf.cumsum(x, axis=k)
+        return y, lambda dy: (tf.reshape(dy, [k, -1]), None)
+
+    y = ops(tf.ones([2, 3]), 1)
+    """
+    assert cg108(code) == []
+
+
+def test_an_int_meeting_a_float_or_a_python_use_is_still_reported():
+    code = """
+    import tensorflow as tf
+
+    TABLE = [1.0, 2.0, 3.0]
+
+    @tf.custom_gradient
+    def scaled(x, k):
+        return x[:k] * k, lambda dy: (dy, None)
+
+    @tf.custom_gradient
+    def looked_up(x, k):
+        return x * TABLE[k], lambda dy: (dy, None)
+
+    @tf.custom_gradient
+    def unstacked(x, k):
+        return tf.unstack(x)[k], lambda dy: (dy, None)
+
+    @tf.custom_gradient
+    def attrs(x, k):
+        return tf.stack([x, x], axis=k), lambda dy: (dy, None)
+
+    @tf.custom_gradient
+    def split(x, k):
+        return tf.split(x, k)[0], lambda dy: (dy, None)
+
+    @tf.custom_gradient
+    def halved(x, k):
+        return x[:k / 2], lambda dy: (dy, None)
+
+    @tf.custom_gradient
+    def static(x, k):
+        return x * x.shape[k].value, lambda dy: (dy, None)
+
+    @tf.custom_gradient
+    def counted(x, k):
+        return x[:len(range(k))], lambda dy: (dy, None)
+
+    @tf.custom_gradient
+    def branch(x, k):
+        y = x[:k] if k > 1 else x
+        return y, lambda dy: (dy, None)
+
+    x = tf.ones([3])
+    a = scaled(x, 2)
+    b = looked_up(x, 2)
+    c = unstacked(x, 2)
+    d = attrs(x, 0)
+    e = split(x, 3)
+    f = halved(x, 2)
+    g = static(x, 0)
+    h = counted(x, 2)
+    i = branch(x, 2)
+    """
+    # Arithmetic with a float; a Python list indexed by a tensor (a module's, or one a TF
+    # function returns); an attribute that must be a Python int; `/` makes a float tensor
+    # on Python 3; a static shape, `range()` and an `if` need a Python int.
+    assert cg108(code) == [("CG108", 44, 15), ("CG108", 45, 18), ("CG108", 46, 18),
+                           ("CG108", 47, 14), ("CG108", 48, 14), ("CG108", 49, 15),
+                           ("CG108", 50, 15), ("CG108", 51, 16), ("CG108", 52, 15)]
+
+
+def test_a_bool_used_only_as_a_tensor_predicate_is_not_reported():
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def st_dropout(x, training):
+        mask = tf.cast(tf.random_uniform(tf.shape(x)) > 0.5, tf.float32)
+        y = tf.cond(training, lambda: x * mask * 2.0, lambda: x)
+        return y, lambda dy: (dy, None)
+
+    @tf.custom_gradient
+    def predicates(x, flag):
+        y = tf.where(flag, x * 2.0, x)
+        y = tf.cond(pred=tf.logical_and(flag, x[0] > 0), true_fn=lambda: y, false_fn=lambda: x)
+        y = tf.cond(tf.logical_or(tf.logical_not(flag), False), lambda: y, lambda: x)
+        y = y * tf.cast(flag, tf.float32)
+        def grad(dy):
+            return tf.where(condition=flag, x=dy, y=dy * 2.0), None
+        return y, grad
+
+    x = tf.ones([3])
+    a = st_dropout(x, True)
+    b = predicates(x, False)
+    """
+    assert cg108(code) == []
+
+
+def test_a_bool_reaching_a_python_test_or_arithmetic_is_still_reported():
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def branched(x, training):
+        y = tf.cond(training, lambda: x * 2.0, lambda: x)
+        if training:
+            y = y * 2.0
+        return y, lambda dy: (dy, None)
+
+    @tf.custom_gradient
+    def negated(x, training):
+        return tf.cond(not training, lambda: x, lambda: x * 2.0), lambda dy: (dy, None)
+
+    @tf.custom_gradient
+    def combined(x, training):
+        y = tf.where(training and True, x, x * 2.0)
+        return y, lambda dy: (dy, None)
+
+    @tf.custom_gradient
+    def chosen(x, training):
+        return (x * 2.0 if training else x), lambda dy: (dy, None)
+
+    @tf.custom_gradient
+    def looped(x, training):
+        while training:
+            x = x * 2.0
+        return x, lambda dy: (dy, None)
+
+    @tf.custom_gradient
+    def masked(x, training):
+        return x * training, lambda dy: (dy, None)
+
+    @tf.custom_gradient
+    def unused(x, training):
+        return x, lambda dy: (dy, None)
+
+    x = tf.ones([3])
+    a = branched(x, True)
+    b = negated(x, True)
+    c = combined(x, True)
+    d = chosen(x, True)
+    e = looped(x, False)
+    f = masked(x, True)
+    g = unused(x, True)
+    """
+    # An unused flag stays reported (tests/test_rules_gradients.py's argument kinds).
+    assert cg108(code) == [("CG108", 39, 17), ("CG108", 40, 16), ("CG108", 41, 17),
+                           ("CG108", 42, 15), ("CG108", 43, 15), ("CG108", 44, 15),
+                           ("CG108", 45, 15)]
+
+
+def test_the_bool_message_names_the_tensor_predicate_way_out():
+    from cglint import check, engine
+    import textwrap
+
+    code = textwrap.dedent("""
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def masked(x, training):
+        return x * training, lambda dy: (dy, None)
+
+    y = masked(tf.ones([3]), True)
+    """)
+    result = check.check_alone("snippet.py", code, engine.Options(select=("CG108",)))
+    (finding,) = result.diagnostics
+    assert "`if`" in finding.message and "tf.cond" in finding.message
+
+
+def test_eager_mode_still_passes_ints_and_bools_through():
+    code = """
+    import tensorflow as tf
+    tf.enable_eager_execution()
+
+    @tf.custom_gradient
+    def scaled(x, k, flag):
+        y = x * k if flag else x
+        return y, lambda dy: (dy, None, None)
+
+    y = scaled(tf.ones([3]), 2, True)
+    """
+    assert cg108(code) == []
