@@ -1993,3 +1993,28 @@ def test_a_map_after_an_eager_branch_that_returns_runs_in_graph_mode_only():
     assert lint(code.replace("return x +", "y = x +"), select=["CG201"]) == [("CG201", 8, 10)]
     assert lint(code.replace("tf.executing_eagerly()", "x is None"),
                 select=["CG201"]) == [("CG201", 8, 10)]
+
+
+@pytest.mark.parametrize("helper, reported", [
+    ("return tf.reduce_sum(reverse(h) * 2.0)", True),
+    # near-miss: the imported helper runs no custom gradient
+    ("return tf.reduce_sum(h * 2.0)", False),
+])
+def test_cg109_a_tape_over_another_modules_helper_that_runs_a_custom_gradient(
+        tmp_path, helper, reported):
+    (tmp_path / "grads.py").write_text(textwrap.dedent("""
+        import tensorflow as tf
+
+        @tf.custom_gradient
+        def reverse(x):
+            return tf.identity(x), lambda dy: -dy
+
+        def discriminator(h):
+            HELPER
+    """).replace("HELPER", helper))
+    model = tmp_path / "model.py"
+    model.write_text("import tensorflow as tf\nimport grads\n\nx = tf.constant([1.0])\n"
+                     "with tf.GradientTape() as tape:\n    loss = grads.discriminator(x)\n")
+    options = engine.Options(select=("CG109",))
+    found = check.check_alone(str(model), model.read_text(), options).diagnostics
+    assert [(d.code, d.line) for d in found] == ([("CG109", 5)] if reported else [])

@@ -12,9 +12,9 @@ class GradientTapeInGraphMode(Rule):
     without enabling eager execution. A tape whose `with` block visibly runs no
     custom-gradient function (only TF ops, builtins, and functions of the module that run
     none) is left alone, and so is one that runs only eagerly (in the branch of `if
-    tf.executing_eagerly():`); one that runs such a function directly, through the
-    module's functions or as a value (`tf.map_fn(f, x)`), or runs what cglint cannot
-    follow, is reported.
+    tf.executing_eagerly():`); one that runs such a function directly, through functions
+    of the module or of other project modules (`grads.domain_loss(h)`), or as a value
+    (`tf.map_fn(f, x)`), or runs what cglint cannot follow, is reported.
 
     Why it breaks on TF 1.8: in graph mode 1.8's tape silently ignores both
     `@tf.custom_gradient` and `gradient_override_map` and returns the natural gradient of
@@ -28,8 +28,7 @@ class GradientTapeInGraphMode(Rule):
     name = "gradient-tape-in-graph-mode"
 
     def check(self, module):
-        if not module.tape_calls or not (
-                module.sites or module.override_maps or module.imported_calls) or module.eager:
+        if not module.tape_calls or module.eager:
             return
         for call in module.tape_calls:
             if module.execution_mode(call) == EAGER:
@@ -57,22 +56,30 @@ MAX_HELPER_DEPTH = 3
 
 
 def _reached(module, call):
-    """The site a tape's `with` block runs (directly, through functions of the module, or
-    passed along as a value), _UNKNOWN when the block calls what cglint cannot follow or
-    the tape is not used as a `with`, _NONE when it visibly runs none."""
+    """The site a tape's `with` block runs (directly, through functions of the module or
+    of other project modules, or passed along as a value), _UNKNOWN when the block calls
+    what cglint cannot follow or the tape is not used as a `with`, _NONE when it visibly
+    runs none."""
     item = module.parent_of(call)
     statement = module.parent_of(item) if isinstance(item, ast.withitem) else None
     if not isinstance(statement, (ast.With, ast.AsyncWith)) or item.context_expr is not call:
         return _UNKNOWN
     tape = item.optional_vars.id if isinstance(item.optional_vars, ast.Name) else None
+    return _runs(module, statement.body, tape, 0, set())
+
+
+def _sites(module):
+    """({id(def): site}, {id(call): site}) of the custom-gradient functions a module
+    defines and the calls of them it makes (of other modules' too)."""
     by_def = {id(site.func): site for site in module.sites}
     by_call = {id(c): site for site in module.sites for c in site.calls + site.partials}
-    by_call.update((id(c), site) for c, site in module.imported_calls)  # of other modules
-    return _runs(module, statement.body, tape, by_def, by_call, 0, set())
+    by_call.update((id(c), site) for c, site in module.imported_calls)
+    return by_def, by_call
 
 
-def _runs(module, statements, tape, by_def, by_call, depth, seen):
+def _runs(module, statements, tape, depth, seen):
     found = _NONE
+    by_def, by_call = _sites(module)
     for statement in statements:
         for node in ast.walk(statement):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
@@ -83,7 +90,7 @@ def _runs(module, statements, tape, by_def, by_call, depth, seen):
                 continue
             if id(node) in by_call:
                 return by_call[id(node)]
-            verdict = _call_runs(module, node, tape, by_def, by_call, depth, seen)
+            verdict = _call_runs(module, node, tape, depth, seen)
             if verdict is not _NONE:
                 if verdict is not _UNKNOWN:
                     return verdict
@@ -91,7 +98,7 @@ def _runs(module, statements, tape, by_def, by_call, depth, seen):
     return found
 
 
-def _call_runs(module, call, tape, by_def, by_call, depth, seen):
+def _call_runs(module, call, tape, depth, seen):
     func = call.func
     qualname = module.resolve(func)
     if qualname and qualname.startswith("tensorflow."):
@@ -102,13 +109,18 @@ def _call_runs(module, call, tape, by_def, by_call, depth, seen):
     if isinstance(func, ast.Name) and func.id in _INERT_BUILTINS and not module.names.lookup(
             func.id, module.names.scope_of(call)):
         return _NONE
-    helper = module.called_function(call, module.names.scope_of(call))
-    if helper is None or depth >= MAX_HELPER_DEPTH:
+    if depth >= MAX_HELPER_DEPTH:
         return _UNKNOWN
+    # A def of this module, or of another project module (`grads.discriminator(h)`),
+    # followed in its own module's facts.
+    called = module.def_called(call, module.names.scope_of(call))
+    if called is None:
+        return _UNKNOWN
+    facts, helper = called
     if id(helper) in seen:
         return _NONE
     seen.add(id(helper))
-    return _runs(module, helper.body, None, by_def, by_call, depth + 1, seen)
+    return _runs(facts, helper.body, None, depth + 1, seen)
 
 
 RULE = GradientTapeInGraphMode
