@@ -6,13 +6,15 @@ in setup.cfg's `[options]` or in setup.py's `setup(...)` call (read as text, nev
 `Requires-Python` in an sdist's PKG-INFO or an unpacked wheel's METADATA. Projects of the
 TF 1.x era seldom set one and say it with trove classifiers instead (`Programming
 Language :: Python :: 3.5`): without a version specifier in any of those files, their
-classifiers decide (any Python 2 one means 2.7, else the oldest Python 3 one), and for
-an unpacked wheel without either, its tags (`py3-none-any` installs on Python 3 only).
+classifiers decide (any Python 2 one means 2.7, else the oldest Python 3 one), then
+setup.py's own refusal of older Pythons (`if sys.version_info < (3, 5): sys.exit(...)`),
+and for an unpacked wheel without any, its tags (`py3-none-any` installs on Python 3).
 The project is the closest folder above a file
 that holds one of those files. Its lowest bound picks the closest target TF 1.8 has
 wheels for: below 3 is 2.7, 3.0 to 3.5 is 3.5, 3.6 and later is 3.6. No declaration, or
 one without a lower bound: no inference.
 """
+import ast
 import configparser
 import os
 import re
@@ -29,6 +31,9 @@ _SETUP_PY = re.compile(
     r"""python_requires\s*=\s*\(?\s*(?:[rbuRBU]{0,2})(['"])([^'"\n]*)\1""")
 _REQUIRES_PYTHON = re.compile(r"^Requires-Python:[ \t]*(.*)$", re.MULTILINE)
 # `Programming Language :: Python :: 3.5`, `:: 3`, `:: 2 :: Only`, in any of the files.
+# A warning that refuses a Python: "only compatible with Python 3", "requires Python 3.5".
+_REFUSAL = re.compile(r"(?i)python.*\b(only|requir|support|compatib|need|not|fail)|"
+                      r"\b(only|requir|support|compatib|need|not|fail).*python")
 _CLASSIFIER = re.compile(r"Programming Language :: Python :: (\d+)(?:\.(\d+))?(?![\d.])")
 
 
@@ -98,7 +103,7 @@ def _declared_in(folder):
                 texts.append((name, path, handle.read(1 << 20).decode("utf-8", "replace")))
         except OSError:
             continue
-    for read in (_specifier, _from_classifiers, _last):
+    for read in (_specifier, _from_classifiers, _from_version_check, _last):
         for name, path, text in texts:
             target = read(name, text)
             if target is not None:
@@ -129,6 +134,60 @@ def _unpacked_wheel_metadata(folder):
     found = [(name, os.path.join(folder, infos[0], file_name))
              for name, file_name in (("PKG-INFO", "METADATA"), ("WHEEL", "WHEEL"))]
     return [(name, path) for name, path in found if os.path.isfile(path)]
+
+
+def _from_version_check(name, text):
+    """setup.py's own refusal of older Pythons, the way 2017-era research code says
+    "Python 3 only" (baselines: `if sys.version_info.major != 3: print(...)`; `if
+    sys.version_info < (3, 5): sys.exit(...)`): a top-level `if` on sys.version_info whose
+    body exits, raises or warns in words naming Python. A test that only picks
+    dependencies (`if sys.version_info < (3, 4): requires.append("enum34")`) says nothing."""
+    if name != "setup.py" or "version_info" not in text:
+        return None
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    for node in tree.body:
+        if isinstance(node, ast.If) and _refuses(node.body):
+            oldest = _oldest_passing(node.test)
+            if oldest is not None:
+                return target_for(">=%d.%d" % oldest)
+    return None
+
+
+def _refuses(body):
+    for node in (inner for statement in body for inner in ast.walk(statement)):
+        if isinstance(node, ast.Raise):
+            return True
+        if isinstance(node, ast.Call):
+            called = ast.unparse(node.func)
+            if called in ("sys.exit", "exit", "quit"):
+                return True
+            if called in ("print", "warnings.warn", "logging.warning") and any(
+                    isinstance(text, ast.Constant) and isinstance(text.value, str)
+                    and _REFUSAL.search(text.value)
+                    for argument in node.args for text in ast.walk(argument)):
+                return True
+    return False
+
+
+def _oldest_passing(test):
+    """(major, minor) of the oldest Python a refusing test lets through: `version_info <
+    (3, 5)`, `version_info[:2] < (3, 5)`, `version_info.major != 3`, `version_info[0] < 3`."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    subject, operator, bound = ast.unparse(test.left), test.ops[0], test.comparators[0]
+    if subject in ("sys.version_info", "sys.version_info[:2]") and isinstance(
+            operator, ast.Lt) and isinstance(bound, ast.Tuple) and len(bound.elts) >= 2 and all(
+            isinstance(part, ast.Constant) and type(part.value) is int
+            for part in bound.elts[:2]):
+        return bound.elts[0].value, bound.elts[1].value
+    if subject in ("sys.version_info.major", "sys.version_info[0]") and isinstance(
+            operator, (ast.NotEq, ast.Lt)) and isinstance(bound, ast.Constant) and \
+            bound.value == 3:
+        return 3, 0
+    return None
 
 
 def _from_wheel_tags(text):

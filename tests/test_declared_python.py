@@ -120,3 +120,19 @@ def test_sdist_pkg_info_and_an_unpacked_wheel(tmp_path):
     assert declared.of(str(tmp_path / "py3wheel"))[0] == "3.5"
     assert declared.of(str(tmp_path / "both"))[0] is None
     assert declared.of(str(tmp_path / "site"))[0] is None
+
+
+@pytest.mark.parametrize("check, target", [
+    ("if sys.version_info.major != 3:\n    print('This Python is only compatible with "
+     "Python 3, but you are running Python {}.'.format(sys.version_info.major))\n", "3.5"),
+    ("if sys.version_info < (3, 6):\n    sys.exit('Python>=3.6 is required.')\n", "3.6"),
+    ("if sys.version_info[:2] < (3, 5):\n    raise RuntimeError('needs 3.5')\n", "3.5"),
+    # near-misses: a test that picks dependencies, a check that refuses nothing, broken text
+    ("if sys.version_info < (3, 4):\n    requires.append('enum34')\n", None),
+    ("if sys.version_info < (3, 0):\n    print('building the Python 2 wheel')\n", None),
+    ("if sys.version_info >= (3, 0):\n    sys.exit(1)\n", None),
+    ("if sys.version_info < (3, 5:\n    sys.exit(1)\n", None),
+])
+def test_setup_py_refusing_older_pythons(tmp_path, check, target):
+    _write(tmp_path, "setup.py", "import sys\n" + check + "setup(name='x')\n")
+    assert DeclaredPython().of(str(tmp_path))[0] == target
