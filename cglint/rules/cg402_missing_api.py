@@ -24,10 +24,11 @@ class MissingApi(Rule):
 
     Fix: use the 1.8 spelling named in the message (`tf.log`, `tf.Session`,
     `tf.random_normal`); `--fix` rewrites the name where the 1.8 one is the same object in
-    some release and in the newest release that has the name, and the call fits its 1.8
-    signature (`tf.math.log` -> `tf.log`, `tf.compat.v1.X` -> `tf.X`); `--unsafe-fixes`
-    also applies plain 1.8 renames, and names that TF 2 gave to another function
-    (`tf.math.in_top_k` takes `targets` first there: check the arguments). Reach
+    some release and the call fits its 1.8 signature (`tf.math.log` -> `tf.log`,
+    `tf.compat.v1.X` -> `tf.X`); `--unsafe-fixes` also applies plain 1.8 renames, and
+    renames of a call passing two or more arguments positionally to a name that the newest
+    release gives to another function (`tf.math.in_top_k` takes `targets` first in TF 2:
+    check the order). Reach
     Keras and contrib modules through attributes (`tf.keras.layers`) or `import` the
     module the message names.
 
@@ -106,7 +107,13 @@ class MissingApi(Rule):
         missing = tfapi.missing(use.qualname, target)
         if missing is None:
             return None
-        return self.at(use.node, _message(missing, target), _fix(module, use, missing))
+        message = _message(missing, target)
+        if missing.replacement and _reorder_risk(use):
+            newest = [version for version in tfapi.versions()
+                      if tfapi.status(use.qualname, version) == tfapi.EXISTS][-1]
+            message += " (TF %s's `%s` is another function: check the order of its " \
+                "arguments)" % (newest, tf_name(use.qualname))
+        return self.at(use.node, message, _fix(module, use, missing))
 
 
 def _import_message(use, target, why):
@@ -157,14 +164,7 @@ def _message(missing, target, hint=True):
     else:
         message = "`%s` is not in TF %s (`%s` is %s)" % (full, target, name, history)
     if missing.replacement:
-        message += "; use `%s`" % tf_name(missing.replacement)
-        if tfapi.same_object_versions(missing.qualname) and not _same_in_newest(
-                missing.qualname):
-            newest = [version for version in tfapi.versions()
-                      if tfapi.status(missing.qualname, version) == tfapi.EXISTS][-1]
-            message += " (TF %s's `%s` is another function: check the order and meaning " \
-                "of its arguments)" % (newest, name)
-        return message
+        return message + "; use `%s`" % tf_name(missing.replacement)
     return message + (_hint(missing, target) if hint else "")
 
 
@@ -212,7 +212,8 @@ def _fix(module, use, missing):
         "tensorflow." + use.qualname[len("tensorflow.compat.v1."):])
     # Safe only where it is the same object in the newest release too (unsafe where a
     # newer release has another function under the name).
-    same = compat or _same_in_newest(use.qualname)
+    same = compat or (bool(tfapi.same_object_versions(use.qualname))
+                      and not _reorder_risk(use))
     if not same and missing.note not in _RENAME_NOTES and not tfapi.same_object_versions(
             use.qualname):
         return None
@@ -236,15 +237,18 @@ def _fix(module, use, missing):
     return (Edit(module.span(use.node), new, same),)
 
 
-def _same_in_newest(qualname):
-    """Whether `qualname` is the object its 1.8 replacement names in some release and in
-    the newest that has it, whose docs the code is likely copied from. `tf.math.in_top_k`
-    is `tf.nn.in_top_k` in 1.15 only: TF 2's takes `targets` first, and renaming its call
-    would swap them silently."""
-    same = tfapi.same_object_versions(qualname)
+def _reorder_risk(use):
+    """Whether a rename could reorder the call's arguments: it passes two or more
+    positionally, and the newest release that has the name (whose docs the code is likely
+    copied from) has another object under it than the 1.8 name's. `tf.math.in_top_k` is
+    `tf.nn.in_top_k` in 1.15 only: TF 2's takes `targets` first, and renaming
+    `tf.math.in_top_k(labels, logits, 1)` would swap them silently."""
+    if use.call is None or len(use.call.args) < 2:
+        return False
+    same = tfapi.same_object_versions(use.qualname)
     having = [version for version in tfapi.versions()
-              if tfapi.status(qualname, version) == tfapi.EXISTS]
-    return bool(same) and bool(having) and having[-1] in same
+              if tfapi.status(use.qualname, version) == tfapi.EXISTS]
+    return bool(same) and bool(having) and having[-1] not in same
 
 
 # Notes of replacements that are the 1.8 name of the same operation (cglint.tfapi).
