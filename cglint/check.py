@@ -11,11 +11,12 @@ def check_bytes(path, data, options):
     loaded = files.decode(path, data)
     if isinstance(loaded, files.Unreadable):
         return unreadable(path, loaded.message, options, loaded.line, loaded.col)
-    return check_text(path, loaded.text, options)
+    return check_text(path, loaded.text, options, loaded.bom)
 
 
-def check_text(path, text, options):
-    """Result for a decoded text, with its `noqa` comments applied (and kept in it)."""
+def check_text(path, text, options, bom=False):
+    """Result for a decoded text, with its `noqa` comments applied (and kept in it).
+    `bom`: the bytes began with a UTF-8 BOM (which declares their encoding)."""
     # Here, not in files.decode, so that editor buffers and flake8 are bounded as well.
     too_long = files.too_many_lines(text)
     if too_long:
@@ -23,7 +24,7 @@ def check_text(path, text, options):
     directives = suppress.scan(text)
     if directives.skip_file:
         return Result(path)
-    result = engine.lint_text(path, text, options)
+    result = engine.lint_text(path, text, options, bom)
     result.directives = directives
     report_unused = options.report_unused_noqa and suppress.UNUSED_CODE in engine.enabled(
         options)

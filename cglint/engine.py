@@ -17,12 +17,13 @@ def enabled(options):
     return frozenset(code for code in rules() if options.selected(code))
 
 
-def lint_text(path, text, options):
-    """Result of the enabled rules on one decoded text (no `noqa` applied yet)."""
+def lint_text(path, text, options, bom=False):
+    """Result of the enabled rules on one decoded text (no `noqa` applied yet); `bom`: its
+    bytes began with a UTF-8 BOM."""
     result = Result(path)
     codes = enabled(options)
     try:
-        _lint(result, text, options, codes)
+        _lint(result, text, options, codes, bom)
     except RecursionError:
         result.diagnostics = []
         if "CG001" in codes:
@@ -34,7 +35,7 @@ def lint_text(path, text, options):
     return result
 
 
-def _lint(result, text, options, codes):
+def _lint(result, text, options, codes, bom=False):
     parsed = parse(text, options.target_python)
     if parsed.error and "CG001" in codes:
         line, col, message = parsed.error
@@ -42,6 +43,7 @@ def _lint(result, text, options, codes):
     if parsed.tree is None:
         return
     module = ModuleFacts(result.path, text, parsed, options.target_python, options.target_tf)
+    module.bom = bom
     # Only files that name tensorflow can hold a TensorFlow hazard of their own: skip
     # those rules (and the name resolution they need) everywhere else, but for the calls
     # of other project modules' custom-gradient functions, which need an import.

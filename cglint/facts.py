@@ -371,6 +371,7 @@ class ModuleFacts:
         self.target_python = target_python
         self.python2_syntax = parsed.python2_syntax
         self.target_tf = target_tf
+        self.bom = False  # the bytes began with a UTF-8 BOM, which declares UTF-8
         self._instance_variables = {}  # id(class scope) -> attributes holding variables
         self._attribute_classes = {}  # id(class scope) -> {attribute: TensorFlow class}
         self._rebound = {}  # (name, id(scope)) -> DATASET or None (_rebound_dataset)

@@ -26,6 +26,7 @@ MINIMUM_VERSION = {
     "`raise ... from ...`": (3, 0),
     "`...` outside a subscript": (3, 0),
     "class keyword argument": (3, 0),
+    "non-ASCII text without a coding declaration": (3, 0),
     "`print()` keyword argument": (3, 0),
     "`print()` keyword `flush=`": (3, 3),
     "`print()` with `*` unpacking": (3, 0),
@@ -79,6 +80,9 @@ NOTES = {
     "`TypeError: 'type' object is not subscriptable` when evaluated (at `def` time)",
     "`X | Y` union in an evaluated annotation": "it raises "
     "`TypeError: unsupported operand type(s) for |` when evaluated (at `def` time)",
+    "non-ASCII text without a coding declaration": "Python 2 reads source as ASCII "
+    "without one: `SyntaxError: Non-ASCII character`; add `# -*- coding: utf-8 -*-` as "
+    "the first or second line",
     "`print()` keyword argument": "or add `from __future__ import print_function`",
     "`print()` keyword `flush=`": "Python 2.7's print function has no `flush` (a "
     "`TypeError` even with `from __future__ import print_function`); call "
@@ -179,6 +183,8 @@ def newer_syntax(module, index=None):
                                _message(construct, "`, `".join(details) or None, target), node))
     if target >= (3, 6) and module.fstrings:
         found.extend(_in_fstrings(module, target))
+    if target < (3, 0):
+        found.extend(_undeclared_non_ascii(module, target))
     return sorted(found, key=lambda record: record.span[:2])
 
 
@@ -244,6 +250,24 @@ def _in_fstrings(module, target):
                         span = lines.span_of(group.start + field.start, group.start + field.end)
                         message = _message(construct, group.source[field.start : field.end], target)
                         yield NewSyntax(span, construct, MINIMUM_VERSION[construct], message)
+
+
+# PEP 263: a comment naming the source encoding, on the first or second line.
+_CODING_LINE = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+")
+
+
+def _undeclared_non_ascii(module, target):
+    """Python 2 reads a file without a coding line (or a UTF-8 BOM) as ASCII, and refuses
+    any other byte, in comments and strings too (the seed's own example)."""
+    text = module.text
+    if text.isascii() or module.bom or any(
+            _CODING_LINE.match(line) for line in text.splitlines()[:2]):
+        return
+    at = next(index for index, char in enumerate(text) if ord(char) > 127)
+    construct = "non-ASCII text without a coding declaration"
+    span = module.lines.span_of(at, at + 1)
+    yield NewSyntax(span, construct, MINIMUM_VERSION[construct],
+                    _message(construct, None, target))
 
 
 def _all_fields(fields):

@@ -31,6 +31,8 @@ def fix_for(module, record):
     node = record.node
     if record.construct in _PRINT_CONSTRUCTS:
         return _future_import(module, "print_function")
+    if record.construct == "non-ASCII text without a coding declaration":
+        return _coding_line(module)
     if node is None:
         return None
     if record.construct == "argument-less `super()`":
@@ -42,6 +44,13 @@ def fix_for(module, record):
     if record.construct == "`rb` string prefix":
         return _bytes_prefix(module, node)
     return None
+
+
+def _coding_line(module):
+    """`# -*- coding: utf-8 -*-` as the first line, or the second after a `#!` line: the
+    text was read as UTF-8, the encoding Python 3 assumes and 2.7 must be told."""
+    line = 2 if module.text.startswith("#!") else 1
+    return (Edit(Span(line, 1, line, 1), "# -*- coding: utf-8 -*-\n"),)
 
 
 def _bytes_prefix(module, node):

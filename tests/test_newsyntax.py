@@ -5,6 +5,7 @@ import textwrap
 
 import pytest
 
+from cglint import engine
 from cglint.facts import ModuleFacts
 from cglint.newsyntax import MINIMUM_VERSION, NOTES, newer_syntax
 from cglint.parse import Parsed, parse
@@ -170,20 +171,20 @@ def test_print_flush_message_says_33_and_that_the_future_import_does_not_help():
 
 
 def test_columns_count_characters_not_bytes():
-    code = "s = 'é'; y = a @ b\n"
+    code = "# coding: utf-8\ns = 'é'; y = a @ b\n"
     (record,) = newer_syntax(module_of(code))
-    assert record.span == (1, 14, 1, 19)
+    assert record.span == (2, 14, 2, 19)
 
 
 def test_python2_files_report_columns_of_the_line_as_written():
-    code = 'print "é", 1; nonlocal_ = lambda *, k: k\ns = f"{x=}"\n'
+    code = '# coding: utf-8\nprint "é", 1; nonlocal_ = lambda *, k: k\ns = f"{x=}"\n'
     parsed = parse(code, (3, 6))
     assert parsed.python2_syntax
     records = newer_syntax(ModuleFacts("m.py", code, parsed, (3, 6)))
     assert [(r.span, r.construct) for r in records] == [
-        ((2, 7, 2, 11), "f-string `=` specifier")]
+        ((3, 7, 3, 11), "f-string `=` specifier")]
     records = newer_syntax(ModuleFacts("m.py", code, parsed, (2, 7)))
-    assert [(r.span[:2], r.construct) for r in records] == [((1, 37), "keyword-only parameter")]
+    assert [(r.span[:2], r.construct) for r in records] == [((2, 37), "keyword-only parameter")]
 
 
 def test_every_construct_has_a_version_and_every_note_a_construct():
@@ -305,3 +306,24 @@ def _assert_marked_equals_walked(code):
         bound.names
         assert bound.statements is bound.names.index
         assert newer_syntax(bound) == marked, target
+
+
+@pytest.mark.parametrize("data, reported", [
+    ("# 训练\nx = 1\n".encode("utf-8"), True),
+    ('x = "°"\n'.encode("utf-8"), True),
+    # near-misses: a coding line first or second (vim's spelling too), a BOM, ASCII only
+    ("# -*- coding: utf-8 -*-\n# 训练\n".encode("utf-8"), False),
+    ("#!/usr/bin/env python\n# vim: set fileencoding=utf-8 :\n# 训练\n".encode("utf-8"), False),
+    ("\ufeff# 训练\n".encode("utf-8"), False),
+    (b"x = 1\n", False),
+])
+def test_non_ascii_text_needs_a_coding_line_on_python_2(data, reported):
+    from cglint import check
+
+    options = engine.Options(select=("CG302",), target_python=(2, 7))
+    found = check.check_bytes("a.py", data, options).diagnostics
+    assert bool(found) == reported
+    if reported:
+        assert "coding" in found[0].message and found[0].fix
+    py3 = engine.Options(select=("CG302",), target_python=(3, 6))
+    assert check.check_bytes("a.py", data, py3).diagnostics == []

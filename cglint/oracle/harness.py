@@ -38,6 +38,7 @@ import json
 import os
 import platform
 import random
+import re
 import resource
 import select
 import shutil
@@ -653,6 +654,9 @@ def native(value):
     return value
 
 
+CODING_LINE = re.compile(br"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+")
+
+
 def run_fixture(tf, path, mode, argv=(), source=None):
     """Run `path` (whose text is `source` when given) as __main__: {"outcome": "ok"} or
     the uncaught exception's name and message."""
@@ -669,6 +673,7 @@ def run_fixture(tf, path, mode, argv=(), source=None):
         if source is None:
             with open(path, "rb") as handle:
                 source = handle.read()
+        check_declared_encoding(source, path)
         # dont_inherit: this file's __future__ imports must not change how the fixture compiles
         code = compile(source, path, "exec", 0, True)
         exec(code, module.__dict__)
@@ -685,6 +690,23 @@ def run_fixture(tf, path, mode, argv=(), source=None):
         traceback.print_exception(kind, value, trace.tb_next)  # skip this frame, as python would
         return {"outcome": kind.__name__, "message": text(value)}
     return {"outcome": "ok"}
+
+
+def check_declared_encoding(source, path):
+    """Python 2 reads a script file as ASCII unless a UTF-8 BOM or a PEP 263 coding line
+    says otherwise; compile() of a byte string skips that check, which `python main.py`
+    makes: raise its SyntaxError (message as 2.7's own)."""
+    if sys.version_info[0] != 2 or source.startswith(b"\xef\xbb\xbf"):
+        return
+    lines = source.split(b"\n")
+    if any(CODING_LINE.match(line) for line in lines[:2]):
+        return
+    for number, line in enumerate(lines, 1):
+        for byte in bytearray(line):
+            if byte > 127:
+                raise SyntaxError("Non-ASCII character '\\x%02x' in file %s on line %d, but no "
+                                  "encoding declared; see http://python.org/dev/peps/pep-0263/ "
+                                  "for details" % (byte, path, number))
 
 
 jail = None  # fixture_jail, imported by main() when sandboxed

@@ -13,8 +13,10 @@ class NewerSyntaxRule(Rule):
     variable annotations (3.6), `:=` and `/` parameters and `f"{x=}"` (3.8), `match`
     (3.10), `except*` (3.11), and more. Under 2.7 it also reports `print(..., end=...)`
     without `from __future__ import print_function`, `print(..., flush=...)` (3.3, with
-    or without that import), and an argument-less `super()`. One finding per construct
-    kind per line. f-strings themselves are CG301.
+    or without that import), an argument-less `super()`, and non-ASCII text (a Chinese
+    comment, a `°` in a string) in a file without a coding line or UTF-8 BOM, which 2.7
+    reads as ASCII. One finding per construct kind per line. f-strings themselves are
+    CG301.
 
     Why it breaks on TF 1.8: TF 1.8 runs on Python 2.7 and 3.5/3.6. Nearly all of these
     are a `SyntaxError` when the file is compiled, before `import tensorflow` runs. Two are
@@ -28,8 +30,9 @@ class NewerSyntaxRule(Rule):
     of `a @ b`, `typing.List[int]`, a plain assignment instead of `:=`; or raise the
     target when the code never runs on the older Python. For a 2.7 target `--fix` writes
     `super(Class, self)`, `six.raise_from(X, Y)` for `raise X from Y`,
-    `@six.add_metaclass(M)` for `metaclass=M` (adding `import six`), and adds `from
-    __future__ import print_function` for `print(..., end=...)`.
+    `@six.add_metaclass(M)` for `metaclass=M` (adding `import six`), adds `from
+    __future__ import print_function` for `print(..., end=...)`, and `# -*- coding:
+    utf-8 -*-` as the first line (the second after a `#!` line) for non-ASCII text.
     """
 
     code = "CG302"
