@@ -421,7 +421,10 @@ class ModuleFacts:
 
     @cached_property
     def names(self):
-        return Names(self.tree)
+        names = Names(self.tree)
+        if "ImportError" in self.text or "except:" in self.text or "Exception" in self.text:
+            names.never_bound = frozenset(_failing_fallback_imports(names.index[ast.Try]))
+        return names
 
     @property
     def has_full_index(self):
@@ -1695,6 +1698,56 @@ def _imported_modules(node):
     return ([(module, node.level)] if module else []) + [
         ("%s.%s" % (module, alias.name) if module else alias.name, node.level)
         for alias in node.names if alias.name != "*"]
+
+
+# Exceptions whose handler makes a `try` of imports a fallback for a failing import.
+_IMPORT_ERRORS = frozenset(("ImportError", "ModuleNotFoundError", "Exception", "BaseException",
+                            "StandardError"))
+
+
+def _failing_fallback_imports(tries):
+    """ids of the TensorFlow import statements of `try` bodies that fail on TF 1.8 (its
+    wheels' model, cglint.tfimports), and of the imports after them in the body, when a
+    handler catches the ImportError: `try: import tensorflow.compat.v1 as tf` / `except
+    ImportError: import tensorflow as tf` binds `tf` to tensorflow only."""
+    from cglint import tfimports
+
+    found = []
+    for node in tries:
+        if not any(_catches_import_error(handler.type) for handler in node.handlers):
+            continue
+        failed = False
+        for statement in node.body:
+            if not isinstance(statement, (ast.Import, ast.ImportFrom)):
+                continue
+            if not failed:
+                failed = _import_fails_on_target(statement, tfimports)
+            if failed:
+                found.append(id(statement))
+    return found
+
+
+def _catches_import_error(expr):
+    if expr is None:
+        return True  # a bare except
+    if isinstance(expr, ast.Tuple):
+        return any(_catches_import_error(element) for element in expr.elts)
+    name = expr.attr if isinstance(expr, ast.Attribute) else getattr(expr, "id", None)
+    return name in _IMPORT_ERRORS
+
+
+def _import_fails_on_target(statement, tfimports):
+    """Whether the statement's first TensorFlow import surely fails on TF 1.8."""
+    if isinstance(statement, ast.Import):
+        alias = statement.names[0]
+        module, name = alias.name, None
+    elif statement.level or not statement.module:
+        return False
+    else:
+        module, name = statement.module, statement.names[0].name
+    if not (module == "tensorflow" or module.startswith("tensorflow.")) or name == "*":
+        return False
+    return tfimports.import_fails(module, name)[0] is True
 
 
 def _takes_arguments(function):

@@ -55,8 +55,9 @@ def _bound_by_failing_import(module, chain, target, depth):
             if _bound_by_failing_import(module, binding.node, target, depth + 1):
                 return True
             continue
-        if binding.kind != "import" or not binding.qualname.startswith("tensorflow"):
-            continue
+        if binding.kind != "import" or not binding.qualname.startswith("tensorflow") or \
+                id(binding.node) in module.names.never_bound:
+            continue  # (a failing import with a fallback binds the fallback's module)
         statement = binding.node
         if isinstance(statement, ast.ImportFrom):
             module_path, name = binding.qualname.rsplit(".", 1)

@@ -68,6 +68,10 @@ class Names:
         # Names bound somewhere by an import or an alias assignment (`x = a.b`): no other
         # name can resolve, so resolve() answers None for them without a lookup.
         self.resolvable = set()
+        # ids of import statements that never bind on the target (a `try` importing what
+        # its TensorFlow lacks, before an `except ImportError:` fallback): resolve() skips
+        # their bindings. Set by the facts, which know the target.
+        self.never_bound = frozenset()
         _Binder(self).run(tree)
 
     def scope_of(self, node):
@@ -111,7 +115,8 @@ class Names:
         names = set()
         for binding in self.lookup(expr.id, scope):
             if binding.kind == "import":
-                names.add(binding.qualname)
+                if id(binding.node) not in self.never_bound:
+                    names.add(binding.qualname)
             elif binding.kind == "assign" and is_none(binding.node):
                 continue  # `try: import tensorflow as tf / except: tf = None`
             elif binding.kind == "assign" and isinstance(binding.node, (ast.Name, ast.Attribute)):

@@ -2,6 +2,8 @@
 import json
 import os
 
+import pytest
+
 from conftest import codes, lint
 
 
@@ -455,3 +457,23 @@ def test_cg402_a_method_guarded_on_the_class_or_stored_on_the_object():
     opt.get_config()
     """
     assert lint(code, select=["CG402"]) == [("CG402", 10, 5)]
+
+
+@pytest.mark.parametrize("tried, handler, reported", [
+    ("import tensorflow.compat.v1 as tf", "ImportError", True),
+    ("from tensorflow.compat import v1 as tf", "(ImportError, AttributeError)", True),
+    ("import tensorflow.compat.v1 as tf", "Exception", True),
+    # near-misses: an import 1.8 has (both bindings stay: unknown), a handler that is no
+    # fallback for an import
+    ("import tensorflow.contrib.eager as tf", "ImportError", False),
+    ("import tensorflow.compat.v1 as tf", "ValueError", False),
+])
+def test_an_import_fallback_binds_the_fallback_on_1_8(tried, handler, reported):
+    code = """
+    try:
+        TRIED
+    except HANDLER:
+        import tensorflow as tf
+    y = tf.math.log(tf.constant(1.0))
+    """.replace("TRIED", tried).replace("HANDLER", handler)
+    assert (("CG402", 6, 5) in lint(code)) is reported
