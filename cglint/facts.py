@@ -752,6 +752,12 @@ class ModuleFacts:
             if len(bindings) != 1:
                 return None
             binding = bindings[0]
+            if binding.kind == "assign" and isinstance(binding.node, ast.Call) and \
+                    depth < _MAX_DEPTH:
+                # `ds = tf.data.Dataset.from_tensor_slices(x)`: a factory's or a
+                # transformation's result too, not only a constructor's
+                return self._receiver_class(binding.node, binding.scope, with_targets,
+                                            depth + 1)
             if binding.kind == "assign":
                 return self._constructed(binding.node, binding.scope)
             if binding.kind == "other" and id(binding.node) in with_targets:

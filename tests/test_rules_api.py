@@ -477,3 +477,20 @@ def test_an_import_fallback_binds_the_fallback_on_1_8(tried, handler, reported):
     y = tf.math.log(tf.constant(1.0))
     """.replace("TRIED", tried).replace("HANDLER", handler)
     assert (("CG402", 6, 5) in lint(code)) is reported
+
+
+def test_a_dataset_a_factory_made_once_is_judged_by_its_methods():
+    code = """
+    import tensorflow as tf
+
+    train = tf.data.Dataset.from_tensor_slices([1.0, 2.0, 3.0])
+    batched = train.batch(2, drop_remainder=True)
+    shuffled = train.shuffle(buffer_size=3)
+
+    def input_fn(make):
+        ds = tf.data.Dataset.range(10)
+        other = make()
+        return ds.batch(4, drop_remainder=True), other.batch(4, drop_remainder=True)
+    """
+    # near-misses: a keyword 1.8 takes, a receiver of unknown making
+    assert lint(code) == [("CG403", 5, 26), ("CG403", 11, 24)]
