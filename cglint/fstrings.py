@@ -49,6 +49,12 @@ _GAP = re.compile(r"(?:[ \t\f]|\\(?:\r\n|\r|\n)|#[^\r\n]*(?![^\r\n])|(?P<newline
 _NEWLINE = re.compile(r"\r\n|\r|\n")
 # Escapes that produce a brace, which a format string would read as a field.
 _BRACE_ESCAPE = re.compile(r"\\(?:N\{|x7[bdBD]|17[35]|u007[bdBD]|U0000007[bdBD])")
+# A `\u`/`\U` escape (after an even number of backslashes): Python 2.7 byte strings keep
+# it as text.
+_UNICODE_ESCAPE = re.compile(r"(?:^|[^\\])(?:\\\\)*\\[uU]")
+# A format spec with the `_` grouping option (3.6+): after fill/align, sign, `#`, `0`,
+# width (a `_` fill, `{x:_>8}`, is older).
+_UNDERSCORE_GROUPING = re.compile(r"(?:.?[<>=^])?[-+ ]?#?0?\d*_(?:\.\d+)?[a-zA-Z%]?")
 
 
 @dataclass(frozen=True)
@@ -175,6 +181,8 @@ def convert(source):
         body = source[start:end]
         if "r" not in literal.prefix.lower() and _BRACE_ESCAPE.search(body):
             raise NotConvertible("an escape that makes a brace (or `\\N{...}`, which Python 2.7 byte strings keep as text)")
+        if not set("ru") & set(literal.prefix.lower()) and _UNICODE_ESCAPE.search(body):
+            raise NotConvertible("a `\\u` escape, which Python 2.7 byte strings keep as text")
         if literal.fields is None:
             body = re.sub(r"[{}]", r"\g<0>\g<0>", body) if has_fields else body
         elif has_fields:
@@ -228,6 +236,8 @@ def _replacement(source, field, args):
             pos = nested.end
         pieces.append(source[pos : field.spec[1]])
         spec = ":" + "".join(pieces)
+        if _UNDERSCORE_GROUPING.fullmatch(spec[1:]):
+            raise NotConvertible("the `_` grouping option (Python 3.6+)")
     return "{" + conversion + spec + "}"
 
 

@@ -371,3 +371,22 @@ def test_near_misses_of_fstring_prefixes_are_not(text):
     from cglint.fstrings import may_hold_fstrings
 
     assert not may_hold_fstrings(text)
+
+
+@pytest.mark.parametrize("source, converted", [
+    # Python 2.7 has no `_` grouping option (ValueError: Unknown format code '_'), and its
+    # byte strings keep `\u2713` as six characters of text
+    ('f"{n:_}"', None),
+    ('f"{n:08_d}"', None),
+    ('f"{n:_.2f}"', None),
+    ('f"\\u2713 step {step}"', None),
+    ('f"\\U0001F600 {x}"', None),
+    # near-misses: a `_` fill, the `,` grouping, an escaped backslash before `u`, a raw or
+    # unicode literal
+    ('f"{n:_>8}"', '"{:_>8}".format(n)'),
+    ('f"{n:,}"', '"{:,}".format(n)'),
+    ('f"\\\\u2713 {x}"', '"\\\\u2713 {}".format(x)'),
+    ('rf"\\u2713 {x}"', 'r"\\u2713 {}".format(x)'),
+])
+def test_what_python_2_formats_otherwise_is_not_converted(source, converted):
+    assert to_format(source) == converted
