@@ -20,8 +20,8 @@ class FStringRule(Rule):
     literals implicitly concatenated to it) as the equivalent `.format()` call, keeping
     `!r`/`!s` conversions and format specs. It leaves alone, and says why, the f-strings
     with no exact equivalent that Python 2.7 runs: `{x=}`, `!a`, a backslash, comment,
-    `lambda` or `:=` inside `{}`, escapes that make a brace or a named character, `\u`
-    and `\U` escapes (2.7 byte strings keep them as text), and the `_` grouping option
+    `lambda` or `:=` inside `{}`, escapes that make a brace or a named character, `\\u`
+    and `\\U` escapes (2.7 byte strings keep them as text), and the `_` grouping option
     of a format spec (3.6+).
     """
 
