@@ -421,8 +421,8 @@ def report(args, run, status, out, fixer):
             if fixable:
                 out.write("[*] %d fixable with `--fix`.\n" % fixable)
     out.flush()
-    if status.errors:
-        return EXIT_ERROR
+    if status.errors or (fixer is not None and fixer.unwritten):
+        return EXIT_ERROR  # (--exit-zero silences findings, not errors)
     return EXIT_FINDINGS if total and not args.exit_zero else EXIT_CLEAN
 
 
@@ -556,6 +556,7 @@ class Fixer:
         self.out = out
         self.unsafe = unsafe  # --unsafe-fixes
         self.removed = Counter()
+        self.unwritten = 0  # files whose fixes could not be written: an error (exit 2)
 
     def fix(self, item):
         fixed = _fixed(item, self.unsafe)
@@ -574,6 +575,7 @@ class Fixer:
                 data = autofix.encode_like_original(fixed.text, item.data)
             except ValueError as error:  # a fix added a character the encoding lacks
                 sys.stderr.write("cglint: cannot fix %s: %s\n" % (printable(item.shown), error))
+                self.unwritten += 1
                 return
             try:
                 write_atomic(item.path, data, expected=(item.data, item.info))
@@ -584,6 +586,7 @@ class Fixer:
             except OSError as error:  # read-only or vanished: say so, fix the others
                 sys.stderr.write("cglint: cannot fix %s: %s\n" % (
                     printable(item.shown), error.strerror or error))
+                self.unwritten += 1
                 return
             item.data = data
         if fixed:

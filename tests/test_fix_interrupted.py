@@ -234,6 +234,11 @@ def test_fix_reports_a_read_only_file_and_fixes_the_others(immutable, tmp_path):
     assert b"compat.v1" not in (tmp_path / "z_last.py").read_bytes()
     assert b"Traceback" not in done.stderr
     assert b"locked.py" in done.stdout + done.stderr
+    assert done.returncode == 2  # a fix that could not be written is an error
+    silenced = subprocess.run([sys.executable, "-m", "cglint", "--fix", "--exit-zero",
+                               "--no-cache", str(tmp_path)], capture_output=True, env=env,
+                              timeout=120)
+    assert silenced.returncode == 2  # --exit-zero silences findings, not errors
 
 
 def wait_for_the_write_phase(process, folder, spec, rng):
