@@ -291,3 +291,21 @@ def test_a_name_that_is_another_function_in_the_newest_release_is_fixed_only_uns
     messages = [d.message for d in check.check_alone("a.py", text, options).diagnostics]
     assert "is another function: check the order of its arguments" in messages[0]
     assert "another function" not in messages[1]
+
+
+def test_names_past_the_table_get_their_prefixs_replacement():
+    # class attributes are not enumerated: the chain under compat.v1, or after a renamed
+    # name, is the 1.8 prefix with the rest
+    text = ("import tensorflow as tf\n"
+            "ops = tf.get_collection(tf.compat.v1.GraphKeys.UPDATE_OPS)\n"
+            "mode = tf.compat.v1.estimator.ModeKeys.TRAIN\n"
+            "doc = tf.math.log.__doc__\n"
+            "odd = tf.compat.v1.NoSuchThing.attribute\n")
+    options = engine.Options(select=("CG402",))
+    fixed = autofix.fix_text("a.py", text, options).text
+    assert "tf.get_collection(tf.GraphKeys.UPDATE_OPS)" in fixed
+    assert "mode = tf.estimator.ModeKeys.TRAIN" in fixed
+    messages = [d.message for d in check.check_alone("a.py", text, options).diagnostics]
+    assert "use `tf.log.__doc__`" in messages[2]
+    # near-miss: a first name 1.8 lacks gets no replacement
+    assert "use `" not in messages[3]

@@ -1,4 +1,5 @@
 import ast
+import dataclasses
 
 from cglint import failing_imports, guards, tfapi, tfimports
 from cglint.facts import TF_PRINTS, is_private
@@ -107,6 +108,7 @@ class MissingApi(Rule):
         missing = tfapi.missing(use.qualname, target)
         if missing is None:
             return None
+        missing = _compat_attribute(missing, target)
         message = _message(missing, target)
         if missing.replacement and _reorder_risk(use):
             newest = [version for version in tfapi.versions()
@@ -235,6 +237,34 @@ def _fix(module, use, missing):
         return None
     new = root.id + replacement[len(root_qualname):]
     return (Edit(module.span(use.node), new, same),)
+
+
+_COMPAT_V1 = "tensorflow.compat.v1."
+
+
+def _compat_attribute(missing, target):
+    """The replacement of a name that goes on past what the table enumerates (a class's
+    attribute, a function's `__doc__`): its longest prefix's replacement, with the rest
+    (`tf.compat.v1.GraphKeys.UPDATE_OPS` -> `tf.GraphKeys.UPDATE_OPS`, `tf.math.log.__doc__`
+    -> `tf.log.__doc__`); or, under compat.v1 (the TF 1 API of 1.13 on), the same chain
+    without `compat.v1` when its first name is in 1.8 and nothing of it is missing."""
+    if missing.replacement:
+        return missing
+    parts = missing.qualname.split(".")
+    for length in range(len(parts) - 1, len(missing.name.split(".")) - 1, -1):
+        prefix = ".".join(parts[:length])
+        found = tfapi.missing(prefix, target)
+        if found is not None and found.replacement:
+            return dataclasses.replace(missing, replacement=found.replacement + "." + ".".join(
+                parts[length:]), note=found.note)
+    if not missing.qualname.startswith(_COMPAT_V1):
+        return missing
+    rest = missing.qualname[len(_COMPAT_V1):]
+    stripped = "tensorflow." + rest
+    if tfapi.status("tensorflow." + rest.split(".")[0], target) != tfapi.EXISTS or \
+            tfapi.status(stripped, target) == tfapi.MISSING:
+        return missing
+    return dataclasses.replace(missing, replacement=stripped)
 
 
 def _reorder_risk(use):
