@@ -491,6 +491,32 @@ class ModuleFacts:
             child, parent = parent, self.parent_of(parent)
         return None
 
+    def python_at_least(self, node):
+        """The oldest Python (major, minor) that the tests around `node` let it run on:
+        the body of `if six.PY3:` or `if sys.version_info >= (3, 3):`, the else of `if
+        six.PY2:`, what follows `if six.PY2: return ...`; None when no test says."""
+        if "version_info" not in self.text and "PY2" not in self.text and \
+                "PY3" not in self.text:
+            return None
+        child, parent = node, self.parent_of(node)
+        while parent is not None:
+            for name in ("body", "orelse"):
+                statements = getattr(parent, name, None)
+                if not isinstance(statements, list) or child not in statements:
+                    continue
+                if isinstance(parent, ast.If):
+                    found = _python_of_test(parent.test, name == "body")
+                    if found is not None:
+                        return found
+                for before in statements[:statements.index(child)]:
+                    if isinstance(before, ast.If) and not before.orelse and \
+                            before.body and isinstance(before.body[-1], (ast.Return, ast.Raise)):
+                        found = _python_of_test(before.test, False)
+                        if found is not None:
+                            return found
+            child, parent = parent, self.parent_of(parent)
+        return None
+
     def _tests_eager(self, test):
         """True for `tf.executing_eagerly()`, False for `not tf.executing_eagerly()`."""
         if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
@@ -1704,6 +1730,40 @@ def _imported_modules(node):
     return ([(module, node.level)] if module else []) + [
         ("%s.%s" % (module, alias.name) if module else alias.name, node.level)
         for alias in node.names if alias.name != "*"]
+
+
+def _python_of_test(test, holds):
+    """The oldest Python where a Python-version test has the truth `holds`, or None:
+    `six.PY3`, `not six.PY2`, `sys.version_info >= (3, 3)`, `sys.version_info[0] >= 3`,
+    `sys.version_info.major == 3`, `sys.version_info < (3,)` (held false)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _python_of_test(test.operand, not holds)
+    text = ast.unparse(test)
+    if text in ("six.PY3", "PY3"):
+        return (3, 0) if holds else None
+    if text in ("six.PY2", "PY2"):
+        return None if holds else (3, 0)
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return None
+    subject, operator, bound = ast.unparse(test.left), test.ops[0], test.comparators[0]
+    if subject in ("sys.version_info", "sys.version_info[:2]") and isinstance(bound, ast.Tuple) \
+            and bound.elts and all(isinstance(part, ast.Constant) and type(part.value) is int
+                                   for part in bound.elts[:2]):
+        version = (bound.elts[0].value, bound.elts[1].value if len(bound.elts) > 1 else 0)
+    elif subject in ("sys.version_info[0]", "sys.version_info.major") and isinstance(
+            bound, ast.Constant) and type(bound.value) is int:
+        version = (bound.value, 0)
+    else:
+        return None
+    at_least = (isinstance(operator, ast.GtE) and holds) or (isinstance(operator, ast.Lt)
+                                                             and not holds)
+    if at_least:
+        return version
+    if isinstance(operator, ast.Eq) and holds and version[0] >= 3 and version[1] == 0:
+        return version  # `sys.version_info[0] == 3`
+    if isinstance(operator, ast.Gt) and holds and subject.endswith(("[0]", ".major")):
+        return (version[0] + 1, 0)
+    return None
 
 
 # Exceptions whose handler makes a `try` of imports a fallback for a failing import.

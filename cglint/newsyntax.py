@@ -173,7 +173,8 @@ def newer_syntax(module, index=None):
     # are one cause): the first place, naming every detail in source order.
     first = {}
     for node, construct, detail in checker.run():
-        if MINIMUM_VERSION[construct] > target:
+        if MINIMUM_VERSION[construct] > target and not (
+                construct in _RUNTIME_CONSTRUCTS and _only_on_newer(module, node, construct)):
             first.setdefault((node.lineno, construct), []).append((node, detail))
     for (_, construct), places in first.items():
         places.sort(key=lambda place: (place[0].lineno, place[0].col_offset))
@@ -186,6 +187,24 @@ def newer_syntax(module, index=None):
     if target < (3, 0):
         found.extend(_undeclared_non_ascii(module, target))
     return sorted(found, key=lambda record: record.span[:2])
+
+
+# Constructs the target compiles, which fail only when they run: a test of the Python
+# version around them (`if six.PY3:`) keeps them from running where they fail.
+_RUNTIME_CONSTRUCTS = frozenset((
+    "argument-less `super()`", "`print()` keyword `flush=`",
+    "subscripted builtin in an evaluated annotation", "`X | Y` union in an evaluated annotation"))
+
+
+# The oldest Python 3 that TF 1.8 has wheels for: what `six.PY3` means for TF 1.8 code.
+_OLDEST_PYTHON3 = (3, 5)
+
+
+def _only_on_newer(module, node, construct):
+    oldest = module.python_at_least(node)
+    if oldest is not None and oldest[0] == 3:
+        oldest = max(oldest, _OLDEST_PYTHON3)
+    return oldest is not None and oldest >= MINIMUM_VERSION[construct]
 
 
 def _markers(target, print_statement, text):

@@ -327,3 +327,38 @@ def test_non_ascii_text_needs_a_coding_line_on_python_2(data, reported):
         assert "coding" in found[0].message and found[0].fix
     py3 = engine.Options(select=("CG302",), target_python=(3, 6))
     assert check.check_bytes("a.py", data, py3).diagnostics == []
+
+
+@pytest.mark.parametrize("guard, reported", [
+    ("if six.PY3:", False),
+    ("if not six.PY2:", False),
+    ("if sys.version_info >= (3, 3):", False),
+    ("if sys.version_info[0] >= 3:", False),
+    ("if sys.version_info.major == 3:", False),
+    # near-misses: the branch that runs on 2.7, a bound older than the construct, no test
+    ("if six.PY2:", True),
+    ("if sys.version_info >= (3, 0):", False),  # TF 1.8's oldest Python 3 is 3.5
+    ("if sys.version_info < (3, 3):", True),
+    ("if True:", True),
+])
+def test_runtime_constructs_under_a_python_version_test(guard, reported):
+    from cglint import check
+
+    code = ("from __future__ import print_function\nimport sys\nimport six\n\n"
+            "class C(object):\n    def f(self):\n        GUARD\n"
+            "            print('x', flush=True)\n            return super().f()\n"
+            "        return super(C, self).f()\n").replace("GUARD", guard)
+    options = engine.Options(select=("CG302",), target_python=(2, 7))
+    found = [d.line for d in check.check_alone("a.py", code, options).diagnostics]
+    assert found == ([8, 9] if reported else [])
+
+
+def test_what_follows_a_python_2_branch_that_returns_runs_on_python_3_only():
+    from cglint import check
+
+    code = ("import six\n\nclass C(object):\n    def f(self):\n        if six.PY2:\n"
+            "            return super(C, self).f()\n        return super().f()\n")
+    options = engine.Options(select=("CG302",), target_python=(2, 7))
+    assert check.check_alone("a.py", code, options).diagnostics == []
+    assert check.check_alone("a.py", code.replace("            return super(C, self).f()\n",
+                                                  "            pass\n"), options).diagnostics

@@ -16,7 +16,9 @@ class NewerSyntaxRule(Rule):
     or without that import), an argument-less `super()`, and non-ASCII text (a Chinese
     comment, a `°` in a string) in a file without a coding line or UTF-8 BOM, which 2.7
     reads as ASCII. One finding per construct kind per line. f-strings themselves are
-    CG301.
+    CG301. Constructs that compile and fail only when run (`super()`, `flush=`, evaluated
+    annotations) are left alone under a test that runs them only on newer Pythons (`if
+    six.PY3:`, `if sys.version_info >= (3, 3):`, after `if six.PY2: return ...`).
 
     Why it breaks on TF 1.8: TF 1.8 runs on Python 2.7 and 3.5/3.6. Nearly all of these
     are a `SyntaxError` when the file is compiled, before `import tensorflow` runs. Two are
