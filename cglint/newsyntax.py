@@ -33,6 +33,7 @@ MINIMUM_VERSION = {
     "`print` used as a value": (3, 0),
     "argument-less `super()`": (3, 0),
     "`yield from`": (3, 3),
+    "`return` with a value in a generator": (3, 3),
     "`rb` string prefix": (3, 3),
     "`async def`": (3, 5),
     "`await`": (3, 5),
@@ -83,6 +84,9 @@ NOTES = {
     "non-ASCII text without a coding declaration": "Python 2 reads source as ASCII "
     "without one: `SyntaxError: Non-ASCII character`; add `# -*- coding: utf-8 -*-` as "
     "the first or second line",
+    "`return` with a value in a generator": "2.7 refuses it when compiling "
+    "(`SyntaxError: 'return' with argument inside generator`); yield the value, or keep it "
+    "out of the generator",
     "`print()` keyword argument": "or add `from __future__ import print_function`",
     "`print()` keyword `flush=`": "Python 2.7's print function has no `flush` (a "
     "`TypeError` even with `from __future__ import print_function`); call "
@@ -363,6 +367,23 @@ class _Checker:
         if node.returns is not None:
             yield node.returns, "return annotation", None
             yield from self._evaluated_annotation(node.returns, (3, 0))
+        yield from self._generator_return(node)
+
+    def _generator_return(self, node):
+        """`return value` in a generator (3.3): 2.7 refuses it at compile time. Only a
+        def whose lines hold `yield` is walked."""
+        if self.target >= (3, 3) or isinstance(node, ast.AsyncFunctionDef) or \
+                "yield" not in self.lines.text:
+            return
+        starts, text = self.lines.starts, self.lines.text
+        end = starts[node.end_lineno] if node.end_lineno < len(starts) else len(text)
+        if "yield" not in text[starts[node.lineno - 1]:end]:
+            return
+        inner = list(_inside(node))
+        if any(isinstance(each, (ast.Yield, ast.YieldFrom)) for each in inner):
+            for each in inner:
+                if isinstance(each, ast.Return) and each.value is not None:
+                    yield each, "`return` with a value in a generator", None
 
     def _AsyncFunctionDef(self, node):
         yield node, "`async def`", node.name

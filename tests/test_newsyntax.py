@@ -362,3 +362,17 @@ def test_what_follows_a_python_2_branch_that_returns_runs_on_python_3_only():
     assert check.check_alone("a.py", code, options).diagnostics == []
     assert check.check_alone("a.py", code.replace("            return super(C, self).f()\n",
                                                   "            pass\n"), options).diagnostics
+
+
+@pytest.mark.parametrize("code, reported", [
+    ("def g(n):\n    for i in range(n):\n        yield i\n    return n\n", True),
+    ("def g():\n    yield 1\n    return None\n", True),  # any value: 2.7 refuses it
+    # near-misses: a bare return, no yield, a yield in a nested def only
+    ("def g():\n    yield 1\n    return\n", False),
+    ("def h():\n    return 3\n", False),
+    ("def k():\n    def inner():\n        yield 1\n    return inner\n", False),
+    ("def k():\n    gen = (x for x in range(3))\n    return gen\n", False),
+])
+def test_return_with_a_value_in_a_generator(code, reported):
+    found = [r.construct for r in newer_syntax(module_of(code))]
+    assert found == (["`return` with a value in a generator"] if reported else [])
