@@ -662,18 +662,34 @@ def show_diffs(run, status, quiet, out, unsafe=False):
         if fixed is None:
             continue
         changed += 1
-        before = _text(item)
         import difflib  # only --diff needs it
 
         run.progress.clear()
         out.writelines(difflib.unified_diff(
-            before.splitlines(True), fixed.text.splitlines(True),
+            *_lines_as_written(item, fixed.text),
             "a/" + printable(item.shown.lstrip("/")), "b/" + printable(item.shown.lstrip("/"))))
     status.finished()
     if not quiet:
         sys.stderr.write("%d file%s would be changed.\n" % (changed, "" if changed == 1 else "s"))
     out.flush()
     return changed
+
+
+def _lines_as_written(item, fixed_text):
+    """The file's lines before and after its fixes, each with its own line ending as on
+    disk (`\r\n` kept), so that `patch` and `git apply` take the diff of a CRLF file."""
+    from cglint import autofix
+
+    source = files.decode(item.shown, item.data)
+    after = autofix.encode_like_original(fixed_text, item.data).decode(source.encoding)
+    before = item.data.decode(source.encoding)
+    return _split_keeping_newlines(before), _split_keeping_newlines(after)
+
+
+def _split_keeping_newlines(text):
+    lines = text.split("\n")
+    kept = [line + "\n" for line in lines[:-1]]
+    return kept + [lines[-1]] if lines[-1] else kept
 
 
 def write_statistics(out, per_code, fixable):

@@ -72,6 +72,16 @@ def test_diff_shows_the_fix_and_changes_nothing(tmp_path, capsys):
     assert run(capsys, ".", "--diff")[:2] == (0, "")
 
 
+def test_the_diff_of_a_crlf_file_keeps_its_line_endings(tmp_path, capsys):
+    # so that `patch` and `git apply` take it
+    (tmp_path / "a.py").write_bytes(BAD.replace("\n", "\r\n").encode())
+    code, out, _ = run(capsys, "a.py", "--diff")
+    body = [line for line in out.split("\n") if line[:1] in (" ", "-", "+")
+            and not line.startswith(("---", "+++"))]
+    assert body and all(line.endswith("\r") for line in body)
+    assert (tmp_path / "a.py").read_bytes() == BAD.replace("\n", "\r\n").encode()
+
+
 def test_fix_and_diff_together_is_a_usage_error(capsys):
     assert run(capsys, ".", "--fix", "--diff")[0] == 2
 
