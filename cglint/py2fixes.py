@@ -137,7 +137,7 @@ def _raise_from(module, node):
     statement = _plain(module, node)
     if exception is None or cause is None or statement is None:
         return None
-    six, prefix = _six(module)
+    six, prefix = _six(module, node.exc)
     if prefix is None:
         return None
     rewrite = "%s.raise_from(%s, %s)" % (prefix, exception, cause)
@@ -157,7 +157,7 @@ def _metaclass(module, keyword):
     bases = [_plain(module, base) for base in cls.bases]
     if None in bases:
         return None
-    six, prefix = _six(module)
+    six, prefix = _six(module, cls)
     if prefix is None:
         return None
     line = cls.lineno
@@ -187,9 +187,13 @@ def _header(module, cls):
 
 
 # -- imports at the top ------------------------------------------------------------------
-def _six(module):
+def _six(module, at):
     """(edits that make `six` importable here, the name to call it by); (.., None) when
-    the name `six` is bound to something else."""
+    the name `six` is bound to something else, at module level or where `at` (a node
+    the rewrite replaces) reads it (`def pick(six):`)."""
+    local = module.names.lookup("six", module.names.scope_of(at))
+    if any(b.kind != "import" or b.qualname != "six" for b in local):
+        return (), None
     bindings = module.names.module.bindings.get("six", [])
     if any(b.kind == "import" and b.qualname == "six" for b in bindings):
         return (), "six"
@@ -199,11 +203,27 @@ def _six(module):
 
 
 def _future_import(module, feature):
-    for node in module.tree.body:
+    body = module.tree.body
+    for node in body:
         if isinstance(node, ast.ImportFrom) and node.module == "__future__" and any(
                 alias.name == feature for alias in node.names):
             return None
+    # A future import must come first: not after `"""Doc."""; import sys` on one line.
+    for before, after in zip(body, body[1:]):
+        if not (_is_docstring(before, body) or _is_future(before)):
+            break
+        if after.lineno == before.end_lineno:
+            return None
     return (_insert_line(module, "from __future__ import %s" % feature),)
+
+
+def _is_docstring(node, body):
+    return node is body[0] and isinstance(node, ast.Expr) and isinstance(
+        node.value, ast.Constant) and isinstance(node.value.value, str)
+
+
+def _is_future(node):
+    return isinstance(node, ast.ImportFrom) and node.module == "__future__"
 
 
 def _lines(module):

@@ -137,3 +137,19 @@ def test_rb_prefix_becomes_br_and_nothing_inside_a_literal_changes():
     fixed = fix(code)
     assert 'p = br"\\d+"' in fixed and 'BR"y"' in fixed
     assert "t = b\"( rb'x')\"" in fixed and 'ok = br"\\d"' in fixed
+
+
+def test_no_future_import_after_a_statement_sharing_the_docstrings_line():
+    code = '"""Train script."""; import sys\nprint("epoch", 1, end="\\n", file=sys.stdout)\n'
+    assert fix(code) == code  # it cannot come first: no fix rather than a SyntaxError
+    spaced = code.replace("; import sys\n", "\nimport sys\n")
+    assert fix(spaced).startswith('"""Train script."""\nfrom __future__ import print_function\n')
+    assert fix("x = 1; y = 2\nprint(x, end='')\n").startswith(
+        "from __future__ import print_function\n")
+
+
+def test_raise_from_is_not_rewritten_where_six_is_another_name():
+    code = ("def pick(six):\n    try:\n        return [1, 2][six]\n"
+            "    except IndexError as e:\n        raise ValueError(six) from e\n")
+    assert fix(code) == code
+    assert "six.raise_from(ValueError(n), e)" in fix(code.replace("six", "n"))
