@@ -494,3 +494,19 @@ def test_a_dataset_a_factory_made_once_is_judged_by_its_methods():
     """
     # near-misses: a keyword 1.8 takes, a receiver of unknown making
     assert lint(code) == [("CG403", 5, 26), ("CG403", 11, 24)]
+
+
+@pytest.mark.parametrize("handler, reported", [
+    ("AttributeError", True),  # guards the name, which 1.8 has; the keyword still raises
+    ("TypeError", False),
+    ("Exception", False),
+])
+def test_a_keyword_is_guarded_only_by_what_catches_its_type_error(handler, reported):
+    code = """
+    import tensorflow as tf
+    try:
+        loss = tf.nn.softmax_cross_entropy_with_logits_v2(labels=a, logits=b, axis=-1)
+    except HANDLER:
+        loss = tf.nn.softmax_cross_entropy_with_logits(labels=a, logits=b)
+    """.replace("HANDLER", handler)
+    assert (lint(code) == [("CG403", 4, 75)]) is reported

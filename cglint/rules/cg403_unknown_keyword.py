@@ -52,7 +52,9 @@ class UnknownKeyword(Rule):
 
 def _guarded(module, use, keyword):
     guarded = guards.of(module)
-    return (guarded.covers(use.node, use.qualname)
+    # A guard of the name only (`except AttributeError:`, `hasattr`) does not keep a
+    # keyword the function lacks from raising TypeError: it must guard keywords too.
+    return (guarded.covers(use.node, use.qualname, guards.KEYWORD)
             or guarded.covers(keyword, None, guards.KEYWORD)
             # reached through an import that fails: that import is CG402's one finding
             or failing_imports.through_failing_import(module, use, module.target_tf))
