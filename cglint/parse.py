@@ -124,6 +124,12 @@ def parse(text, target_python=(2, 7)):
             _describe(first_error), over_budget)))
     converted = _from_python2(text)
     if converted is None:
+        later = _python2_error(text)
+        if later is not None and later[0] > line:
+            # A Python 2 file (its first error is Python 2 syntax) that goes wrong further
+            # on: `print "starting"` then a pasted `print(i, end=" ")`.
+            return Parsed(None, error=(later[0], later[1], "invalid syntax (in Python 2 too, "
+                                       "which the file is written in up to here)"))
         return Parsed(None, error=(line, col, _describe(first_error)))
     converted.python2_syntax = True
     if target_python >= (3, 0):
@@ -228,6 +234,23 @@ def _tool():
 
         _refactoring_tool = RefactoringTool(list(_PY2_FIXERS))
     return _refactoring_tool
+
+
+def _python2_error(text):
+    """(line, 1-based column) where the Python 2 parser gives up on `text`, or None."""
+    from fissix.pgen2.parse import ParseError
+
+    source = text if text.endswith("\n") else text + "\n"
+    try:
+        _tool().refactor_string(source, "<cglint>")
+    except ParseError as error:
+        context = getattr(error, "context", None)
+        if context and len(context) == 2 and isinstance(context[1], tuple):
+            line, col = context[1]
+            return line, col + 1
+    except Exception:  # a tokenizer error: no position worth more than Python 3's
+        return None
+    return None
 
 
 def _from_python2(text):

@@ -214,3 +214,14 @@ def test_a_mended_python2_line_keeps_its_columns():
     lambda_ = call.keywords[0].value
     # `v` after the colon: column 41 of the original line (0-based), whatever the rewrite.
     assert parsed.original_col(1, lambda_.body.col_offset) == 41
+
+
+def test_a_python_2_file_that_goes_wrong_further_on_is_reported_there():
+    # `print "starting"` is Python 2; the pasted `print(i, end=" ")` is what 2.7 refuses
+    text = 'import os\nprint "starting"\nfor i in range(3):\n    print(i, end=" ")\n'
+    parsed = parse(text)
+    assert parsed.tree is None and parsed.error[:2] == (4, 17)
+    assert "Python 2 too" in parsed.error[2]
+    # near-miss: Python 3 code with a plain syntax error keeps Python 3's position
+    broken = parse("x = (1,\ny = 2\n")
+    assert broken.tree is None and "Python 2" not in broken.error[2]
