@@ -510,3 +510,17 @@ def test_a_keyword_is_guarded_only_by_what_catches_its_type_error(handler, repor
         loss = tf.nn.softmax_cross_entropy_with_logits(labels=a, logits=b)
     """.replace("HANDLER", handler)
     assert (lint(code) == [("CG403", 4, 75)]) is reported
+
+
+def test_a_keyword_whose_initials_the_18_signature_has_gets_a_hint_not_a_fix():
+    code = """
+    import tensorflow as tf
+    opt = tf.keras.optimizers.Adam(learning_rate=0.01)
+    sgd = tf.keras.optimizers.SGD(learning_rate=0.1, lr=0.1)
+    """
+    from cglint import check, engine
+    import textwrap
+    result = check.check_alone("a.py", textwrap.dedent(code), engine.Options(select=("CG403",)))
+    messages = [d.message for d in result.diagnostics]
+    assert messages[0].endswith("did you mean `lr`?") and not result.fixes
+    assert "did you mean" not in messages[1]  # near-miss: it passes `lr` already

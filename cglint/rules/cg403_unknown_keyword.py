@@ -47,6 +47,10 @@ class UnknownKeyword(Rule):
                     spelling = _old_spelling(use, keyword, module.target_tf)
                     if spelling:
                         message += "; it spells it `%s`" % spelling
+                    else:
+                        short = _abbreviation(use, keyword, module.target_tf)
+                        if short:  # a guess from the signature: said, never fixed
+                            message += "; did you mean `%s`?" % short
                     yield self.at(keyword, message, _rename(module, keyword, spelling))
 
 
@@ -67,6 +71,20 @@ def _old_spelling(use, keyword, target):
     if old is None or any(other.arg == old for other in use.call.keywords):
         return None
     return old if tfapi.accepts_keyword(use.qualname, old, target) else None
+
+
+def _abbreviation(use, keyword, target):
+    """A parameter of the 1.8 signature named by the keyword's initials (Keras 2.1's `lr`
+    for `learning_rate`), which the call does not pass already; else None."""
+    parts = keyword.arg.split("_")
+    if len(parts) < 2:
+        return None
+    initials = "".join(part[:1] for part in parts)
+    signature = tfapi.signature(use.qualname, target)
+    if signature is None or initials not in signature[0] or any(
+            other.arg == initials for other in use.call.keywords):
+        return None
+    return initials
 
 
 def _rename(module, keyword, spelling):
