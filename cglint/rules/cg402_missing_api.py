@@ -236,7 +236,9 @@ def _fix(module, use, missing):
     if not replacement.startswith(root_qualname + "."):
         return None
     new = root.id + replacement[len(root_qualname):]
-    return (Edit(module.span(use.node), new, same),)
+    # A name past what the table enumerates (a class's attribute) is safe only as listed.
+    listed = tfapi.status(replacement, module.target_tf) == tfapi.EXISTS
+    return (Edit(module.span(use.node), new, same and listed),)
 
 
 _COMPAT_V1 = "tensorflow.compat.v1."
@@ -255,16 +257,30 @@ def _compat_attribute(missing, target):
         prefix = ".".join(parts[:length])
         found = tfapi.missing(prefix, target)
         if found is not None and found.replacement:
-            return dataclasses.replace(missing, replacement=found.replacement + "." + ".".join(
-                parts[length:]), note=found.note)
+            replacement = found.replacement + "." + ".".join(parts[length:])
+            if _lacks_method(replacement, target):
+                return missing
+            return dataclasses.replace(missing, replacement=replacement, note=found.note)
     if not missing.qualname.startswith(_COMPAT_V1):
         return missing
     rest = missing.qualname[len(_COMPAT_V1):]
     stripped = "tensorflow." + rest
     if tfapi.status("tensorflow." + rest.split(".")[0], target) != tfapi.EXISTS or \
-            tfapi.status(stripped, target) == tfapi.MISSING:
+            tfapi.status(stripped, target) == tfapi.MISSING or _lacks_method(stripped, target):
         return missing
     return dataclasses.replace(missing, replacement=stripped)
+
+
+def _lacks_method(qualname, target):
+    """Whether the chain goes through a public method a 1.8 class lacks (its argspecs
+    record every public method: `tf.data.Dataset.unbatch` is 1.13's)."""
+    parts = qualname.split(".")
+    for length in range(len(parts) - 1, 1, -1):
+        owner = ".".join(parts[:length])
+        if tfapi.status(owner, target) == tfapi.EXISTS:
+            name = parts[length]
+            return not name.startswith("_") and tfapi.method_missing(owner, name, target) is True
+    return False
 
 
 def _reorder_risk(use):
