@@ -177,8 +177,11 @@ def newer_syntax(module, index=None):
     # are one cause): the first place, naming every detail in source order.
     first = {}
     for node, construct, detail in checker.run():
+        # `print(..., flush=True)` compiles only as a function call (print_function)
+        runtime = construct in _RUNTIME_CONSTRUCTS and not (
+            print_statement and construct == "`print()` keyword `flush=`")
         if MINIMUM_VERSION[construct] > target and not (
-                construct in _RUNTIME_CONSTRUCTS and _only_on_newer(module, node, construct)):
+                runtime and _only_on_newer(module, node, construct)):
             first.setdefault((node.lineno, construct), []).append((node, detail))
     for (_, construct), places in first.items():
         places.sort(key=lambda place: (place[0].lineno, place[0].col_offset))

@@ -376,3 +376,13 @@ def test_what_follows_a_python_2_branch_that_returns_runs_on_python_3_only():
 def test_return_with_a_value_in_a_generator(code, reported):
     found = [r.construct for r in newer_syntax(module_of(code))]
     assert found == (["`return` with a value in a generator"] if reported else [])
+
+
+def test_flush_without_print_function_is_a_syntax_error_whatever_the_test_around_it():
+    from cglint import check
+
+    code = "import six\nif six.PY3:\n    print('loss', 1.0, flush=True)\n"
+    options = engine.Options(select=("CG302",), target_python=(2, 7))
+    assert [d.line for d in check.check_alone("a.py", code, options).diagnostics] == [3]
+    future = "from __future__ import print_function\n" + code
+    assert check.check_alone("a.py", future, options).diagnostics == []
