@@ -544,7 +544,8 @@ def _fixed(item, unsafe=False):
         return None
     from cglint import autofix  # only --fix and --diff pay for importing the fixers
 
-    fixed = autofix.fix_text(item.shown, text, item.options, item.result, unsafe)
+    fixed = autofix.fix_text(item.shown, text, item.options, item.result, unsafe,
+                             item.data.startswith(files.UTF8_BOM))
     return fixed if fixed.text != text else None
 
 
@@ -687,9 +688,14 @@ def _lines_as_written(item, fixed_text):
 
 
 def _split_keeping_newlines(text):
-    lines = text.split("\n")
-    kept = [line + "\n" for line in lines[:-1]]
-    return kept + [lines[-1]] if lines[-1] else kept
+    """Lines with their endings, `\r\n` or `\n`; a lone `\r` (which ends a line for
+    Python too) is shown as `\n`, the only ending a diff's lines can have besides; nothing
+    else ends a line (str.splitlines also splits on form feeds)."""
+    lines = [line for line in _LINE_WITH_ENDING.findall(text) if line]
+    return [line[:-1] + "\n" if line.endswith("\r") else line for line in lines]
+
+
+_LINE_WITH_ENDING = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 
 def write_statistics(out, per_code, fixable):

@@ -325,3 +325,21 @@ def test_names_past_the_table_get_their_prefixs_replacement():
                "e = tf.compat.v1.nn.rnn_cell.LSTMCell.get_initial_state\n")
     found = check.check_alone("a.py", methods, options).diagnostics
     assert len(found) == 2 and not any("use `" in d.message for d in found)
+
+
+def test_the_diff_of_a_cr_only_file_has_a_line_per_line(tmp_path, capsys):
+    (tmp_path / "a.py").write_bytes(b"import tensorflow as tf\rx = tf.math.log(1.0)\ry = 2\r")
+    _, out, _ = run(capsys, "a.py", "--diff")
+    assert out.splitlines()[3:] == [" import tensorflow as tf", "-x = tf.math.log(1.0)",
+                                    "+x = tf.log(1.0)", " y = 2"]
+
+
+def test_a_bom_declares_utf8_for_fix_and_the_editor_paths_too(tmp_path):
+    path = tmp_path / "a.py"
+    path.write_bytes(b"\xef\xbb\xbf# caf\xc3\xa9\nimport tensorflow as tf\nx = tf.math.log(1.0)\n")
+    text = path.read_bytes().decode("utf-8-sig")
+    options = engine.Options(target_python=(2, 7))
+    fixed = autofix.fix_text(str(path), text, options, bom=True).text
+    assert "coding" not in fixed and "tf.log(1.0)" in fixed
+    assert not any("coding" in d.message for d in check.check_alone(
+        str(path), text, options, bom=True).diagnostics)
