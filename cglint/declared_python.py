@@ -32,8 +32,8 @@ _SETUP_PY = re.compile(
 _REQUIRES_PYTHON = re.compile(r"^Requires-Python:[ \t]*(.*)$", re.MULTILINE)
 # `Programming Language :: Python :: 3.5`, `:: 3`, `:: 2 :: Only`, in any of the files.
 # A warning that refuses a Python: "only compatible with Python 3", "requires Python 3.5".
-_REFUSAL = re.compile(r"(?i)python.*\b(only|requir|support|compatib|need|not|fail)|"
-                      r"\b(only|requir|support|compatib|need|not|fail).*python")
+_REFUSAL = re.compile(r"(?i)python.*\b(only|requir|support|compatib|need|not\b|fail)|"
+                      r"\b(only|requir|support|compatib|need|not\b|fail).*python")
 _CLASSIFIER = re.compile(r"Programming Language :: Python :: (\d+)(?:\.(\d+))?(?![\d.])")
 
 
@@ -157,19 +157,26 @@ def _from_version_check(name, text):
 
 
 def _refuses(body):
-    for node in (inner for statement in body for inner in ast.walk(statement)):
-        if isinstance(node, ast.Raise):
+    """The body exits or raises, or does nothing but warn in words refusing a Python (a
+    body that also does something else, such as adding a dependency, picks, not refuses)."""
+    warned = False
+    for statement in body:
+        if isinstance(statement, ast.Raise):
             return True
-        if isinstance(node, ast.Call):
-            called = ast.unparse(node.func)
-            if called in ("sys.exit", "exit", "quit"):
-                return True
-            if called in ("print", "warnings.warn", "logging.warning") and any(
-                    isinstance(text, ast.Constant) and isinstance(text.value, str)
-                    and _REFUSAL.search(text.value)
-                    for argument in node.args for text in ast.walk(argument)):
-                return True
-    return False
+        call = statement.value if isinstance(statement, ast.Expr) else None
+        if not isinstance(call, ast.Call):
+            return False
+        called = ast.unparse(call.func)
+        if called in ("sys.exit", "exit", "quit"):
+            return True
+        if called in ("print", "warnings.warn", "logging.warning") and any(
+                isinstance(text, ast.Constant) and isinstance(text.value, str)
+                and _REFUSAL.search(text.value)
+                for argument in call.args for text in ast.walk(argument)):
+            warned = True
+            continue
+        return False
+    return warned
 
 
 def _oldest_passing(test):

@@ -136,3 +136,13 @@ def test_sdist_pkg_info_and_an_unpacked_wheel(tmp_path):
 def test_setup_py_refusing_older_pythons(tmp_path, check, target):
     _write(tmp_path, "setup.py", "import sys\n" + check + "setup(name='x')\n")
     assert DeclaredPython().of(str(tmp_path))[0] == target
+
+
+def test_a_version_test_that_adds_a_dependency_and_says_so_declares_nothing(tmp_path):
+    _write(tmp_path, "setup.py", "import sys\ninstall_requires = []\n"
+           "if sys.version_info < (3, 4):\n    install_requires.append('enum34')\n"
+           "    print('enum34 is required on Python < 3.4; adding it')\nsetup(name='x')\n")
+    assert DeclaredPython().of(str(tmp_path))[0] is None
+    _write(tmp_path / "note", "setup.py", "import sys\nif sys.version_info < (3, 5):\n"
+           "    print('note: Python 2 builds are slower')\nsetup(name='x')\n")
+    assert DeclaredPython().of(str(tmp_path / "note"))[0] is None
