@@ -16,7 +16,8 @@ from typing import Optional
 
 from cglint.facts import own_nodes
 from cglint.names import within
-from cglint.variable_creators import creates_trained_variables, creates_variables
+from cglint.variable_creators import (LAYER_MODULES, creates_trained_variables,
+                                      creates_variables)
 
 # Calls followed from the custom-gradient function's body into helpers, and helpers in all.
 MAX_HELPER_DEPTH = 3
@@ -58,8 +59,10 @@ def created(module, site):
             if isinstance(node, ast.Call):
                 qualname = facts.resolve(node.func)
                 if creates_variables(qualname):
-                    if module.eager or creates_trained_variables(node, qualname) or \
-                            not _made_anew_or_reused(facts, node, qualname, function):
+                    if creates_trained_variables(node, qualname) or (
+                            # under eager execution 1.8's tf.Variable raises RuntimeError
+                            qualname == "tensorflow.Variable" if module.eager else
+                            not _made_anew_or_reused(facts, node, qualname, function)):
                         found.append(_use(module, facts, node, qualname, function, via))
                 elif _layer_weight(facts, node):
                     found.append(_use(module, facts, node, ast.unparse(node.func), function,
@@ -74,6 +77,9 @@ def _made_anew_or_reused(facts, call, qualname, function):
     `ValueError: Variable ... already exists`)."""
     if qualname.rsplit(".", 1)[-1][:1].isupper():
         return True
+    if qualname.startswith(LAYER_MODULES) and not any(
+            keyword.arg in ("name", "scope") for keyword in call.keywords):
+        return True  # `tf.layers.dense(x, 4)`: a fresh scope each call (dense, dense_1)
     node = facts.parent_of(call)
     while node is not None and node is not function:
         if isinstance(node, ast.With) and any(_auto_reuse(facts, item.context_expr)

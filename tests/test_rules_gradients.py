@@ -50,6 +50,7 @@ def test_cg101_near_misses():
 
 @pytest.mark.parametrize("made, reported", [
     ('tf.Variable(0.0, trainable=False)', False),  # a new one each run: nothing fails
+    ('tf.layers.dense(x, 4, trainable=False)', False),  # dense, then dense_1
     ('tf.get_variable("n", [], trainable=False)', True),  # the second run raises
     ('tf.get_local_variable("n", [])', True),
     ('tf.get_variable("n", [])', True),  # trainable: a None gradient
@@ -75,7 +76,10 @@ def test_cg101_variables_no_optimizer_trains(made, reported):
     assert (codes(reused, select=["CG101"]) == ["CG101"]) is (made == 'tf.get_variable("n", [])')
     eager = code.replace("import tensorflow as tf\n", "import tensorflow as tf\n"
                          "    tf.enable_eager_execution()\n")
-    assert codes(eager, select=["CG101"]) == ["CG101"]  # tf.Variable raises in eager mode
+    # under eager execution tf.Variable raises RuntimeError, and a trainable one gets no
+    # gradient; a non-trainable get_variable runs twice (checked under TF 1.8)
+    expected = made.startswith("tf.Variable") or made == 'tf.get_variable("n", [])'
+    assert (codes(eager, select=["CG101"]) == ["CG101"]) is expected
 
 
 @pytest.mark.parametrize("held, read, reported", [

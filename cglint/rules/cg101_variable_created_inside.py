@@ -45,8 +45,12 @@ class VariableCreatedInside(Rule):
                 if use.helper is not None:
                     where = " in %s, which this call runs," % use.where()
                 what = "`%s`%s %s a variable" % (tf_name(use.name), where, _verb(use.name))
-                if isinstance(use.inner, ast.Call) and not creates_trained_variables(
-                        use.inner, use.name):  # trainable=False: no gradient is wanted
+                untrained = isinstance(use.inner, ast.Call) and not creates_trained_variables(
+                    use.inner, use.name)  # trainable=False: no gradient is wanted
+                if untrained and module.eager:
+                    why = "under eager execution TF 1.8's `tf.Variable` raises RuntimeError; " \
+                          "use `tf.contrib.eager.Variable`, or create it outside"
+                elif untrained:
                     why = "each run after the first raises `ValueError: Variable ... " \
                           "already exists`; create it outside (or under " \
                           "`variable_scope(..., reuse=tf.AUTO_REUSE)`)"
