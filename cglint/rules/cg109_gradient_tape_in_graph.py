@@ -120,7 +120,11 @@ def _call_runs(module, call, tape, depth, seen):
     if id(helper) in seen:
         return _NONE
     seen.add(id(helper))
-    return _runs(facts, helper.body, None, depth + 1, seen)
+    found = _runs(facts, helper.body, None, depth + 1, seen)
+    if facts is not module:
+        # What the other module's facts drew from the project decides this finding too.
+        module.dependencies.update(facts.dependencies)
+    return found
 
 
 RULE = GradientTapeInGraphMode
