@@ -250,7 +250,25 @@ class _Builder:
         registration.in_loop = looped or self.in_loop(call, home.node)
         registration.in_function, registration.runs = self.runs(
             call.lineno, home, registration.in_loop, registration.guarded)
+        if len(registration.runs) > 1 and self.registers_once(call, home.node):
+            registration.runs = registration.runs[:1]
         return registration
+
+    def registers_once(self, call, stop):
+        """Under `if not Layer._registered:` whose body sets the flag (`Layer._registered =
+        True`): the registration runs the first time only."""
+        child, parent = call, self.module.parent_of(call)
+        while parent is not None and parent is not stop:
+            if isinstance(parent, ast.If) and child in parent.body and isinstance(
+                    parent.test, ast.UnaryOp) and isinstance(parent.test.op, ast.Not):
+                flag = ast.unparse(parent.test.operand)
+                if any(isinstance(statement, ast.Assign) and isinstance(
+                        statement.value, ast.Constant) and statement.value.value is True
+                        and any(ast.unparse(target) == flag for target in statement.targets)
+                        for statement in parent.body):
+                    return True
+            child, parent = parent, self.module.parent_of(parent)
+        return False
 
     def registered_function(self, expr, scope):
         if isinstance(expr, ast.Lambda):

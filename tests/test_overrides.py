@@ -1104,3 +1104,17 @@ def test_cg204_a_registered_gradient_must_take_the_op_and_one_gradient_per_outpu
         y = tf.identity(tf.ones([1]))
     """
     assert lint(registered_lambda, select=["CG204"]) == [("CG204", 3, 26)]
+
+
+@pytest.mark.parametrize("sets_flag, reported", [
+    ("            Clip._registered = True\n", False),
+    ("            pass\n", True),  # near-miss: the flag never changes
+])
+def test_cg203_a_registration_behind_a_flag_its_body_sets_runs_once(sets_flag, reported):
+    code = ("import tensorflow as tf\n\n"
+            "class Clip(tf.layers.Layer):\n    _registered = False\n\n"
+            "    def call(self, x):\n        if not Clip._registered:\n"
+            "            tf.RegisterGradient('ClipIdentity')(lambda op, g: g)\n" + sets_flag +
+            "        return tf.identity(x)\n\n"
+            "layer = Clip()\na = layer(tf.ones([2]))\nb = layer(tf.ones([2]))\n")
+    assert (lint(code) == [("CG203", 8, 13)]) is reported
