@@ -24,10 +24,11 @@ class Fixed:
     applied: int  # how many findings the fixes removed
 
 
-def fix_text(path, text, options, result=None, unsafe=False):
+def fix_text(path, text, options, result=None, unsafe=False, bom=False):
     """Fixed for a decoded text; `result` is its engine.Result when already known.
-    `unsafe` applies the fixes marked unsafe too (`--unsafe-fixes`)."""
-    result = result or check.check_text(path, text, options)
+    `unsafe` applies the fixes marked unsafe too (`--unsafe-fixes`); `bom`: the bytes
+    began with a UTF-8 BOM."""
+    result = result or check.check_text(path, text, options, bom)
     if not _applicable(result.fixes, unsafe) or not _parses(text, options):
         return Fixed(text, result, 0)
     before = len(result.diagnostics)
@@ -39,7 +40,7 @@ def fix_text(path, text, options, result=None, unsafe=False):
         if candidate == text or not _parses(candidate, options):
             break
         text = candidate
-        result = check.check_text(path, text, options)
+        result = check.check_text(path, text, options, bom)
         if not _applicable(result.fixes, unsafe):
             break
     return Fixed(text, result, max(0, before - len(result.diagnostics)))

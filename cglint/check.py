@@ -58,11 +58,11 @@ def finish(results, options_for):
     return results
 
 
-def check_alone(path, text, options):
+def check_alone(path, text, options, bom=False):
     """check_text plus the whole-run findings of a run made of this one file (an editor
     buffer, a flake8 file)."""
     project.new_run()
-    return finish([check_text(path, text, options)], lambda _: options)[0]
+    return finish([check_text(path, text, options, bom)], lambda _: options)[0]
 
 
 def check_texts(texts, options):

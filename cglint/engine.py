@@ -43,7 +43,7 @@ def _lint(result, text, options, codes, bom=False):
     if parsed.tree is None:
         return
     module = ModuleFacts(result.path, text, parsed, options.target_python, options.target_tf)
-    module.bom = bom
+    module.bom = bom or text.startswith("\ufeff")
     # Only files that name tensorflow can hold a TensorFlow hazard of their own: skip
     # those rules (and the name resolution they need) everywhere else, but for the calls
     # of other project modules' custom-gradient functions, which need an import.

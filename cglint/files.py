@@ -181,6 +181,19 @@ def read_file(path):
     return data, info
 
 
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def starts_with_bom(path):
+    """Whether the file at `path` begins with a UTF-8 BOM (for callers handed its text
+    with the BOM taken off: flake8, an editor). False when it cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(3) == UTF8_BOM
+    except (OSError, ValueError, TypeError):
+        return False
+
+
 def decode(path, data):
     """Source or Unreadable, honouring BOMs and PEP 263 coding lines like Python does."""
     if len(data) > MAX_BYTES:

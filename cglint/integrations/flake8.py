@@ -5,7 +5,7 @@ applies the project's cglint settings and `# noqa` comments (including the `def`
 decorator lines of a function finding, which flake8 alone does not know about); flake8's
 own `--select`/`--extend-ignore` then filter as for any plugin.
 """
-from cglint import __version__, check, config
+from cglint import __version__, check, config, files
 
 
 class CglintChecker:
@@ -22,7 +22,8 @@ class CglintChecker:
         if settings.excluded(self.filename):
             return
         result = check.check_alone(self.filename, "".join(self.lines),
-                                   settings.options_for(self.filename))
+                                   settings.options_for(self.filename),
+                                   files.starts_with_bom(self.filename))
         for diagnostic in result.diagnostics:
             # flake8 columns are 0-based offsets; it adds 1 when it prints them.
             yield (diagnostic.line, diagnostic.col - 1,

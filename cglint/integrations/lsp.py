@@ -30,7 +30,7 @@ from pygls.protocol import JsonRPCNotification, LanguageServerProtocol, default_
 from pygls.uris import to_fs_path
 from pygls.workspace import PositionCodec, TextDocument
 
-from cglint import __version__, autofix, check, config, engine, ruledocs, suppress
+from cglint import __version__, autofix, check, config, engine, files, ruledocs, suppress
 from cglint.diagnostics import Edit
 from cglint.integrations import lsp_transport, lsp_worker
 from cglint.diagnostics import is_safe
@@ -363,7 +363,9 @@ def check_buffer(uri, stamp, path, source, encoding, fallback, fresh):
     if settings.excluded(path):
         result = engine.Result(path)
     else:
-        result = check.check_alone(path, text, settings.options_for(path))
+        # An editor keeps a file's BOM out of the buffer: the file on disk says.
+        result = check.check_alone(path, text, settings.options_for(path),
+                                   files.starts_with_bom(path))
     document = TextDocument(uri, source, position_codec=PositionCodec(encoding))
     checked = _checked[uri] = Checked(stamp, path, settings, error, text, document, result)
     _checked.move_to_end(uri)
@@ -456,7 +458,8 @@ def actions_job(uri, stamp, path, source, encoding, fallback, wanted, only):
         actions += ignore_actions(uri, checked, where)
     if result.fixes and (not only or any(FIX_ALL.startswith(kind) for kind in only)):
         settings, path = checked.settings, checked.path
-        fixed = autofix.fix_text(path, text, settings.options_for(path), result)
+        fixed = autofix.fix_text(path, text, settings.options_for(path), result,
+                                 bom=files.starts_with_bom(path))
         if fixed.text != text:
             whole = types.Range(types.Position(0, 0), _end(document))
             actions.append(types.CodeAction(
