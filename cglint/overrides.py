@@ -180,11 +180,15 @@ def loaded_on_disk(module):
     no disk, or a module of TensorFlow itself."""
     if module.path == "-" or is_tensorflow_file(module.path):
         return []
-    from cglint import project
+    found = module.__dict__.get("_loaded_on_disk")  # CG203 and CG204 both ask
+    if found is None:
+        from cglint import project
 
-    summaries, dependencies = project.current().loaded_with(module.path)
-    module.dependencies.update(dependencies)
-    return [summary for summary in summaries if not is_tensorflow_file(summary.path)]
+        summaries, dependencies = project.current().loaded_with(module.path)
+        module.dependencies.update(dependencies)
+        found = module.__dict__["_loaded_on_disk"] = [
+            summary for summary in summaries if not is_tensorflow_file(summary.path)]
+    return found
 
 
 def build(module):

@@ -32,6 +32,12 @@ _STORE_ON_TF = re.compile(rb"\b(?:tf|tensorflow)(?:\.\w+)+[ \t]*=(?!=)")
 _REGISTRATION_WORDS = ("RegisterGradient", "NotDifferentiable", "NoGradient")
 _OVERRIDE_MAP_WORD = "gradient_override_map"
 _LOAD_OPS_WORD = "load_op_library"
+# An import statement, at a line's start or after `;` or `:` (`if x: import y`), with its
+# parenthesized or continued names: every module an import may load is named in one.
+_IMPORT_STATEMENT = re.compile(
+    rb"(?:^|[;:])[ \t]*(?:from[ \t]+([\w.]+)[ \t]+)?import[ \t]+"
+    rb"(\([^)]*\)|[^\n#;\\]*(?:\\\r?\n[^\n#;\\]*)*)", re.MULTILINE)
+_WORD = re.compile(rb"\w+")
 
 
 @dataclass(frozen=True)
@@ -152,7 +158,7 @@ class Project:
     def __init__(self):
         self._summaries = _Memo(MEMO_SUMMARIES)  # path -> (stat signature, ModuleSummary or None)
         self._modules = _Memo(MEMO_MODULES)  # path -> (stat signature, ModuleFacts or None)
-        # (path, word) -> (stat signature, whether its bytes hold it)
+        # path -> (stat signature, the words of its import statements)
         self._mentioned = _Memo(MEMO_LOOKUPS)
         self.new_run()
 
@@ -170,6 +176,8 @@ class Project:
         # (roots holding the top package, dotted module) -> file or None
         self._files = _Memo(MEMO_LOOKUPS)
         self._this_run = _Memo(MEMO_SUMMARIES)  # path -> its summary, stat'ed once this run
+        self._listings = _Memo(MEMO_MODULES)  # package root -> the files importers() reads
+        self._words_this_run = _Memo(MEMO_LOOKUPS)  # path -> _import_words, stat'ed once
 
     def summary(self, path, with_imports=False):
         """ModuleSummary of a project file, or None when it cannot be read. Its imports
@@ -373,12 +381,11 @@ class Project:
             stem = os.path.basename(os.path.dirname(target))
         word = stem.encode()
         found = []
-        for index, (candidate, problem) in enumerate(files.discover([package_root(path)])):
-            if index >= MAX_SCANNED_FILES:
-                break
-            # A file cannot import it without naming it: that is asked first (and kept
-            # while the file is unchanged), the real path only of the few that do.
-            if problem is not None or not self._mentions(candidate, word) or \
+        for candidate in self._scanned(package_root(path)):
+            # A file cannot import it without naming it in an import statement: that is
+            # asked first (and kept while the file is unchanged), the real path only of
+            # the few that do.
+            if word not in self._import_words(candidate) or \
                     os.path.realpath(candidate) == target:
                 continue
             summary = self.summary(candidate, with_imports=True)
@@ -386,18 +393,41 @@ class Project:
                 found.append(candidate)
         return found
 
-    def _mentions(self, path, word):
-        """Whether the file's bytes hold `word`; one stat while the file is unchanged."""
+    def _scanned(self, root):
+        """The files under a package root that importers() reads (at most
+        MAX_SCANNED_FILES), listed once per run however many files ask."""
+        listed = self._listings.get(root)
+        if listed is None:
+            listed = []
+            for index, (candidate, problem) in enumerate(files.discover([root])):
+                if index >= MAX_SCANNED_FILES:
+                    break
+                if problem is None:
+                    listed.append(candidate)
+            self._listings[root] = listed
+        return listed
+
+    def _import_words(self, path):
+        """The words of the file's import statements (`grads`, `pkg`, `ops` of `from
+        pkg.ops import grads`), kept while the file is unchanged: one read per file,
+        however many modules ask who imports them."""
+        known = self._words_this_run.get(path)
+        if known is not None:
+            return known  # stat once per run
         signature = _signature(path)
         if signature is None:
-            return False
-        cached = self._mentioned.get((path, word))
+            return frozenset()
+        cached = self._mentioned.get(path)
         if cached is None or cached[0] != signature:
             try:
-                holds = word in files.read_bytes(path)
+                data = files.read_bytes(path)
             except OSError:
-                return False
-            cached = self._mentioned[path, word] = (signature, holds)
+                return frozenset()
+            words = frozenset(word for match in _IMPORT_STATEMENT.finditer(data)
+                              for part in match.groups() if part
+                              for word in _WORD.findall(part))
+            cached = self._mentioned[path] = (signature, words)
+        self._words_this_run[path] = cached[1]
         return cached[1]
 
     def _imported_files(self, importer, summary):

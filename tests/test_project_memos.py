@@ -169,3 +169,32 @@ def test_a_package_init_that_turns_eager_on_runs_before_its_modules(tmp_path):
     for path in (package / "ops.py", train):
         result = check.check_alone(str(path), path.read_text(), engine.Options())
         assert result.diagnostics == [], path
+
+
+def test_finding_the_importers_of_many_modules_reads_each_file_once_per_run(tmp_path,
+                                                                            monkeypatch):
+    # 30 modules that register a gradient each ask who imports them (CG203, CG204):
+    # the package is listed once and each file's import words read once
+    from cglint import check, engine, files as files_module
+
+    root = tmp_path / "pkg"
+    root.mkdir()
+    (root / "__init__.py").write_text("")
+    for index in range(30):
+        (root / ("g%d.py" % index)).write_text(
+            "import tensorflow as tf\n\n@tf.RegisterGradient('G%d')\n"
+            "def _g(op, grad):\n    return grad\n" % index)
+    for index in range(60):
+        (root / ("plain%d.py" % index)).write_text("import os\nx = %d\n" % index)
+    reads = {}
+    real = files_module.read_bytes
+
+    def counted(path, *args, **kwargs):
+        reads[path] = reads.get(path, 0) + 1
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(files_module, "read_bytes", counted)
+    texts = {str(path): path.read_text() for path in sorted(root.iterdir())}
+    check.check_texts(texts, engine.Options(select=("CG203", "CG204")))
+    # a few reads each (summary, import words), not one per asking module (30)
+    assert reads and max(reads.values()) <= 3, max(reads.items(), key=lambda kv: kv[1])
