@@ -583,7 +583,7 @@ class Fixer:
             except ChangedOnDisk as error:
                 sys.stderr.write("cglint: not fixing %s: %s; check it again\n" % (
                     printable(item.shown), error.strerror))
-                return
+                return  # (someone's edit came first: its findings stand, no error)
             except OSError as error:  # read-only or vanished: say so, fix the others
                 sys.stderr.write("cglint: cannot fix %s: %s\n" % (
                     printable(item.shown), error.strerror or error))

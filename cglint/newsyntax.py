@@ -286,8 +286,13 @@ def _undeclared_non_ascii(module, target):
     """Python 2 reads a file without a coding line (or a UTF-8 BOM) as ASCII, and refuses
     any other byte, in comments and strings too (the seed's own example)."""
     text = module.text
-    if text.isascii() or module.bom or any(
-            _CODING_LINE.match(line) for line in text.splitlines()[:2]):
+    first_two = text.splitlines()[:2]
+    # PEP 263: the second line counts only after a first line of a comment or blanks,
+    # which 2.7 reads as ASCII before it gets there.
+    if len(first_two) == 2 and ((first_two[0].strip() and not first_two[0].lstrip(
+            ).startswith("#")) or not first_two[0].isascii()):
+        first_two = first_two[:1]
+    if text.isascii() or module.bom or any(_CODING_LINE.match(line) for line in first_two):
         return
     at = next(index for index, char in enumerate(text) if ord(char) > 127)
     construct = "non-ASCII text without a coding declaration"

@@ -49,8 +49,16 @@ def fix_for(module, record):
 def _coding_line(module):
     """`# -*- coding: utf-8 -*-` as the first line, or the second after a `#!` line: the
     text was read as UTF-8, the encoding Python 3 assumes and 2.7 must be told."""
-    line = 2 if module.text.startswith("#!") else 1
-    return (Edit(Span(line, 1, line, 1), "# -*- coding: utf-8 -*-\n"),)
+    text = module.text
+    if not text.startswith("#!"):
+        return (Edit(Span(1, 1, 1, 1), "# -*- coding: utf-8 -*-\n"),)
+    first = text.split("\n", 1)[0].rstrip("\r")
+    if not first.isascii():
+        return None  # 2.7 reads the `#!` line as ASCII before any coding line after it
+    if "\n" not in text:  # a lone `#!` line: the coding line goes after it
+        end = len(first) + 1
+        return (Edit(Span(1, end, 1, end), "\n# -*- coding: utf-8 -*-"),)
+    return (Edit(Span(2, 1, 2, 1), "# -*- coding: utf-8 -*-\n"),)
 
 
 def _bytes_prefix(module, node):

@@ -386,3 +386,20 @@ def test_flush_without_print_function_is_a_syntax_error_whatever_the_test_around
     assert [d.line for d in check.check_alone("a.py", code, options).diagnostics] == [3]
     future = "from __future__ import print_function\n" + code
     assert check.check_alone("a.py", future, options).diagnostics == []
+
+
+@pytest.mark.parametrize("data, reported, fixable", [
+    # 2.7 honours a second-line coding line only after a comment or blank first line,
+    # which it reads as ASCII
+    ("x = 1\n# -*- coding: utf-8 -*-\n# café\n".encode("utf-8"), True, True),
+    ("# hi\n# -*- coding: utf-8 -*-\n# café\n".encode("utf-8"), False, False),
+    ("#!/usr/bin/env python  # é\n# -*- coding: utf-8 -*-\n".encode("utf-8"), True, False),
+    ("#!/usr/bin/env python\n# é".encode("utf-8"), True, True),
+])
+def test_where_python_2_looks_for_a_coding_line(data, reported, fixable):
+    from cglint import check
+
+    options = engine.Options(select=("CG302",), target_python=(2, 7))
+    found = check.check_bytes("a.py", data, options).diagnostics
+    assert bool(found) == reported
+    assert bool(found and found[0].fix) == fixable

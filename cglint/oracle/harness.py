@@ -699,7 +699,11 @@ def check_declared_encoding(source, path):
     if sys.version_info[0] != 2 or source.startswith(b"\xef\xbb\xbf"):
         return
     lines = source.split(b"\n")
-    if any(CODING_LINE.match(line) for line in lines[:2]):
+    first = lines[0].strip()
+    # the second line counts after a first line of a comment or blanks, read as ASCII
+    second = len(lines) > 1 and (not first or first.startswith(b"#")) and all(
+        byte < 128 for byte in bytearray(lines[0]))
+    if CODING_LINE.match(lines[0]) or (second and CODING_LINE.match(lines[1])):
         return
     for number, line in enumerate(lines, 1):
         for byte in bytearray(line):
