@@ -463,33 +463,16 @@ class ModuleFacts:
 
     def execution_mode(self, node):
         """EAGER when `node` runs only under eager execution, GRAPH when only in graph
-        mode, by the `tf.executing_eagerly()` tests around it: the branches of `if
-        tf.executing_eagerly():`, and what follows one whose branch returns or raises. None
-        when no such test decides (and in a file that never asks)."""
+        mode, by the `tf.executing_eagerly()` tests around it in its function: the
+        branches of `if tf.executing_eagerly():`, and what follows one whose branch
+        returns or raises. None when no such test decides (and in a file that never asks)."""
         if "executing_eagerly" not in self.text:
             return None
-        child, parent = node, self.parent_of(node)
-        while parent is not None:
-            for name in ("body", "orelse"):
-                statements = getattr(parent, name, None)
-                if not isinstance(statements, list) or child not in statements:
-                    continue
-                if isinstance(parent, ast.If):
-                    eager = self._tests_eager(parent.test)
-                    if eager is not None:
-                        return EAGER if eager == (name == "body") else GRAPH
-                # `if tf.executing_eagerly(): return ...` before it in the same block
-                for before in statements[:statements.index(child)]:
-                    if isinstance(before, ast.If) and not before.orelse and \
-                            before.body and isinstance(before.body[-1], (ast.Return, ast.Raise)):
-                        eager = self._tests_eager(before.test)
-                        if eager is not None:
-                            return GRAPH if eager else EAGER
-            if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
-                                   ast.ClassDef)):
-                return None
-            child, parent = parent, self.parent_of(parent)
-        return None
+
+        def mode(test, holds):
+            eager = self._tests_eager(test)
+            return None if eager is None else EAGER if eager == holds else GRAPH
+        return self._decided_by_tests(node, mode, stop_at_defs=True)
 
     def python_at_least(self, node):
         """The oldest Python (major, minor) that the tests around `node` let it run on:
@@ -498,6 +481,13 @@ class ModuleFacts:
         if "version_info" not in self.text and "PY2" not in self.text and \
                 "PY3" not in self.text:
             return None
+        return self._decided_by_tests(node, _python_of_test, stop_at_defs=False)
+
+    def _decided_by_tests(self, node, decide, stop_at_defs):
+        """What `decide(test, holds)` says of the innermost `if` test that decides whether
+        `node` runs: in the branch of an `if` (holds: True in its body, False in its
+        else), or after an `if` whose body returns or raises (held false). A function
+        called from anywhere ends the search when `stop_at_defs`."""
         child, parent = node, self.parent_of(node)
         while parent is not None:
             for name in ("body", "orelse"):
@@ -505,15 +495,18 @@ class ModuleFacts:
                 if not isinstance(statements, list) or child not in statements:
                     continue
                 if isinstance(parent, ast.If):
-                    found = _python_of_test(parent.test, name == "body")
+                    found = decide(parent.test, name == "body")
                     if found is not None:
                         return found
                 for before in statements[:statements.index(child)]:
                     if isinstance(before, ast.If) and not before.orelse and \
                             before.body and isinstance(before.body[-1], (ast.Return, ast.Raise)):
-                        found = _python_of_test(before.test, False)
+                        found = decide(before.test, False)
                         if found is not None:
                             return found
+            if stop_at_defs and isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                    ast.Lambda, ast.ClassDef)):
+                return None
             child, parent = parent, self.parent_of(parent)
         return None
 
