@@ -1118,3 +1118,13 @@ def test_cg203_a_registration_behind_a_flag_its_body_sets_runs_once(sets_flag, r
             "        return tf.identity(x)\n\n"
             "layer = Clip()\na = layer(tf.ones([2]))\nb = layer(tf.ones([2]))\n")
     assert (lint(code) == [("CG203", 8, 13)]) is reported
+
+
+def test_cg201_a_comment_naming_load_op_library_loads_nothing():
+    code = """
+    import tensorflow as tf
+    # unlike the op tutorial, we do not call load_op_library here
+    with tf.get_default_graph().gradient_override_map({"ZeroOut": "Identity"}):
+        y = tf.identity(tf.constant(1.0))
+    """
+    assert [c for c, _, _ in lint(code)] == ["CG201"]

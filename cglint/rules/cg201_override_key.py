@@ -92,8 +92,9 @@ class OverrideNeverApplies(Rule):
 def _loads_custom_ops(module):
     """Whether the program defines op types of its own: it, or a project module loaded
     with it, calls `tf.load_op_library` (their names are in no table)."""
-    return _LOAD_OPS in module.text or any(
-        summary.loads_ops for summary in overrides.loaded_on_disk(module))
+    return (_LOAD_OPS in module.text and any(
+        qualname and qualname.endswith("." + _LOAD_OPS) for _, qualname in module.calls)) or \
+        any(summary.loads_ops for summary in overrides.loaded_on_disk(module))
 
 
 def _suggestion(entry, facts, ops):
