@@ -186,8 +186,11 @@ UTF8_BOM = b"\xef\xbb\xbf"
 
 def starts_with_bom(path):
     """Whether the file at `path` begins with a UTF-8 BOM (for callers handed its text
-    with the BOM taken off: flake8, an editor). False when it cannot be read."""
+    with the BOM taken off: flake8, an editor). False when it cannot be read, and for
+    anything but a regular file (`/dev/stdin` would wait on the editor's own channel)."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return False
         with open(path, "rb") as handle:
             return handle.read(3) == UTF8_BOM
     except (OSError, ValueError, TypeError):
