@@ -286,13 +286,15 @@ def _undeclared_non_ascii(module, target):
     """Python 2 reads a file without a coding line (or a UTF-8 BOM) as ASCII, and refuses
     any other byte, in comments and strings too (the seed's own example)."""
     text = module.text
-    first_two = text.splitlines()[:2]
+    if text.isascii() or module.bom:
+        return
+    first_two = text[:4096].splitlines()[:2]  # (a bounded prefix: any line ending)
     # PEP 263: the second line counts only after a first line of a comment or blanks,
     # which 2.7 reads as ASCII before it gets there.
     if len(first_two) == 2 and ((first_two[0].strip() and not first_two[0].lstrip(
             ).startswith("#")) or not first_two[0].isascii()):
         first_two = first_two[:1]
-    if text.isascii() or module.bom or any(_CODING_LINE.match(line) for line in first_two):
+    if any(_CODING_LINE.match(line) for line in first_two):
         return
     at = next(index for index, char in enumerate(text) if ord(char) > 127)
     construct = "non-ASCII text without a coding declaration"
@@ -346,6 +348,7 @@ class _Checker:
         self.print_statement = print_statement
         # Below 3.7 the `annotations` future is itself an error, so it will not stay.
         self.evaluates_annotations = "annotations" not in futures or target < (3, 7)
+        self._yields = target < (3, 3) and "yield" in lines.text  # once, not per def
 
     def nodes(self, *kinds):
         for kind in kinds:
@@ -381,11 +384,11 @@ class _Checker:
         """`return value` in a generator (3.3): 2.7 refuses it at compile time. Only a
         def whose lines hold `yield` is walked."""
         if self.target >= (3, 3) or isinstance(node, ast.AsyncFunctionDef) or \
-                "yield" not in self.lines.text:
+                not self._yields:
             return
         starts, text = self.lines.starts, self.lines.text
         end = starts[node.end_lineno] if node.end_lineno < len(starts) else len(text)
-        if "yield" not in text[starts[node.lineno - 1]:end]:
+        if text.find("yield", starts[node.lineno - 1], end) < 0:
             return
         inner = list(_inside(node))
         if any(isinstance(each, (ast.Yield, ast.YieldFrom)) for each in inner):
