@@ -213,8 +213,7 @@ def _six(module, at):
 def _future_import(module, feature):
     body = module.tree.body
     for node in body:
-        if isinstance(node, ast.ImportFrom) and node.module == "__future__" and any(
-                alias.name == feature for alias in node.names):
+        if _is_future(node) and any(alias.name == feature for alias in node.names):
             return None
     # A future import must come first: not after `"""Doc."""; import sys` on one line.
     for before, after in zip(body, body[1:]):
@@ -244,11 +243,8 @@ def _insert_line(module, statement):
     coding comments)."""
     body = module.tree.body
     anchor = None
-    for index, node in enumerate(body):
-        docstring = index == 0 and isinstance(node, ast.Expr) and isinstance(
-            node.value, ast.Constant) and isinstance(node.value.value, str)
-        future = isinstance(node, ast.ImportFrom) and node.module == "__future__"
-        if docstring or future:
+    for node in body:
+        if _is_docstring(node, body) or _is_future(node):
             anchor = node
         else:
             break
