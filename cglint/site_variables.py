@@ -16,8 +16,8 @@ from typing import Optional
 
 from cglint.facts import own_nodes
 from cglint.names import within
-from cglint.variable_creators import (LAYER_MODULES, creates_trained_variables,
-                                      creates_variables)
+from cglint.variable_creators import (LAYER_MODULES, always_makes_a_new_variable,
+                                      creates_trained_variables, creates_variables)
 
 # Calls followed from the custom-gradient function's body into helpers, and helpers in all.
 MAX_HELPER_DEPTH = 3
@@ -75,7 +75,7 @@ def _made_anew_or_reused(facts, call, qualname, function):
     variable each time (`tf.Variable`), and `get_variable` under a `variable_scope(...,
     reuse=tf.AUTO_REUSE)` of the function reuses it (else the second run raises
     `ValueError: Variable ... already exists`)."""
-    if qualname.rsplit(".", 1)[-1][:1].isupper():
+    if always_makes_a_new_variable(qualname):
         return True
     if qualname.startswith(LAYER_MODULES) and not any(
             keyword.arg in ("name", "scope") for keyword in call.keywords):

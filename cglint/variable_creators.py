@@ -61,6 +61,12 @@ def creates_variables(qualname):
     return qualname.startswith(LAYER_MODULES) and qualname.rsplit(".", 1)[1] in WEIGHTED_LAYERS
 
 
+def always_makes_a_new_variable(qualname):
+    """The classes (`tf.Variable`, Keras's `Dense`) make a new variable each time; the
+    functions (`get_variable`, `tf.layers.dense`) may reuse one in a reusing scope."""
+    return qualname.rsplit(".", 1)[-1][:1].isupper()
+
+
 def creates_trained_variables(call, qualname):
     """creates_variables, less the calls that visibly make a variable no optimizer trains:
     `trainable=False` or a local variable (a closure read of those needs no gradient)."""

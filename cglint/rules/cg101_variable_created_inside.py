@@ -2,7 +2,7 @@ import ast
 
 from cglint import site_variables
 from cglint.rules.base import Rule
-from cglint.variable_creators import creates_trained_variables
+from cglint.variable_creators import always_makes_a_new_variable, creates_trained_variables
 from cglint.wording import tf_name
 
 
@@ -62,9 +62,7 @@ class VariableCreatedInside(Rule):
 
 
 def _verb(qualname):
-    # The functions (get_variable, tf.layers.dense) reuse a variable in a reusing
-    # variable scope; the classes (Variable, keras's Dense) always make a new one.
-    return "creates" if qualname.rsplit(".", 1)[-1][:1].isupper() else "creates or reuses"
+    return "creates" if always_makes_a_new_variable(qualname) else "creates or reuses"
 
 
 RULE = VariableCreatedInside
