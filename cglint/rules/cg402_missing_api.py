@@ -111,10 +111,8 @@ class MissingApi(Rule):
         missing = _compat_attribute(missing, target)
         message = _message(missing, target)
         if missing.replacement and _reorder_risk(use):
-            newest = [version for version in tfapi.versions()
-                      if tfapi.status(use.qualname, version) == tfapi.EXISTS][-1]
             message += " (TF %s's `%s` is another function: check the order of its " \
-                "arguments)" % (newest, tf_name(use.qualname))
+                "arguments)" % (_newest_release(use.qualname), tf_name(use.qualname))
         return self.at(use.node, message, _fix(module, use, missing))
 
 
@@ -214,10 +212,9 @@ def _fix(module, use, missing):
         "tensorflow." + use.qualname[len("tensorflow.compat.v1."):])
     # Safe only where it is the same object in the newest release too (unsafe where a
     # newer release has another function under the name).
-    same = compat or (bool(tfapi.same_object_versions(use.qualname))
-                      and not _reorder_risk(use))
-    if not same and missing.note not in _RENAME_NOTES and not tfapi.same_object_versions(
-            use.qualname):
+    same_in = tfapi.same_object_versions(use.qualname)
+    same = compat or (bool(same_in) and not _reorder_risk(use))
+    if not same and missing.note not in _RENAME_NOTES and not same_in:
         return None
     # tf.compat.v1.X is tf.X in the same release: any call fits. Otherwise the 1.8
     # signature may differ from the newer release's: the call must fit it.
@@ -292,9 +289,15 @@ def _reorder_risk(use):
     if use.call is None or len(use.call.args) < 2:
         return False
     same = tfapi.same_object_versions(use.qualname)
+    newest = _newest_release(use.qualname)
+    return bool(same) and newest is not None and newest not in same
+
+
+def _newest_release(qualname):
+    """The newest release of the table that has `qualname`, or None."""
     having = [version for version in tfapi.versions()
-              if tfapi.status(use.qualname, version) == tfapi.EXISTS]
-    return bool(same) and bool(having) and having[-1] not in same
+              if tfapi.status(qualname, version) == tfapi.EXISTS]
+    return having[-1] if having else None
 
 
 # Notes of replacements that are the 1.8 name of the same operation (cglint.tfapi).
