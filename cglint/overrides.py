@@ -311,12 +311,16 @@ class _Builder:
             else:
                 calls = self.instance_calls(owner, function.name, scope.parent)
                 return function, self._times(calls, guarded, times)
-        calls = []
-        for call in self.calls_by_name.get(called.name, ()):
+        return function, self._times(self.calls_of(called), guarded, times)
+
+    def calls_of(self, defined):
+        """The module's calls, by its plain name, of a def or class (`f(x)`, `Layer()`)."""
+        found = []
+        for call in self.calls_by_name.get(defined.name, ()):
             binding = self.names.definitions(call.func, self.names.scope_of(call))
-            if binding is not None and binding.node is called:
-                calls.append(call)
-        return function, self._times(calls, guarded, times)
+            if binding is not None and binding.node is defined:
+                found.append(call)
+        return found
 
     def _times(self, calls, guarded, times):
         """[(line, guarded)] once per time the calls run (twice for one in a loop)."""
@@ -394,10 +398,7 @@ class _Builder:
                 continue
             function = self.names.scope_of(made.call).node
             recorded = SWITCH_ARGUMENTS[made.qualname][2]
-            for call in self.calls_by_name.get(function.name, ()):
-                binding = self.names.definitions(call.func, self.names.scope_of(call))
-                if binding is None or binding.node is not function:
-                    continue
+            for call in self.calls_of(function):
                 value = _passed_to(call, function, made.switch_parameter)
                 if isinstance(value, ast.Constant) and isinstance(value.value, bool) and \
                         value.value != recorded:
