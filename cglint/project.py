@@ -31,7 +31,7 @@ _EAGER_WORD = "enable_eager_execution"
 _STORE_ON_TF = re.compile(rb"\b(?:tf|tensorflow)(?:\.\w+)+[ \t]*=(?!=)")
 _REGISTRATION_WORDS = ("RegisterGradient", "NotDifferentiable", "NoGradient")
 _OVERRIDE_MAP_WORD = "gradient_override_map"
-_LOAD_OPS_WORD = "load_op_library"
+LOAD_OPS_WORD = "load_op_library"  # the call that brings op types of a project's own
 # An import statement, at a line's start or after `;` or `:` (`if x: import y`), with its
 # parenthesized or continued names: every module an import may load is named in one.
 _IMPORT_STATEMENT = re.compile(
@@ -523,13 +523,13 @@ def _summarize(path, with_imports):
             and data.count(b"\n") <= files.MAX_LINES):
         # Most modules: plain text that defines nothing an importer could use.
         return ModuleSummary(path, hashlib.sha256(data).hexdigest(),
-                             loads_ops=_LOAD_OPS_WORD.encode() in data)
+                             loads_ops=LOAD_OPS_WORD.encode() in data)
     source = files.decode(path, data)
     if isinstance(source, files.Unreadable) or files.too_many_lines(source.text):
         return None
     summary = ModuleSummary(path, hashlib.sha256(data).hexdigest())
     text = source.text
-    summary.loads_ops = _LOAD_OPS_WORD in text
+    summary.loads_ops = LOAD_OPS_WORD in text
     defines = _CUSTOM_GRADIENT_WORD in text
     registers = any(word in text for word in _REGISTRATION_WORDS)
     # Registrations and override maps matter to import closures only.

@@ -1,11 +1,8 @@
-from cglint import overrides
+from cglint import overrides, project
 from cglint.facts import GRAPH
 from cglint.ops import load as load_ops
 from cglint.rules.base import Rule
 from cglint.wording import listed
-
-
-_LOAD_OPS = "load_op_library"
 
 
 class OverrideNeverApplies(Rule):
@@ -92,9 +89,10 @@ class OverrideNeverApplies(Rule):
 def _loads_custom_ops(module):
     """Whether the program defines op types of its own: it, or a project module loaded
     with it, calls `tf.load_op_library` (their names are in no table)."""
-    return (_LOAD_OPS in module.text and any(
-        qualname and qualname.endswith("." + _LOAD_OPS) for _, qualname in module.calls)) or \
-        any(summary.loads_ops for summary in overrides.loaded_on_disk(module))
+    word = project.LOAD_OPS_WORD
+    calls_it = word in module.text and any(
+        qualname and qualname.endswith("." + word) for _, qualname in module.calls)
+    return calls_it or any(summary.loads_ops for summary in overrides.loaded_on_disk(module))
 
 
 def _suggestion(entry, facts, ops):
