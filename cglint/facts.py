@@ -7,6 +7,7 @@ from functools import cached_property
 from typing import Optional
 
 from cglint import fstrings as fstring_texts
+from cglint import rebindings
 from cglint.fstrings import find_fstrings
 from cglint.names import Names, children, is_none, same_scope_nodes
 from cglint.newsyntax import newer_syntax
@@ -424,6 +425,9 @@ class ModuleFacts:
         names = Names(self.tree)
         if "ImportError" in self.text or "except:" in self.text or "Exception" in self.text:
             names.never_bound = frozenset(_failing_fallback_imports(names.index[ast.Try]))
+        if ("hasattr" in self.text or "version" in self.text or "VERSION" in self.text) and \
+                rebindings.may_rebind(names):
+            rebindings.decide(self.tree, names, self.target_tf)
         return names
 
     @property

@@ -96,6 +96,8 @@ class _Finder:
         # and version tests (`tf.__version__`, the project's `get_tf_version_tuple()`,
         # `is_tfv2()`), whatever the helpers are called: only files with a finding to
         # judge get here.
+        for branch in module.names.untaken:  # top-level code the target never runs
+            self._mark(branch, {_ATTRIBUTE, _IMPORT, _KEYWORD}, _ALL)
         for node in module.nodes[ast.If] + module.nodes[ast.IfExp]:
             self._feature_test(node)
             self._version_test(node)

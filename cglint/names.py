@@ -69,9 +69,15 @@ class Names:
         # name can resolve, so resolve() answers None for them without a lookup.
         self.resolvable = set()
         # ids of import statements that never bind on the target (a `try` importing what
-        # its TensorFlow lacks, before an `except ImportError:` fallback): resolve() skips
-        # their bindings. Set by the facts, which know the target.
+        # its TensorFlow lacks, before an `except ImportError:` fallback), and of assigned
+        # values in a branch it never takes: resolve() skips their bindings. Set by the
+        # facts, which know the target.
         self.never_bound = frozenset()
+        # Set by cglint.rebindings for the top-level tests the target decides: the branch
+        # a conditional expression takes there, {id(IfExp): expr}, and the statement
+        # lists it never runs.
+        self.chosen = {}
+        self.untaken = []
         _Binder(self).run(tree)
 
     def scope_of(self, node):
@@ -117,8 +123,16 @@ class Names:
             if binding.kind == "import":
                 if id(binding.node) not in self.never_bound:
                     names.add(binding.qualname)
-            elif binding.kind == "assign" and is_none(binding.node):
+            elif binding.kind == "assign" and (is_none(binding.node)
+                                               or id(binding.node) in self.never_bound):
                 continue  # `try: import tensorflow as tf / except: tf = None`
+            elif binding.kind == "assign" and id(binding.node) in self.chosen:
+                value = self.chosen[id(binding.node)]
+                if isinstance(value, ast.Name) and value.id == expr.id:
+                    continue  # `tf = tf.compat.v1 if ... else tf`: unchanged there
+                if not isinstance(value, (ast.Name, ast.Attribute)):
+                    return None
+                names.add(self.resolve(value, binding.scope, _depth + 1))
             elif binding.kind == "assign" and isinstance(binding.node, (ast.Name, ast.Attribute)):
                 names.add(self.resolve(binding.node, binding.scope, _depth + 1))
             else:

@@ -38,6 +38,11 @@ class MissingApi(Rule):
     optimizer's (from the 1.8 argspecs, which record every public method of these
     classes).
 
+    Code for TF 1 and 2 alike that picks its alias at the top (`if hasattr(tf.compat,
+    "v1"): tf = tf.compat.v1`, a test of `tf.__version__`, or the one-line `tf =
+    tf.compat.v1 if ... else tf`) is read as the target runs it: on 1.8 `tf` stays the
+    module, and the names used through it are judged.
+
     A name that a project module imported at the top assigns on TensorFlow (a backport:
     `tf.TensorSpec = TensorSpec`) is not reported.
 
