@@ -459,8 +459,10 @@ def _decode(record, path):
     dependencies = []
     for dependency in _list(record["dependencies"]):
         _expect_list(dependency, 2)
-        _expect(str, *dependency)
-        if not _DIGEST.match(dependency[1]):
+        _expect(str, dependency[0])
+        # a file's digest, or None for a file that must stay absent
+        if dependency[1] is not None and not (type(dependency[1]) is str
+                                              and _DIGEST.match(dependency[1])):
             raise ValueError("damaged cache entry")
         dependencies.append(project.Dependency(*dependency))
     return Result(path, diagnostics, summaries=summaries, dependencies=tuple(dependencies),

@@ -2,6 +2,7 @@
 summaries of a whole run. The stages around it (reading, `noqa`) are cglint.check's."""
 import functools
 
+from cglint import project
 from cglint.diagnostics import Diagnostic, Result
 from cglint.facts import ModuleFacts
 from cglint.options import Options  # noqa: F401 (engine.Options: what a check is for)
@@ -36,6 +37,7 @@ def lint_text(path, text, options, bom=False):
 
 
 def _lint(result, text, options, codes, bom=False):
+    project.current().absent_lookups()  # only this file's lookups count
     parsed = parse(text, options.target_python)
     if parsed.error and "CG001" in codes:
         line, col, message = parsed.error
@@ -66,7 +68,10 @@ def _lint(result, text, options, codes, bom=False):
             if diagnostic not in seen:
                 seen.add(diagnostic)
                 result.diagnostics.append(diagnostic)
-    result.dependencies = tuple(sorted(module.dependencies, key=lambda d: d.path))
+    # Besides the project files its findings were drawn from, those its imports looked
+    # for and did not find: one that appears later changes them.
+    dependencies = set(module.dependencies) | set(project.current().absent_lookups())
+    result.dependencies = tuple(sorted(dependencies, key=lambda d: d.path))
 
 
 @functools.lru_cache(maxsize=None)

@@ -12,6 +12,7 @@ import hashlib
 import os
 import re
 import stat
+import sys
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -81,10 +82,16 @@ class ModuleSummary:
 
 @dataclass(frozen=True)
 class Dependency:
-    """A project file whose content a finding depends on (for the cache key)."""
+    """A project file whose content a finding depends on (for the cache key). A digest of
+    None: a file that an import looked for and did not find, which must stay absent."""
 
     path: str
-    digest: str
+    digest: Optional[str]
+
+
+# Modules no project file is looked up for: a project module of the same name would
+# shadow the standard library's, which Python 3's own imports do not allow in packages.
+_STANDARD_MODULES = frozenset(getattr(sys, "stdlib_module_names", ()))
 
 
 def package_root(path):
@@ -178,6 +185,17 @@ class Project:
         self._this_run = _Memo(MEMO_SUMMARIES)  # path -> its summary, stat'ed once this run
         self._listings = _Memo(MEMO_MODULES)  # package root -> the files importers() reads
         self._words_this_run = _Memo(MEMO_LOOKUPS)  # path -> _import_words, stat'ed once
+        self._candidates = _Memo(MEMO_LOOKUPS)  # (folder, level, module) -> files it would be
+        # The files the lookups since the last absent_lookups() looked for and did not
+        # find: a result drawn from their absence holds only while they stay absent.
+        self._absent = set()
+
+    def absent_lookups(self):
+        """[Dependency] on each file an import looked for in vain since the last call (the
+        engine asks before and after each file it checks)."""
+        found = [Dependency(path, None) for path in sorted(self._absent)]
+        self._absent = set()
+        return found
 
     def summary(self, path, with_imports=False):
         """ModuleSummary of a project file, or None when it cannot be read. Its imports
@@ -276,6 +294,34 @@ class Project:
         return self._last_folder[1]
 
     def module_path(self, importer, module, level=0):
+        found = self._module_path(importer, module, level)
+        if found is None and (level or module.partition(".")[0] not in _STANDARD_MODULES):
+            self._absent.update(self._looked_for(importer, module, level))
+        return found
+
+    def _looked_for(self, importer, module, level):
+        """The files that would have been `module` for `importer`: any of them appearing
+        changes what the import finds."""
+        folder = self._folder(importer)
+        key = (folder, level, module)
+        found = self._candidates.get(key)
+        if found is None:
+            if level:
+                base, rest = relative_base(importer, level, module)
+                roots, parts = (base,), rest.split(".") if rest else []
+            else:
+                roots = self._roots.get(folder) or search_roots(importer)
+                parts = module.split(".")
+            found = []
+            for root in roots:
+                base = os.path.join(root, *parts)
+                found.append(os.path.join(base, "__init__.py"))
+                if parts:
+                    found.append(base + ".py")
+            found = self._candidates[key] = tuple(found)
+        return found
+
+    def _module_path(self, importer, module, level):
         if level:
             base, rest = relative_base(importer, level, module)
             key = ((base,), rest)

@@ -1,6 +1,7 @@
 """The .cglint_cache folder: hits on unchanged files, misses on any change, no harm when
 damaged, and the speed-up on a 1,000-file tree."""
 import os
+import sys
 import time
 
 import pytest
@@ -139,6 +140,43 @@ def test_a_registration_added_to_an_imported_module_rechecks_its_users(caches, t
     (tmp_path / "grads.py").write_text(GRADS)
     code, out = run(capsys, "model.py")
     assert caches[1].misses == 1 and code == 0, out
+
+
+def test_a_module_that_appears_rechecks_the_files_that_looked_for_it(caches, tmp_path, capsys):
+    # model.py imports ops, which does not exist yet: nothing to say, and a hit next time
+    (tmp_path / "model.py").write_text(MODEL)
+    assert run(capsys, "model.py") == (0, "All clear: 1 file checked.\n")
+    assert run(capsys, "model.py")[0] == 0 and caches[1].hits == 1
+    # ops.py appears (a `git pull`, a file written after its caller): checked again
+    (tmp_path / "ops.py").write_text(OPS)
+    code, out = run(capsys, "model.py")
+    assert (caches[2].hits, caches[2].misses) == (0, 1)
+    assert code == 1 and "CG105" in out
+    assert run(capsys, "model.py") == (code, out) and caches[3].hits == 1
+
+
+def test_a_registering_module_that_appears_rechecks_its_users(caches, tmp_path, capsys):
+    (tmp_path / "model.py").write_text(OVERRIDE)  # imports grads, which is not there yet
+    code, out = run(capsys, "model.py")
+    assert code == 1 and "CG202" in out
+    (tmp_path / "grads.py").write_text(GRADS)
+    code, out = run(capsys, "model.py")
+    assert caches[1].misses == 1 and code == 0, out
+
+
+def test_a_standard_module_is_not_looked_for_in_the_project(tmp_path):
+    from cglint import project
+
+    project.new_run()
+    where = project.current()
+    where.absent_lookups()
+    importer = str(tmp_path / "model.py")
+    if hasattr(sys, "stdlib_module_names"):  # Python 3.10+
+        assert where.module_path(importer, "os.path") is None
+        assert where.absent_lookups() == []
+    assert where.module_path(importer, "ops") is None
+    assert {d.path for d in where.absent_lookups()} == {
+        str(tmp_path / "ops.py"), str(tmp_path / "ops" / "__init__.py")}
 
 
 def test_damaged_entries_are_misses_and_are_rewritten(caches, tmp_path, capsys):
