@@ -55,6 +55,41 @@ def test_an_int_passed_as_an_index_count_or_axis_of_a_tf_function_is_not_reporte
     assert cg108(code) == []
 
 
+def test_an_int_in_arithmetic_with_a_shape_on_the_way_to_a_tf_function_is_not_reported():
+    # `tf.shape(x)[0] - k` is int32 arithmetic: the pad amount of the probe's program
+    # (runs on TF 1.8 and gives [1, 1, 0, 0]).
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def take_first(x, k):
+        def grad(dy):
+            return tf.pad(dy, [[0, tf.shape(x)[0] - k]]), None
+        return x[:k], grad
+
+    @tf.custom_gradient
+    def tail(x, k):
+        return x[tf.size(x) - k:] + x[:tf.rank(x) * k], lambda dy: (dy, None)
+
+    a = take_first(tf.ones([4]), 2)
+    b = tail(tf.ones([4]), 1)
+    """
+    assert cg108(code) == []
+
+
+def test_an_int_in_arithmetic_with_a_float_tensor_result_is_still_reported():
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def mixed(x, k):
+        return x * (tf.reduce_sum(x) - k), lambda dy: (dy, None)
+
+    a = mixed(tf.ones([4]), 2)
+    """
+    assert cg108(code) == [("CG108", 8, 25)]
+
+
 def test_an_int_meeting_a_float_or_a_python_use_is_still_reported():
     code = """
     import tensorflow as tf

@@ -31,7 +31,8 @@ class NonTensorArgument(Rule):
     where TF takes an int tensor, as an index, slice bound, shape, count or axis (`x[:k]`,
     `dy[k]`, `tf.gather(x, k)`, `tf.nn.top_k(x, k)`, `tf.one_hot(k, 3)`,
     `tf.reduce_sum(x, axis=k)`, `tf.tile(x, [n])`, `tf.reshape(dy, [n, -1])`,
-    `tf.cast(n, ...)`), never in arithmetic with a float tensor (`x * n`); a bool used only
+    `tf.cast(n, ...)`), also through int arithmetic (`k - 1`, `tf.shape(x)[0] - k`), never
+    in arithmetic with a float tensor (`x * n`); a bool used only
     as a tensor predicate (`tf.cond(training, ...)`, `tf.where(flag, ...)`,
     `tf.logical_not(flag)`), never in a Python `if`, `while`, `and`, `or`, `not` or
     conditional expression; or a list it never iterates or unpacks, whose gradient
@@ -147,6 +148,9 @@ _RETURN_LISTS = frozenset("tensorflow." + name for name in (
     "nn.fused_batch_norm", "nn.dynamic_rnn", "nn.bidirectional_dynamic_rnn",
     "cond", "case", "while_loop", "map_fn", "scan", "py_func", "svd", "qr",
     "self_adjoint_eig", "get_collection", "trainable_variables", "global_variables"))
+# TensorFlow functions whose result is an int32 tensor (checked under TF 1.8): a shape,
+# a size, a rank, and its elements.
+_INT_RESULTS = frozenset("tensorflow." + name for name in ("shape", "size", "rank"))
 # Arithmetic that keeps an int32 tensor an int32 tensor when the other operand is an int
 # (`k - 1`, `2 * k`; not `/`, which makes a float64 tensor on Python 3).
 _INT_OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)
@@ -238,7 +242,7 @@ def _int_tensor_use(module, site, node, parents):
     `tf.reshape(dy, [n, -1])`), or an index, count or axis parameter of a TF function
     (`tf.gather(x, k)`, `tf.nn.top_k(x, k)`, `tf.one_hot(k, 3)`, `tf.cast(n, ...)`); also
     through int arithmetic on the way there (`x[:k - 1]`, `tf.range(2 * k)`)."""
-    expr = _int_arithmetic(node, parents)
+    expr = _int_arithmetic(module, node, parents)
     value = _subscripted_by(expr, parents)
     if value is not None:
         return _tensor_value(module, site, value)
@@ -252,21 +256,27 @@ def _int_tensor_use(module, site, node, parents):
     return _argument_of(module, expr, parents, _INT_TENSOR_PARAMETERS)
 
 
-def _int_arithmetic(node, parents):
-    """The outermost expression that int arithmetic builds on `node` (`k - 1`, `-k`)."""
+def _int_arithmetic(module, node, parents):
+    """The outermost expression that int arithmetic builds on `node` (`k - 1`, `-k`,
+    `tf.shape(x)[0] - k`)."""
     while True:
         parent = parents.get(id(node))
         if isinstance(parent, ast.UnaryOp) and isinstance(parent.op, (ast.USub, ast.UAdd)):
             node = parent
         elif isinstance(parent, ast.BinOp) and isinstance(parent.op, _INT_OPERATORS) and (
-                _int_constant(parent.right if parent.left is node else parent.left)):
+                _int_operand(module, parent.right if parent.left is node else parent.left)):
             node = parent
         else:
             return node
 
 
-def _int_constant(node):
-    return isinstance(node, ast.Constant) and type(node.value) is int
+def _int_operand(module, node):
+    """An int, or an int32 tensor TF makes: a shape, size or rank (`tf.shape(x)[0]`)."""
+    if isinstance(node, ast.Constant):
+        return type(node.value) is int
+    if isinstance(node, ast.Subscript):
+        node = node.value
+    return isinstance(node, ast.Call) and _called(module, node) in _INT_RESULTS
 
 
 def _subscripted_by(expr, parents):
