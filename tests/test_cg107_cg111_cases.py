@@ -182,6 +182,44 @@ def test_cg111_keyword_scalar_in_eager_mode_is_fine():
     assert lint(code, select=["CG111"]) == []
 
 
+LOCAL = """
+import tensorflow as tf
+
+
+@tf.custom_gradient
+def prelu(x, alpha):
+    def grad(dy):
+        {body}
+        return dy, dalpha
+    return x * alpha, grad
+
+
+alpha = tf.Variable(0.25)
+g = tf.gradients(tf.reduce_sum(prelu(tf.constant([-1.0, 2.0]), alpha)), [alpha])
+"""
+
+
+@pytest.mark.parametrize("body", [
+    "dalpha = dy * x",
+    "scaled = dy * x; dalpha = -scaled",
+    "dalpha = tf.zeros_like(dy)",
+])
+def test_cg111_gradient_kept_in_a_local_name_first(body):
+    # The probe's learnable PReLU slope: TF 1.8 raises "Incompatible shapes between op
+    # input and calculated input gradient" for `dalpha = dy * x; return dy, dalpha`.
+    assert lint(LOCAL.format(body=body), select=["CG111"]) == [("CG111", 9, 20)]
+
+
+@pytest.mark.parametrize("body", [
+    "dalpha = tf.reduce_sum(dy * x)",
+    "dalpha = dy * x; dalpha = tf.reduce_sum(dalpha)",  # bound twice: not followed
+    "dalpha = None",
+    "from grads import dalpha",
+])
+def test_cg111_local_name_reduced_or_unknown_is_not_reported(body):
+    assert lint(LOCAL.format(body=body), select=["CG111"]) == []
+
+
 CROSS_MODULE_GRADS = """
 import tensorflow as tf
 

@@ -13,7 +13,8 @@ class UnreducedScalarGradient(Rule):
     scalar such as `tf.constant(0.3)`, directly or through a name bound once) in one
     positional slot, next to tensor inputs, while the gradient function returns, for that
     slot, an elementwise expression of the upstream gradient such as `dy * (x - y)` or
-    `tf.zeros_like(dy)`: a tensor shaped like `dy`, not a scalar. A function whose output
+    `tf.zeros_like(dy)` (directly or kept in a name first: `dalpha = dy * x`): a tensor
+    shaped like `dy`, not a scalar. A function whose output
     is itself a scalar (`tf.reduce_sum(v) * s`) gets a scalar `dy`, and is left alone.
     A call of such a function that another module of the project defines is reported at
     the call.
@@ -254,20 +255,41 @@ def _scalar_output(module, expr, scope, scalar_names, depth=0):
     return False
 
 
-def _keeps_upstream_shape(module, expr, upstream):
+def _keeps_upstream_shape(module, expr, upstream, depth=0):
     """Elementwise arithmetic that reaches an upstream-gradient parameter, no reduction
-    (`dy * (x - y)`, `tf.zeros_like(dy)`)."""
+    (`dy * (x - y)`, `tf.zeros_like(dy)`), also through a local name assigned it once
+    (`dalpha = dy * x; return dy, dalpha`)."""
+    if depth > _MAX_LOCAL_NAMES:
+        return False
     if isinstance(expr, ast.Name):
-        return expr.id in upstream
+        if expr.id in upstream:
+            return True
+        value = _assigned_once(module, expr)
+        return value is not None and _keeps_upstream_shape(module, value, upstream, depth + 1)
     if isinstance(expr, ast.BinOp):
-        return (_keeps_upstream_shape(module, expr.left, upstream)
-                or _keeps_upstream_shape(module, expr.right, upstream))
+        return (_keeps_upstream_shape(module, expr.left, upstream, depth)
+                or _keeps_upstream_shape(module, expr.right, upstream, depth))
     if isinstance(expr, ast.UnaryOp):
-        return _keeps_upstream_shape(module, expr.operand, upstream)
+        return _keeps_upstream_shape(module, expr.operand, upstream, depth)
     if isinstance(expr, ast.Call) and not expr.keywords and \
             module.resolve(expr.func) in _ELEMENTWISE:
-        return any(_keeps_upstream_shape(module, arg, upstream) for arg in expr.args)
+        return any(_keeps_upstream_shape(module, arg, upstream, depth) for arg in expr.args)
     return False
+
+
+_MAX_LOCAL_NAMES = 4  # local names followed to their value, one after another
+
+
+def _assigned_once(module, name):
+    """The value a name of a function's own scope is assigned, when that is its one
+    binding there (`dalpha = dy * x`); else None."""
+    scope = module.names.scope_of(name)
+    if scope.kind != "function":
+        return None
+    bindings = scope.bindings.get(name.id, ())
+    if len(bindings) != 1 or bindings[0].kind != "assign" or name.id in scope.globals:
+        return None
+    return bindings[0].node
 
 
 RULE = UnreducedScalarGradient
