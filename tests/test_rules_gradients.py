@@ -116,6 +116,39 @@ def test_cg102_a_variable_kept_in_a_dict_or_list(held, read, reported):
     assert lint(rebound, select=["CG102"]) == []
 
 
+PASSED_AND_READ = """
+import tensorflow as tf
+
+w = tf.get_variable("w", initializer=tf.constant([1.0, 2.0]))
+v = tf.get_variable("v", initializer=tf.constant([1.0, 2.0]))
+
+
+@tf.custom_gradient
+def weighted(x, weight):
+    def grad(dy):
+        return dy * weight, dy * x
+    return x * w, grad
+
+
+x = tf.constant([3.0, 4.0])
+CALLS
+"""
+
+
+@pytest.mark.parametrize("calls, reported", [
+    # The probe's program: `w` is passed in too, and its gradient comes through that slot
+    # (TF 1.8 gives [3, 4]), though the body reads the module's name, not its parameter.
+    ("y = weighted(x, w)", False),
+    ("y = weighted(x, w) + weighted(2.0 * x, w)", False),
+    # near-misses: a call that passes another variable, or none at all
+    ("y = weighted(x, w) + weighted(x, v)", True),
+    ("", True),
+])
+def test_cg102_a_variable_every_call_also_passes_in(calls, reported):
+    found = lint(PASSED_AND_READ.replace("CALLS", calls), select=["CG102"])
+    assert (found == [("CG102", 12, 16)]) is reported
+
+
 def test_cg102_closure_read_reported_once_at_first_read():
     code = """
     import tensorflow as tf

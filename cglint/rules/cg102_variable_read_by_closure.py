@@ -13,7 +13,9 @@ class VariableReadByClosure(Rule):
     a dict or list of variables (`weights['h1']`, the TensorFlow-Examples way), directly
     or in a function that its body calls (`project(x)` returning `x * w`, in the module or
     imported from another module of the project), reported at that call. A read under
-    `tf.stop_gradient(w)` asks for no gradient and is not reported.
+    `tf.stop_gradient(w)` asks for no gradient and is not reported, nor is a variable that
+    every call in the module also passes in (`weighted(x, w)` whose body reads `w`, not its
+    parameter): its gradient comes through that argument's slot.
 
     Why it breaks on TF 1.8: only positional inputs get gradients. A variable read by closure
     gets `None` from `tf.gradients`, silently; an optimizer leaves it unchanged (no warning),
@@ -28,6 +30,8 @@ class VariableReadByClosure(Rule):
     def check(self, module):
         for site in module.sites:
             for use in site_variables.read(module, site):
+                if _passed_at_every_call(module, site, use):
+                    continue
                 through = ""
                 if use.helper is not None:
                     through = " in %s, which this call runs" % use.where()
@@ -44,6 +48,23 @@ class VariableReadByClosure(Rule):
                                "never trains; pass it in as an argument"
                                % (site.name, use.name, through))
                 yield self.at(use.node, message, function=site.func)
+
+
+def _passed_at_every_call(module, site, use):
+    """Whether the variable the body reads by name is also an argument of every call of
+    the function in this module (`weighted(x, w)` whose body reads `w`, not its parameter):
+    its gradient then comes through that input's slot, whatever the body reads."""
+    read = use.inner
+    if use.helper is not None or not isinstance(read, ast.Name) or not site.calls:
+        return False
+    names = module.names
+    bound = names.lookup(read.id, names.scope_of(read))
+    if not bound:
+        return False
+    return all(any(isinstance(argument, ast.Name) and argument.id == read.id
+                   and names.lookup(argument.id, names.scope_of(argument)) == bound
+                   for argument in call.args)
+               for call in site.calls)
 
 
 def _called(module, node):
