@@ -2,6 +2,7 @@
 functions, how they are called, tapes, eager mode. Built once; rules never re-walk.
 """
 import ast
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Optional
@@ -685,6 +686,35 @@ class ModuleFacts:
             uses = [use for use in uses if not any(
                 use.qualname == name or use.qualname.startswith(name + ".") for name in stored)]
         return uses
+
+    @cached_property
+    def private_op_uses(self):
+        """[ApiUse] of the private names of TF's generated op modules the code reaches
+        (`gen_nn_ops._relu_grad(...)`), which api_uses, holding public names, leaves out."""
+        if "gen_" not in self.text:
+            return []
+        aliases = set()  # the names imports bind to generated op modules of TensorFlow
+        for node in self.statements[ast.ImportFrom]:
+            if not node.level and (node.module or "").startswith("tensorflow"):
+                aliases.update(alias.asname or alias.name for alias in node.names
+                               if alias.name.startswith("gen_"))
+        for node in self.statements[ast.Import]:
+            aliases.update(alias.asname or alias.name.partition(".")[0] for alias in node.names
+                           if alias.name.startswith("tensorflow.") and ".gen_" in alias.name)
+        if not any(re.search(r"\b%s\s*\.\s*_[a-z]" % re.escape(alias), self.text)
+                   for alias in aliases):
+            return []
+        from cglint import tfimports
+
+        called = {id(node.func): node for node in self.nodes[ast.Call]}
+        found = []
+        for node in self.nodes[ast.Attribute]:
+            if node.attr.startswith("_") and not node.attr.startswith("__") and \
+                    isinstance(node.ctx, ast.Load):
+                owner = self.resolve(node.value)
+                if owner and tfimports.private_names(owner) is not None:
+                    found.append(ApiUse(node, owner + "." + node.attr, called.get(id(node))))
+        return found
 
     @cached_property
     def method_uses(self):

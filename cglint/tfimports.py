@@ -23,7 +23,7 @@ import re
 from cglint import tfapi
 
 __all__ = ["CPU", "GPU", "build_of", "import_error", "is_attribute_module", "contents",
-           "import_fails", "follow", "TABLE", "UNKNOWN", "FOUND"]
+           "import_fails", "follow", "private_names", "TABLE", "UNKNOWN", "FOUND"]
 
 _PATH = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "tf18_imports.json")
 CPU, GPU = "cpu", "gpu"
@@ -91,6 +91,21 @@ def contents(path):
             (name, real or None) for name, _, real in
             (item.partition("=") for item in text.split(",") if item))
     return data.parsed[path]
+
+
+_PRIVATE_PATH = os.path.join(os.path.dirname(_PATH), "tf18_private_ops.json")
+_PRIVATE = None
+
+
+def private_names(path):
+    """The private names (`_sum`) that generated op module `path` (`...gen_math_ops`)
+    defines in TF 1.8, or None when unknown (tools/gen_tf18_private_ops.py)."""
+    global _PRIVATE
+    if _PRIVATE is None:
+        with open(_PRIVATE_PATH, encoding="utf-8") as f:
+            _PRIVATE = {module: frozenset(names)
+                        for module, names in json.load(f)["modules"].items()}
+    return _PRIVATE.get(path)
 
 
 def import_fails(module, name=None):

@@ -38,6 +38,12 @@ class MissingApi(Rule):
     optimizer's (from the 1.8 argspecs, which record every public method of these
     classes).
 
+    Also the private functions of TF's generated op modules that 1.8 does not have: the
+    hidden ops of TF 1.0-1.4 such as `gen_nn_ops._relu_grad` (guided backpropagation in
+    Grad-CAM code) are public in 1.8 (`relu_grad`), and `--fix` writes that name; the
+    private names 1.8 keeps (`gen_math_ops._sum`) come from
+    `tools/gen_tf18_private_ops.py`.
+
     Code for TF 1 and 2 alike that picks its alias at the top (`if hasattr(tf.compat,
     "v1"): tf = tf.compat.v1`, a test of `tf.__version__`, or the one-line `tf =
     tf.compat.v1 if ... else tf`) is read as the target runs it: on 1.8 `tf` stays the
@@ -72,6 +78,10 @@ class MissingApi(Rule):
             if finding is not None and not guards.of(module).covers(use.node, use.qualname) \
                     and not failing_imports.through_failing_import(module, use, target) \
                     and not module.stored_by_imports(use.qualname):
+                yield finding
+        for use in module.private_op_uses:
+            finding = self._judge_private(module, use, target)
+            if finding is not None and not guards.of(module).covers(use.node, use.qualname):
                 yield finding
         for use in module.missing_methods:
             guarded = guards.of(module)
@@ -119,6 +129,29 @@ class MissingApi(Rule):
             message += " (TF %s's `%s` is another function: check the order of its " \
                 "arguments)" % (_newest_release(use.qualname), tf_name(use.qualname))
         return self.at(use.node, message, _fix(module, use, missing))
+
+
+    def _judge_private(self, module, use, target):
+        """A private function of a generated op module that TF 1.8's lacks: the hidden ops
+        of TF 1.0-1.4 (`gen_nn_ops._relu_grad`) are public there (`relu_grad`)."""
+        if tfapi.normalize_version(target) != failing_imports.WHEELS_TARGET:
+            return None  # the table records 1.8's modules only
+        owner, _, name = use.qualname.rpartition(".")
+        if name in tfimports.private_names(owner):
+            return None
+        public = name.lstrip("_")
+        contents = tfimports.contents(owner) or {}
+        message = "`%s` is not in TF %s: module `%s` has no `%s`" % (
+            _text(module, use.node) or tf_name(use.qualname), target, owner, name)
+        if public not in contents:
+            return self.at(use.node, message)
+        # The generated wrapper of the same op: the op's inputs and attributes, the
+        # same parameters.
+        start = module.span(use.node)
+        edit = Edit(Span(start.end_line, start.end_col - len(name), start.end_line,
+                         start.end_col), public)
+        return self.at(use.node, message + "; TF %s spells it `%s`" % (target, public),
+                       (edit,))
 
 
 def _import_message(use, target, why):
