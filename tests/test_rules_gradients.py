@@ -1980,6 +1980,38 @@ def test_review_cases_of_cg103_cg105_cg108():
         ("CG103", 16, 30), ("CG108", 23, 11)]
 
 
+NAMED_PARTS = """
+import tensorflow as tf
+
+
+@tf.custom_gradient
+def sum_all(*xs):
+    def grad(dy):
+        return [dy, dy]
+    return tf.add_n(list(xs)), grad
+
+
+a, b, c = tf.constant(1.0), tf.constant(2.0), tf.constant(3.0)
+parts = [a, b, c]
+y = sum_all(*parts)
+READ
+"""
+
+
+@pytest.mark.parametrize("read, reported", [
+    # read only (the probe's program: TF 1.8 raises "Num gradients 2 ... do not match")
+    ("g = tf.gradients(y, parts)", True),
+    ("n = len(parts) + 0 * tf.size(parts[0])", True),
+    # may change it in place: not counted
+    ("parts.append(a)", False),
+    ("more = parts", False),
+    ("print(parts)", False),
+])
+def test_cg103_a_named_list_unpacked_into_the_call(read, reported):
+    found = lint(NAMED_PARTS.replace("READ", read), select=["CG103"])
+    assert (found == [("CG103", 14, 5)]) is reported
+
+
 EAGER_GUARDED = """
 import tensorflow as tf
 EAGER_ON

@@ -148,11 +148,26 @@ def _positional_count(module, call):
 
 def _changed(module, name):
     """Whether the list a name holds may be changed in place: the name is read anywhere
-    but in a `*` unpacking (`parts.append(t)`, `extend_parts(parts)`, `more = parts`)."""
+    but in a `*` unpacking, an argument of a TensorFlow function (`tf.gradients(y,
+    parts)`), `len(parts)` or `parts[0]` (`parts.append(t)`, `extend_parts(parts)`,
+    `more = parts` may change it)."""
     for node in module.nodes[ast.Name]:
-        if node.id == name.id and isinstance(node.ctx, ast.Load) and not isinstance(
-                module.parent_of(node), ast.Starred):
+        if node.id == name.id and isinstance(node.ctx, ast.Load) and not _only_read(
+                module, node):
             return True
+    return False
+
+
+def _only_read(module, node):
+    parent = module.parent_of(node)
+    if isinstance(parent, ast.Starred) or (
+            isinstance(parent, ast.Subscript) and parent.value is node):
+        return True
+    if isinstance(parent, ast.Call) and node in parent.args:
+        if isinstance(parent.func, ast.Name) and parent.func.id == "len":
+            return True
+        called = module.resolve(parent.func)
+        return bool(called) and called.startswith("tensorflow.")
     return False
 
 
