@@ -1728,6 +1728,30 @@ def test_cg108_a_float_only_when_the_function_tests_it_in_python():
     assert lint(code, select=["CG108"]) == [("CG108", 13, 25)]
 
 
+@pytest.mark.parametrize("binding, reported", [
+    ("ZERO = 0.0", True),
+    ("ZERO = -1", True),
+    # near-misses: a tensor, None, bound twice, bound again in the gradient function
+    ("ZERO = tf.constant(0.0)", False),
+    ("ZERO = None", False),
+    ("ZERO = 0.0\nZERO = tf.zeros([])", False),
+])
+def test_cg110_a_module_constant_returned_as_a_gradient(binding, reported):
+    code = """
+    import tensorflow as tf
+
+    BINDING
+
+    @tf.custom_gradient
+    def binarize(x, threshold):
+        def grad(dy):
+            return dy, ZERO
+        return tf.cast(x > threshold, tf.float32), grad
+    """.replace("BINDING", binding.replace("\n", "\n    "))
+    found = lint(code, select=["CG110"])
+    assert bool(found) is reported and all(code == "CG110" for code, _, _ in found)
+
+
 def test_cg110_a_helper_of_the_module_that_returns_a_number():
     code = """
     import tensorflow as tf

@@ -8,7 +8,8 @@ class NumberAsGradient(Rule):
 
     What: `return dy * 2, 0` or `return 1.0` from a gradient function: a Python `int` or
     `float` where a tensor (or None) belongs, also through a helper of the module that
-    returns one; likewise a NumPy value (`np.zeros(2)`).
+    returns one or a module-level constant bound once (`ZERO = 0.0`); likewise a NumPy
+    value (`np.zeros(2)`).
 
     Why it breaks on TF 1.8: `tf.gradients` treats each returned gradient as a tensor and
     fails with `AttributeError: 'int' object has no attribute 'name'` while building the
@@ -39,6 +40,9 @@ def _numbers(module, value):
             yield from _numbers(module, element)
         elif _is_number(element):
             yield element, "the number %s" % ast.unparse(element)
+        elif isinstance(element, ast.Name) and _is_number(_constant_of(module, element)):
+            yield element, "`%s` (the number %s)" % (
+                element.id, ast.unparse(_constant_of(module, element)))
         elif isinstance(element, ast.Call) and (module.resolve(element.func) or "").startswith(
                 "numpy."):
             yield element, "the NumPy value %s" % ast.unparse(element)
@@ -52,6 +56,16 @@ def _returns_a_number(module, call):
     values = module.returned_by_call(call)
     return values is not None and all(value is not None and _is_number(value)
                                       for value in values)
+
+
+def _constant_of(module, name):
+    """The value of a name the module binds once, at its top level, to a constant
+    (`ZERO = 0.0`), read where no other binding hides it; else None."""
+    bindings = module.names.lookup(name.id, module.names.scope_of(name))
+    if len(bindings) != 1 or bindings[0].kind != "assign" or \
+            bindings[0].scope is not module.names.module:
+        return None
+    return bindings[0].node
 
 
 def _is_number(node):
