@@ -263,3 +263,23 @@ def test_eager_mode_still_passes_ints_and_bools_through():
     y = scaled(tf.ones([3]), 2, True)
     """
     assert cg108(code) == []
+
+
+def test_a_tuple_is_called_a_tuple():
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def pair_mul(ab):
+        return ab[0] * ab[1], lambda dy: (dy, dy)
+
+    a, b = tf.constant(1.0), tf.constant(2.0)
+    y = pair_mul((a, b))
+    z = pair_mul([a, b])
+    """
+    from cglint import check, engine
+    import textwrap
+
+    result = check.check_text("m.py", textwrap.dedent(code), engine.Options(select=("CG108",)))
+    assert [d.message.split(" as ")[0] for d in result.diagnostics] == [
+        "`pair_mul` gets a Python tuple", "`pair_mul` gets a Python list"]

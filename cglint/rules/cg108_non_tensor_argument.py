@@ -68,8 +68,11 @@ class NonTensorArgument(Rule):
             if kind == "float" and (site is None or not _tested(module, site, index)):
                 continue  # a float is a float tensor: fine, unless Python tests it
             if kind and (kind in _ALWAYS or not module.eager):
+                what = _DESCRIPTIONS[kind][0]
+                if isinstance(arg, ast.Tuple):  # stacked the same way as a list
+                    what = "a Python tuple"
                 yield self.at(arg, "`%s` gets %s as a positional argument: %s" % (
-                    name, _DESCRIPTIONS[kind][0], _DESCRIPTIONS[kind][1]), function=function)
+                    name, what, _DESCRIPTIONS[kind][1]), function=function)
 
     @staticmethod
     def _kind(module, arg):
