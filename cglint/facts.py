@@ -2,7 +2,6 @@
 functions, how they are called, tapes, eager mode. Built once; rules never re-walk.
 """
 import ast
-import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Optional
@@ -701,8 +700,7 @@ class ModuleFacts:
         for node in self.statements[ast.Import]:
             aliases.update(alias.asname or alias.name.partition(".")[0] for alias in node.names
                            if alias.name.startswith("tensorflow.") and ".gen_" in alias.name)
-        if not any(re.search(r"\b%s\s*\.\s*_[a-z]" % re.escape(alias), self.text)
-                   for alias in aliases):
+        if not any(_reads_private_attribute(self.text, alias) for alias in aliases):
             return []
         from cglint import tfimports
 
@@ -1796,6 +1794,20 @@ def _python_of_test(test, holds):
 # Exceptions whose handler makes a `try` of imports a fallback for a failing import.
 _IMPORT_ERRORS = frozenset(("ImportError", "ModuleNotFoundError", "Exception", "BaseException",
                             "StandardError"))
+
+
+def _reads_private_attribute(text, name):
+    """Whether `text` holds `name._x` (blanks and line continuations allowed around the
+    dot): a private attribute read of the name, as text."""
+    at = text.find(name)
+    while at >= 0:
+        end = at + len(name)
+        if at == 0 or not (text[at - 1].isalnum() or text[at - 1] == "_"):
+            rest = text[end:end + 64].lstrip(" \t\\\r\n")
+            if rest[:1] == "." and rest[1:].lstrip(" \t\\\r\n")[:1] == "_":
+                return True
+        at = text.find(name, end)
+    return False
 
 
 def _failing_fallback_imports(tries):
