@@ -825,6 +825,8 @@ class ModuleFacts:
         (`tf.data.Dataset.from_tensor_slices(x)`), or a transformation (`.batch(32)`) of
         a dataset; a dataset class's own constructor is _constructed's."""
         func = call.func
+        if isinstance(func, ast.Name) and self._returns_datasets(call, with_targets, depth):
+            return DATASET  # `make_dataset(n)`: a def of the module that returns one
         if not isinstance(func, ast.Attribute):
             return self._constructed(call, scope)
         qualname = self.names.resolve(func, scope)
@@ -835,6 +837,18 @@ class ModuleFacts:
                 self._receiver_class(func.value, scope, with_targets, depth + 1)):
             return DATASET
         return self._constructed(call, scope)
+
+    def _returns_datasets(self, call, with_targets, depth):
+        """Whether the module's def `call` runs returns a dataset from every `return`."""
+        function = self.called_function(call, self.names.scope_of(call))
+        if function is None:
+            return False
+        own_scope = self.names.scope_for_def[id(function)]
+        values = [node.value for node in own_nodes(function) if isinstance(node, ast.Return)]
+        return bool(values) and all(
+            value is not None and _is_dataset(
+                self._receiver_class(value, own_scope, with_targets, depth + 1))
+            for value in values)
 
     def _rebound_dataset(self, name, bindings, with_targets, depth):
         """DATASET for `ds = tf.data.TFRecordDataset(f)` then `ds = ds.map(parse)`, ...:

@@ -496,6 +496,31 @@ def test_a_dataset_a_factory_made_once_is_judged_by_its_methods():
     assert lint(code) == [("CG403", 5, 26), ("CG403", 11, 24)]
 
 
+def test_a_dataset_a_helper_of_the_module_returns_is_judged_by_its_methods():
+    code = """
+    import tensorflow as tf
+
+    def make_ds(n):
+        return tf.data.Dataset.range(n)
+
+    def make_batched(n):
+        ds = make_ds(n)
+        return ds.shuffle(buffer_size=8)
+
+    def maybe(n):
+        if n:
+            return tf.data.Dataset.range(n)
+        return [n]
+
+    a = make_ds(10).batch(4, drop_remainder=True)
+    b = make_batched(10).batch(4, drop_remainder=True)
+    c = maybe(10).batch(4, drop_remainder=True)
+    d = make_ds(10).batch(batch_size=4)
+    """
+    # near-misses: a helper that may return something else; a keyword 1.8 takes
+    assert lint(code) == [("CG403", 16, 26), ("CG403", 17, 31)]
+
+
 @pytest.mark.parametrize("handler, reported", [
     ("AttributeError", True),  # guards the name, which 1.8 has; the keyword still raises
     ("TypeError", False),

@@ -12,7 +12,7 @@ class UnknownKeyword(Rule):
     the code made (`tape.gradient(y, x, unconnected_gradients=...)` after `with
     tf.GradientTape() as tape`, `self.opt.minimize(...)` after `self.opt =
     tf.train.AdamOptimizer()`, a step of a `tf.data` pipeline such as `.batch(32,
-    drop_remainder=True)`). Signatures come from TF 1.8's own argspecs, recorded by
+    drop_remainder=True)`, also of one a helper of the module returns). Signatures come from TF 1.8's own argspecs, recorded by
     `tools/gen_tf_api.py`, with the keywords Keras layers and optimizers check their
     `**kwargs` against (`tf.keras.optimizers.Adam(learning_rate=...)`: 1.8 spells it `lr`).
 
