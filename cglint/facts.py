@@ -45,6 +45,11 @@ MULTI_OUTPUT = frozenset((
     "contrib.framework.nest.flatten", "nest.flatten", "linalg.eigh", "self_adjoint_eig", "svd",
     "linalg.svd", "qr", "linalg.qr", "nn.sufficient_statistics", "nn.fused_batch_norm",
 ))
+# Those of them that always return the same number of tensors (`mean, variance =
+# tf.nn.moments(...)`); tests/test_output_counts.py checks each under TF 1.8.
+FIXED_OUTPUT_COUNTS = {"nn.moments": 2, "nn.weighted_moments": 2, "nn.top_k": 2, "unique": 2,
+                       "unique_with_counts": 3, "nn.sufficient_statistics": 4,
+                       "nn.fused_batch_norm": 3}
 # tf.data pipelines, for the keywords of their steps (`.batch(32, drop_remainder=True)` is
 # TF 1.10's): the class, the factories that make one, the transformations that return one.
 DATASET = "tensorflow.data.Dataset"
@@ -1072,6 +1077,10 @@ class ModuleFacts:
             split = self._count_split(expr, scope)
             if split is not None:
                 return split
+            qualname = self.names.resolve(expr.func, scope)
+            if qualname and qualname.startswith("tensorflow.") and \
+                    _tf_path(qualname) in FIXED_OUTPUT_COUNTS:
+                return FIXED_OUTPUT_COUNTS[_tf_path(qualname)]
             branches = self._cond_branches(expr, scope)
             if branches is not None:  # tf.cond gives what its branches give
                 return _agreed(self.count_values(body, branch_scope, depth + 1, arguments)
