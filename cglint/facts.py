@@ -1089,6 +1089,9 @@ class ModuleFacts:
         if isinstance(expr, ast.Name):
             values = self.assigned_values(expr, scope)
             if values is None:
+                appended = self._count_appended(expr, scope, depth, arguments)
+                if appended is not None:
+                    return appended
                 return 1 if self._is_parameter(expr, scope, depth, arguments) else None
             return _agreed(self.count_values(value, scope, depth + 1, arguments)
                            for value in values)
@@ -1097,6 +1100,40 @@ class ModuleFacts:
                       self.count_values(expr.orelse, scope, depth + 1, arguments)}
             return counts.pop() if len(counts) == 1 else None
         return None
+
+    def _count_appended(self, name, scope, depth, arguments):
+        """`grads = []` then `grads.append(dy * w)`, `grads.extend([a, b])` as statements
+        of the function's own body, before `name` is read: the list display's count plus
+        what they add; None when the list is used any other way (a loop, a branch, a
+        call that may change it)."""
+        bindings = scope.bindings.get(name.id, [])
+        function = scope.node
+        if len(bindings) != 1 or bindings[0].kind != "assign" or not isinstance(
+                bindings[0].node, ast.List) or not isinstance(
+                    function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        added = {}  # id(the list's Name in a statement of the body) -> what it adds
+        for statement in function.body:
+            call = statement.value if isinstance(statement, ast.Expr) else None
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and \
+                    isinstance(call.func.value, ast.Name) and call.func.value.id == name.id \
+                    and call.func.attr in ("append", "extend") and len(call.args) == 1 \
+                    and not call.keywords and _before(statement, name):
+                argument = call.args[0]
+                if call.func.attr == "extend" and not isinstance(argument, (ast.List, ast.Tuple)):
+                    return None
+                added[id(call.func.value)] = argument
+        for node in own_nodes(function):
+            if isinstance(node, ast.Name) and node.id == name.id and isinstance(
+                    node.ctx, ast.Load) and node is not name and id(node) not in added:
+                return None  # read elsewhere: it may change in ways not counted here
+        total = self.count_values(bindings[0].node, scope, depth + 1, arguments)
+        for argument in added.values():
+            count = self.count_values(argument, scope, depth + 1, arguments)
+            if total is None or count is None:
+                return None
+            total += count
+        return total
 
     def _cond_branches(self, call, scope):
         """[(returned expression, its scope)] of both branches of `tf.cond(pred, true_fn,
@@ -1529,6 +1566,11 @@ def _star_names(function):
         arguments = function.args
         return {a.arg for a in (arguments.vararg, arguments.kwarg) if a is not None}
     return set()
+
+
+def _before(statement, node):
+    """Whether `statement` ends before `node` starts."""
+    return (statement.end_lineno, statement.end_col_offset) <= (node.lineno, node.col_offset)
 
 
 def _mutated_names(function):

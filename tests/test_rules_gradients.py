@@ -2004,6 +2004,37 @@ def test_review_cases_of_cg103_cg105_cg108():
         ("CG103", 16, 30), ("CG108", 23, 11)]
 
 
+APPENDED = """
+import tensorflow as tf
+
+
+@tf.custom_gradient
+def affine(x, w, b):
+    def grad(dy):
+        grads = [dy * w]
+        BODY
+        return grads
+    return x * w + b, grad
+"""
+
+
+@pytest.mark.parametrize("body, reported", [
+    # the probe's program (3 inputs, 2 gradients): ValueError "Num gradients 2 ..."
+    ("grads.append(dy * x)", True),
+    ("grads.extend([dy * x, dy, dy])", True),
+    # 3 gradients: fine
+    ("grads.append(dy * x); grads.append(dy)", False),
+    ("grads.extend([dy * x, dy])", False),
+    # counted only when plain statements of the body add to it
+    ("for g in (dy * x,): grads.append(g)", False),
+    ("if dy is not None: grads.append(dy)", False),
+    ("grads.extend(others)", False),
+])
+def test_cg103_a_gradient_list_built_with_append(body, reported):
+    found = lint(APPENDED.replace("BODY", body), select=["CG103"])
+    assert (found == [("CG103", 10, 9)]) is reported
+
+
 NAMED_PARTS = """
 import tensorflow as tf
 

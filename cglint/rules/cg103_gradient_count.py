@@ -13,7 +13,9 @@ class GradientCountMismatch(Rule):
     positional argument (`f(x, 3.0)` where `def f(x, scale=2.0)`) that its gradient does not
     cover; or a `def f(*xs)` whose gradient function returns a fixed number of gradients is
     called with another number of inputs. Lambdas count too
-    (`h = tf.custom_gradient(lambda x: (y, lambda dy: ...))`).
+    (`h = tf.custom_gradient(lambda x: (y, lambda dy: ...))`). Gradients are counted
+    through tuples, lists (also one built by `append`/`extend` statements), `tf.split` and
+    `tf.unstack` with a literal count, `tf.cond` branches and helpers of the module.
 
     Why it breaks on TF 1.8: in graph mode `tf.gradients` raises
     `ValueError: Num gradients 3 generated for op name: "IdentityN" ... do not match num
