@@ -41,18 +41,24 @@ def through_failing_import(module, use, target):
     """Is the chain's first name bound by an import that fails in target, directly or
     through aliases (`FLAGS = tf.flags.FLAGS` after `import tensorflow.compat.v1 as
     tf`)? Its import is the finding: the names reached through it are not judged."""
-    return _bound_by_failing_import(module, use.node, target, 0)
+    return _bound_by_failing_import(module, use.node, target, 0, set())
 
 
-def _bound_by_failing_import(module, chain, target, depth):
+def _bound_by_failing_import(module, chain, target, depth, followed):
     root = chain
     while isinstance(root, ast.Attribute):
         root = root.value
     if not isinstance(root, ast.Name) or depth > _MAX_ALIASES:
         return False
+    never_bound = module.names.never_bound
     for binding in module.names.lookup(root.id, module.names.scope_of(root)):
         if binding.kind == "assign" and isinstance(binding.node, (ast.Name, ast.Attribute)):
-            if _bound_by_failing_import(module, binding.node, target, depth + 1):
+            # Each alias once (`tf = tf.compat.v1` bound ten times asks ten, not 10**8);
+            # one in a branch the target never takes binds nothing there.
+            if id(binding.node) in followed or id(binding.node) in never_bound:
+                continue
+            followed.add(id(binding.node))
+            if _bound_by_failing_import(module, binding.node, target, depth + 1, followed):
                 return True
             continue
         if binding.kind != "import" or not binding.qualname.startswith("tensorflow") or \

@@ -110,6 +110,9 @@ class Names:
             return None  # `self.x`, `f().y`, a name no import or alias binds
         key = (expr.id, id(scope))
         if key not in self._resolved:  # a name bound thousands of times stays linear
+            # Unknown while it is worked out: an alias of itself (`tf = tf.compat.v1`,
+            # bound ten times) is asked once, not ten times per level.
+            self._resolved[key] = None
             self._resolved[key] = self._resolve_name(expr, scope, _depth)
         base = self._resolved[key]
         if not base or not attributes:

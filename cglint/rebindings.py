@@ -59,18 +59,18 @@ def decide(tree, names, target_tf):
 
 
 def _decide_if(statement, names, target_tf, version, never, untaken):
-    """An `if` (and its `elif`s) at the top level that assigns a name."""
-    if not any(True for _ in _assignments([statement])):
-        return
-    taken = _truth(statement.test, statement.lineno, names, target_tf, version, never)
-    if taken is None:
-        return
-    skipped, kept = (statement.orelse, statement.body) if taken else (
-        statement.body, statement.orelse)
-    untaken.append(skipped)
-    never.update(id(assignment.value) for assignment in _assignments(skipped))
-    if len(kept) == 1 and isinstance(kept[0], ast.If):  # an `elif`
-        _decide_if(kept[0], names, target_tf, version, never, untaken)
+    """An `if` (and its `elif`s, one after another) at the top level that assigns a name."""
+    while any(True for _ in _assignments([statement])):
+        taken = _truth(statement.test, statement.lineno, names, target_tf, version, never)
+        if taken is None:
+            return
+        skipped, kept = (statement.orelse, statement.body) if taken else (
+            statement.body, statement.orelse)
+        untaken.append(skipped)
+        never.update(id(assignment.value) for assignment in _assignments(skipped))
+        if not (len(kept) == 1 and isinstance(kept[0], ast.If)):  # no `elif` follows
+            return
+        statement = kept[0]
 
 
 def _assignments(statements):

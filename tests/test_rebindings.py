@@ -136,3 +136,23 @@ def test_a_target_that_takes_the_rebinding_never_sees_the_module():
         tf = tf.compat.v1
     tf.math
     """, target_tf="1.15") != "tensorflow.math"
+
+
+@pytest.mark.parametrize("repeated", [10, 40])
+def test_many_rebindings_of_one_alias_stay_fast(repeated):
+    # Each alias followed once: ten `tf = tf.compat.v1` once took 10**8 steps (a hang)
+    # when the resolved name reached the failing-import check.
+    import time
+
+    from conftest import lint
+
+    lines = ["import tensorflow as tf", "if tf.__version__.startswith('9.0'):",
+             "    tf = tf.compat.v1"]
+    for i in range(1, repeated):
+        lines += ["elif tf.__version__.startswith('9.%d'):" % i, "    tf = tf.compat.v1"]
+    unconditional = ["import tensorflow as tf"] + ["tf = tf.compat.v1"] * repeated
+    started = time.process_time()
+    assert lint("\n".join(lines + ["y = tf.math.log(1.0)"])) == [
+        ("CG402", 2 * repeated + 2, 5)]
+    assert lint("\n".join(unconditional + ["y = tf.math.log(1.0)"])) == []
+    assert time.process_time() - started < 5
