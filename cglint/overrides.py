@@ -545,7 +545,7 @@ class _Builder:
         builds unknown ops; the op types it may build besides)."""
         ops = load_ops()
         built, maybe = [], set()
-        for node in _body_nodes(block):
+        for node in body_nodes(block):
             if isinstance(node, (ast.Yield, ast.YieldFrom)):
                 # A @contextmanager holding the map open: its caller's `with` block builds
                 # the ops, which this module cannot see.
@@ -643,7 +643,7 @@ def _registers_by_name(call):
     return name in _REGISTERING
 
 
-def _body_nodes(block):
+def body_nodes(block):
     """Nodes the `with` body evaluates, not entering nested defs, lambdas or classes."""
     for statement in block.body:
         yield from same_scope_nodes([statement])

@@ -1128,3 +1128,45 @@ def test_cg201_a_comment_naming_load_op_library_loads_nothing():
         y = tf.identity(tf.constant(1.0))
     """
     assert [c for c, _, _ in lint(code)] == ["CG201"]
+
+
+GUIDED = """
+import tensorflow as tf
+
+
+@tf.RegisterGradient("GuidedRelu")
+def _guided(op, grad):
+    return tf.where(grad > 0.0, grad, tf.zeros_like(grad))
+
+
+def model(x):
+    return tf.nn.relu(x)
+
+
+x = tf.constant([[1.0, -2.0, 3.0]])
+BEFORE
+graph = tf.get_default_graph()
+with graph.gradient_override_map({KEY: "GuidedRelu"}):
+    BLOCK
+"""
+
+
+@pytest.mark.parametrize("before, block, reported", [
+    # the guided-backpropagation mistake: the model is built before the block
+    ("h = tf.nn.relu(x)", "g = tf.gradients(tf.reduce_sum(h), x)[0]", True),
+    ("h = tf.nn.relu(x); opt = tf.train.GradientDescentOptimizer(0.1)",
+     "step = opt.minimize(tf.reduce_sum(h))", True),
+    ("h = tf.nn.relu(x)", "g = tf.reduce_sum(tf.gradients(tf.reduce_sum(h), x)[0])", True),
+    # near-misses: the block builds the model (or may: an unknown call), the op built
+    # before is not the key's, or was built under a map of its own, or elsewhere
+    ("h = tf.nn.relu(x)", "h2 = tf.nn.relu(x); g = tf.gradients(h2, x)", False),
+    ("h = tf.nn.relu(x)", "g = tf.gradients(model(x), x)", False),
+    ("h = tf.sign(x)", "g = tf.gradients(tf.reduce_sum(h), x)[0]", False),
+    ("with tf.get_default_graph().gradient_override_map({'Relu': 'GuidedRelu'}):\n"
+     "    h = tf.nn.relu(x)", "g = tf.gradients(tf.reduce_sum(h), x)[0]", False),
+    ("h = model(x)", "g = tf.gradients(tf.reduce_sum(h), x)[0]", False),
+])
+def test_a_map_around_gradients_of_ops_built_before_it(before, block, reported):
+    code = GUIDED.replace("BEFORE", before).replace("KEY", '"Relu"').replace("BLOCK", block)
+    found = [finding for finding in lint(code) if finding[0] == "CG201"]
+    assert bool(found) is reported, (code, lint(code))

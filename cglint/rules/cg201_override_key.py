@@ -1,3 +1,5 @@
+import ast
+
 from cglint import overrides, project
 from cglint.facts import GRAPH
 from cglint.ops import load as load_ops
@@ -15,7 +17,10 @@ class OverrideNeverApplies(Rule):
     `swish_f32`; ops created after the block has exited); a call that makes the block
     build another op type (`tf.py_func(..., stateful=False)` builds `PyFuncStateless`, not
     `PyFunc`, also when a helper passes its own `stateful` parameter on and a caller gives
-    it `False`); or any override map in a program that enables eager execution. Keys
+    it `False`); a block that only takes gradients (`tf.gradients`, `opt.minimize`) of an
+    op of the key's type built before it (guided backpropagation with the map opened
+    around `tf.gradients` instead of around the model); or any override map in a program
+    that enables eager execution. Keys
     are left alone in a program that loads op types of its own (`tf.load_op_library`, in
     the module or a project module loaded with it).
 
@@ -67,6 +72,16 @@ class OverrideNeverApplies(Rule):
                     yield self.at(found.call, "the override of %s applies to no op built in "
                                   "this `with` block: %s" % (listed(op_keys), _built(found, ops)))
                     continue
+            if op_keys and found.keys_complete and found.block is not None:
+                before = _built_before_gradients(module, found, set(op_keys), ops)
+                if before is not None:
+                    call, qualname, op_type = before
+                    yield self.at(found.call, "this `with` block only takes gradients, and "
+                                  "the override applies to ops built inside it: the `%s` op "
+                                  "of `tf.%s` (line %d) was built before it and keeps its "
+                                  "gradient; build the forward ops inside the block" % (
+                                      op_type, qualname.split(".", 1)[1], call.lineno))
+                    continue
             yield from self._switched_by_callers(found, set(op_keys), ops)
 
     def _switched_by_callers(self, found, keys, ops):
@@ -84,6 +99,48 @@ class OverrideNeverApplies(Rule):
                               call.func.id, made.switch_parameter,
                               made.qualname.split(".", 1)[1], made.call.lineno,
                               listed(sorted(other)), found.call.lineno, none))
+
+
+# Calls that take gradients of ops built before them (the guided-backpropagation mistake
+# is to open the override map around these, not around the model).
+_GRADIENT_FUNCTIONS = frozenset(("tensorflow.gradients", "tensorflow.hessians"))
+_GRADIENT_METHODS = frozenset(("compute_gradients", "minimize", "gradient"))
+
+
+def _built_before_gradients(module, found, keys, ops):
+    """(call, qualname, op type) of a TF call that built a keyed op type before a `with`
+    block whose calls only take gradients (`tf.gradients(loss, x)`, `opt.minimize(loss)`)
+    or build none of the keyed types; None otherwise."""
+    takes_gradients = False
+    for node in overrides.body_nodes(found.block):
+        if not isinstance(node, ast.Call):
+            continue
+        qualname = module.resolve(node.func)
+        if qualname in _GRADIENT_FUNCTIONS or (
+                isinstance(node.func, ast.Attribute) and node.func.attr in _GRADIENT_METHODS):
+            takes_gradients = True
+            continue
+        built = ops.built_by(qualname)
+        if built is None or keys & set(built):
+            return None  # it may build a keyed op itself
+    if not takes_gradients:
+        return None
+    scope = module.names.scope_of(found.call)
+    for call, qualname in module.calls:
+        if call.lineno >= found.block.lineno or module.names.scope_of(call) is not scope:
+            continue
+        built = keys & set(ops.built_by(qualname) or ())
+        if built and not _inside_a_map_of(module, call, built):
+            return call, qualname, sorted(built)[0]
+    return None
+
+
+def _inside_a_map_of(module, node, op_types):
+    """Whether `node` is in the `with` block of an override map of one of `op_types`."""
+    return any(
+        other.block is not None and other.block.lineno <= node.lineno <= other.block.end_lineno
+        and op_types & {entry.key for entry in other.entries}
+        for other in module.overrides.maps)
 
 
 def _loads_custom_ops(module):
