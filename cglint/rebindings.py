@@ -45,7 +45,8 @@ def decide(tree, names, target_tf):
     for statement in tree.body:
         if isinstance(statement, ast.If):
             _decide_if(statement, names, target_tf, version, never, untaken)
-        elif isinstance(statement, ast.Assign) and isinstance(statement.value, ast.IfExp):
+        elif isinstance(statement, ast.Assign) and isinstance(statement.value, ast.IfExp) \
+                and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name):
             value = statement.value
             taken = _truth(value.test, statement.lineno, names, target_tf, version, never)
             if taken is not None:
@@ -146,8 +147,6 @@ def _imported_before(line, names, never):
 
 
 def _version(target_tf):
+    """(major, minor) of the target release; options.py has validated `--target-tf`."""
     major, minor = (str(target_tf).split(".") + ["0"])[:2]
-    try:
-        return int(major), int(minor)
-    except ValueError:
-        return 1, 8
+    return int(major), int(minor)

@@ -156,3 +156,15 @@ def test_many_rebindings_of_one_alias_stay_fast(repeated):
         ("CG402", 2 * repeated + 2, 5)]
     assert lint("\n".join(unconditional + ["y = tf.math.log(1.0)"])) == []
     assert time.process_time() - started < 5
+
+
+@pytest.mark.parametrize("target", ['MODULES["tf"]', "config.tf", "tf, other"])
+def test_a_conditional_expression_assigned_to_anything_but_a_name(target):
+    from conftest import lint
+
+    value = 'tf.compat.v1 if hasattr(tf.compat, "v1") else tf'
+    if "," in target:
+        value = "(%s), None" % value
+    code = "import tensorflow as tf\nMODULES = {}\nconfig = object()\n%s = %s\n" % (
+        target, value)
+    assert lint(code) == []  # no crash, and nothing to say
