@@ -710,14 +710,18 @@ class ModuleFacts:
         from cglint import tfimports
 
         called = {id(node.func): node for node in self.nodes[ast.Call]}
-        found = []
+        found, stored = [], set()
         for node in self.nodes[ast.Attribute]:
-            if node.attr.startswith("_") and not node.attr.startswith("__") and \
-                    isinstance(node.ctx, ast.Load):
+            if node.attr.startswith("_") and not node.attr.startswith("__"):
                 owner = self.resolve(node.value)
-                if owner and tfimports.private_names(owner) is not None:
-                    found.append(ApiUse(node, owner + "." + node.attr, called.get(id(node))))
-        return found
+                if not owner or tfimports.private_names(owner) is None:
+                    continue
+                qualname = owner + "." + node.attr
+                if isinstance(node.ctx, ast.Load):
+                    found.append(ApiUse(node, qualname, called.get(id(node))))
+                else:  # `gen_nn_ops._relu_grad = gen_nn_ops.relu_grad`: a backport
+                    stored.add(qualname)
+        return [use for use in found if use.qualname not in stored]
 
     @cached_property
     def method_uses(self):

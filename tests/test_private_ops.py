@@ -87,3 +87,27 @@ def test_spaces_and_line_breaks_around_the_dot(call):
     code = GUIDED.replace("IMPORT", "from tensorflow.python.ops import gen_nn_ops").replace(
         "CALL", call)
     assert [found[0] for found in lint(code, select=["CG402"])] == ["CG402"]
+
+
+def test_a_call_passing_keywords_gets_no_fix():
+    # 1.5 renamed some parameters with the ops (`_split(split_dim=...)` is `split(axis=...)`)
+    from cglint import autofix, engine
+
+    code = ("from tensorflow.python.ops import gen_array_ops, gen_math_ops\n"
+            "a = gen_array_ops._split(split_dim=0, value=x, num_split=2)\n"
+            "b = gen_math_ops._mean(x, reduction_indices=[0])\n"
+            "c = gen_math_ops._mean(x, [0], name='m')\n")
+    fixed = autofix.fix_text("a.py", code, engine.Options(select=frozenset(["CG402"]))).text
+    assert fixed == code.replace("gen_math_ops._mean(x, [0]", "gen_math_ops.mean(x, [0]")
+
+
+@pytest.mark.parametrize("other", [
+    "gen_nn_ops._relu_grad = gen_nn_ops.relu_grad",  # the module's own backport
+    "gen_nn_ops._op_def_lib.apply_op('Relu', features=x)",  # names 1.8 holds
+    "y = gen_nn_ops._top_kv2_outputs",
+])
+def test_backports_and_other_private_names_18_holds(other):
+    code = ("from tensorflow.python.ops import gen_nn_ops\n%s\n" % other
+            + ("z = gen_nn_ops._relu_grad(x, x)\n" if other.startswith("gen_nn_ops._relu")
+               else ""))
+    assert lint(code, select=["CG402"]) == []

@@ -14,8 +14,9 @@ Run by hand (see tools/README.md); the output is checked in and never edited by 
 
 It runs itself in `--probe` mode inside a TensorFlow 1.8 interpreter (by default the
 py36 one that `cglint confirm --setup` builds), which imports every `gen_*` module of
-the installed TensorFlow and lists the names starting with one underscore that the
-module itself defines (functions and the result classes of its ops); modules whose
+the installed TensorFlow and lists every name starting with one underscore that the
+module holds (functions, the result classes and lists of its ops, its op library
+object, the modules it imports under private names); modules whose
 import fails (contrib kernels missing from the CPU build) are left out. This file keeps
 Python 3.6 syntax for that reason.
 """
@@ -53,10 +54,11 @@ def probe():
                 module = importlib.import_module(dotted)
             except Exception:  # a contrib kernel the CPU build lacks
                 continue
+            # Every private name, whatever it holds: functions, the op library object
+            # (`_op_def_lib`), result lists, the modules it imports (`_ops`).
             found[dotted] = sorted(
                 attribute for attribute in dir(module)
-                if attribute.startswith("_") and not attribute.startswith("__")
-                and getattr(getattr(module, attribute), "__module__", None) == dotted)
+                if attribute.startswith("_") and not attribute.startswith("__"))
     json.dump(found, sys.stdout, sort_keys=True)
 
 

@@ -81,7 +81,8 @@ class MissingApi(Rule):
                 yield finding
         for use in module.private_op_uses:
             finding = self._judge_private(module, use, target)
-            if finding is not None and not guards.of(module).covers(use.node, use.qualname):
+            if finding is not None and not guards.of(module).covers(use.node, use.qualname) \
+                    and not module.stored_by_imports(use.qualname):
                 yield finding
         for use in module.missing_methods:
             guarded = guards.of(module)
@@ -130,7 +131,6 @@ class MissingApi(Rule):
                 "arguments)" % (_newest_release(use.qualname), tf_name(use.qualname))
         return self.at(use.node, message, _fix(module, use, missing))
 
-
     def _judge_private(self, module, use, target):
         """A private function of a generated op module that TF 1.8's lacks: the hidden ops
         of TF 1.0-1.4 (`gen_nn_ops._relu_grad`) are public there (`relu_grad`)."""
@@ -145,13 +145,17 @@ class MissingApi(Rule):
             _text(module, use.node) or tf_name(use.qualname), target, owner, name)
         if public not in contents:
             return self.at(use.node, message)
-        # The generated wrapper of the same op: the op's inputs and attributes, the
-        # same parameters.
+        message += "; TF %s spells it `%s`" % (target, public)
+        # The generated wrapper of the same op takes the op's inputs and attributes in the
+        # same order, but some were renamed since (`_split(split_dim=...)` is `split(axis=
+        # ...)`): fixed only where the call passes them by position.
+        if use.call is None or any(keyword.arg != "name" for keyword in use.call.keywords):
+            return self.at(use.node, message + (
+                " (check the names of its keyword arguments)" if use.call else ""))
         start = module.span(use.node)
         edit = Edit(Span(start.end_line, start.end_col - len(name), start.end_line,
                          start.end_col), public)
-        return self.at(use.node, message + "; TF %s spells it `%s`" % (target, public),
-                       (edit,))
+        return self.at(use.node, message, (edit,))
 
 
 def _import_message(use, target, why):
