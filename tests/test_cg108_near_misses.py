@@ -85,9 +85,15 @@ def test_an_int_in_arithmetic_with_a_float_tensor_result_is_still_reported():
     def mixed(x, k):
         return x * (tf.reduce_sum(x) - k), lambda dy: (dy, None)
 
+    @tf.custom_gradient
+    def wide(x, k):
+        return x[:tf.shape(x, out_type=tf.int64)[0] - k], lambda dy: (dy, None)
+
     a = mixed(tf.ones([4]), 2)
+    b = wide(tf.ones([4]), 2)
     """
-    assert cg108(code) == [("CG108", 8, 25)]
+    # an int64 shape cannot meet the int32 tensor the int becomes
+    assert cg108(code) == [("CG108", 12, 25), ("CG108", 13, 24)]
 
 
 def test_an_int_meeting_a_float_or_a_python_use_is_still_reported():

@@ -163,7 +163,8 @@ def _changed(module, name):
 def _only_read(module, node):
     parent = module.parent_of(node)
     if isinstance(parent, ast.Starred) or (
-            isinstance(parent, ast.Subscript) and parent.value is node):
+            isinstance(parent, ast.Subscript) and parent.value is node
+            and isinstance(parent.ctx, ast.Load)):  # not `del parts[0]`, `parts[1:] = []`
         return True
     if isinstance(parent, ast.Call) and node in parent.args:
         if isinstance(parent.func, ast.Name) and parent.func.id == "len":

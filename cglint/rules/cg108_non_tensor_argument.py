@@ -279,7 +279,9 @@ def _int_operand(module, node):
         return type(node.value) is int
     if isinstance(node, ast.Subscript):
         node = node.value
-    return isinstance(node, ast.Call) and _called(module, node) in _INT_RESULTS
+    # (`out_type=tf.int64` makes an int64 tensor, which an int32 one cannot meet)
+    return isinstance(node, ast.Call) and _called(module, node) in _INT_RESULTS and \
+        len(node.args) <= 2 and not any(k.arg in ("out_type", None) for k in node.keywords)
 
 
 def _subscripted_by(expr, parents):

@@ -61,10 +61,13 @@ def _returns_a_number(module, call):
 def _constant_of(module, name):
     """The value of a name the module binds once, at its top level, to a constant
     (`ZERO = 0.0`), read where no other binding hides it; else None."""
-    bindings = module.names.lookup(name.id, module.names.scope_of(name))
+    names = module.names
+    bindings = names.lookup(name.id, names.scope_of(name))
     if len(bindings) != 1 or bindings[0].kind != "assign" or \
-            bindings[0].scope is not module.names.module:
+            bindings[0].scope is not names.module:
         return None
+    if any(name.id in scope.globals for scope in names.scope_for_def.values()):
+        return None  # `global ZERO` in a def that may assign it anew
     return bindings[0].node
 
 

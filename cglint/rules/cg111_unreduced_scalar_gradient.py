@@ -255,25 +255,35 @@ def _scalar_output(module, expr, scope, scalar_names, depth=0):
     return False
 
 
-def _keeps_upstream_shape(module, expr, upstream, depth=0):
+def _keeps_upstream_shape(module, expr, upstream, depth=0, followed=None):
     """Elementwise arithmetic that reaches an upstream-gradient parameter, no reduction
     (`dy * (x - y)`, `tf.zeros_like(dy)`), also through a local name assigned it once
-    (`dalpha = dy * x; return dy, dalpha`)."""
+    (`dalpha = dy * x; return dy, dalpha`). `followed`: each local name's answer, so a
+    name read many times is followed once."""
     if depth > _MAX_LOCAL_NAMES:
         return False
+    if followed is None:
+        followed = {}
     if isinstance(expr, ast.Name):
         if expr.id in upstream:
             return True
         value = _assigned_once(module, expr)
-        return value is not None and _keeps_upstream_shape(module, value, upstream, depth + 1)
+        if value is None:
+            return False
+        if id(value) not in followed:
+            followed[id(value)] = False  # while it is worked out
+            followed[id(value)] = _keeps_upstream_shape(module, value, upstream, depth + 1,
+                                                        followed)
+        return followed[id(value)]
     if isinstance(expr, ast.BinOp):
-        return (_keeps_upstream_shape(module, expr.left, upstream, depth)
-                or _keeps_upstream_shape(module, expr.right, upstream, depth))
+        return (_keeps_upstream_shape(module, expr.left, upstream, depth, followed)
+                or _keeps_upstream_shape(module, expr.right, upstream, depth, followed))
     if isinstance(expr, ast.UnaryOp):
-        return _keeps_upstream_shape(module, expr.operand, upstream, depth)
+        return _keeps_upstream_shape(module, expr.operand, upstream, depth, followed)
     if isinstance(expr, ast.Call) and not expr.keywords and \
             module.resolve(expr.func) in _ELEMENTWISE:
-        return any(_keeps_upstream_shape(module, arg, upstream, depth) for arg in expr.args)
+        return any(_keeps_upstream_shape(module, arg, upstream, depth, followed)
+                   for arg in expr.args)
     return False
 
 
