@@ -2166,3 +2166,20 @@ def test_cg109_a_tape_over_another_modules_helper_that_runs_a_custom_gradient(
     options = engine.Options(select=("CG109",))
     found = check.check_alone(str(model), model.read_text(), options).diagnostics
     assert [(d.code, d.line) for d in found] == ([("CG109", 5)] if reported else [])
+
+
+def test_cg102_a_variable_passed_in_here_but_not_by_another_module(tmp_path, capsys,
+                                                                 monkeypatch):
+    # ops.py passes `w` in, and its body reads `w`: fine for its own call. model.py imports
+    # the function and passes another variable: there `w` gets None (the review's case).
+    from cglint.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ops.py").write_text(PASSED_AND_READ.replace("CALLS", "y = weighted(x, w)"))
+    assert main(["--no-cache", "ops.py"]) == 0
+    (tmp_path / "model.py").write_text(
+        "import tensorflow as tf\nfrom ops import weighted, v\n"
+        "y = weighted(tf.constant([1.0, 2.0]), v)\n")
+    capsys.readouterr()
+    assert main(["--no-cache", "ops.py"]) == 1
+    assert "ops.py:12:16: CG102" in capsys.readouterr().out

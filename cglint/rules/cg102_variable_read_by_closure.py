@@ -1,6 +1,6 @@
 import ast
 
-from cglint import site_variables
+from cglint import project, site_variables
 from cglint.rules.base import Rule
 
 
@@ -15,7 +15,8 @@ class VariableReadByClosure(Rule):
     imported from another module of the project), reported at that call. A read under
     `tf.stop_gradient(w)` asks for no gradient and is not reported, nor is a variable that
     every call in the module also passes in (`weighted(x, w)` whose body reads `w`, not its
-    parameter): its gradient comes through that argument's slot.
+    parameter), when no other module of the project imports it: its gradient comes
+    through that argument's slot.
 
     Why it breaks on TF 1.8: only positional inputs get gradients. A variable read by closure
     gets `None` from `tf.gradients`, silently; an optimizer leaves it unchanged (no warning),
@@ -59,12 +60,29 @@ def _passed_at_every_call(module, site, use):
         return False
     names = module.names
     bound = names.lookup(read.id, names.scope_of(read))
-    if not bound:
+    if not bound or not all(
+            any(isinstance(argument, ast.Name) and argument.id == read.id
+                and names.lookup(argument.id, names.scope_of(argument)) == bound
+                for argument in call.args)
+            for call in site.calls):
         return False
-    return all(any(isinstance(argument, ast.Name) and argument.id == read.id
-                   and names.lookup(argument.id, names.scope_of(argument)) == bound
-                   for argument in call.args)
-               for call in site.calls)
+    return not _imported_elsewhere(module, site)
+
+
+def _imported_elsewhere(module, site):
+    """Whether another project module may call the function (with other arguments): it
+    is at the module's top level, and some module of the project imports this one."""
+    if module.path == "-":
+        return True  # (its project is unknown)
+    if module.names.scope_of(site.func) is not module.names.module:
+        return False  # a nested def: only this module calls it
+    where = project.current()
+    importers = where.importers(module.path)
+    for importer in importers:
+        summary = where.summary(importer)
+        if summary is not None:
+            module.dependencies.add(project.Dependency(summary.path, summary.digest))
+    return bool(importers)
 
 
 def _called(module, node):
