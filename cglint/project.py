@@ -66,7 +66,6 @@ class ModuleSummary:
     imports: Optional[tuple] = None  # (module, level) of every import, when asked for
     # the imports among them made inside a `try` whose handler catches KeyError
     imports_catching_key_error: frozenset = frozenset()
-    offers: Optional[bool] = None  # defines or re-exports a custom-gradient function
     registered: dict = field(default_factory=dict)  # known registered name -> first line
     registered_patterns: tuple = ()  # names built at run time, as regular expressions
     registers_any: bool = False  # some registered name comes from a caller
@@ -89,8 +88,10 @@ class Dependency:
     digest: Optional[str]
 
 
-# Modules no project file is looked up for: a project module of the same name would
-# shadow the standard library's, which Python 3's own imports do not allow in packages.
+# Modules whose absence from the project is not recorded for the cache: every file
+# imports some, and a project file named like one (`random.py` beside a script shadows
+# the standard library's) is rare enough that its appearing later leaving cached
+# results stale is the price (Python 3.10+ lists them).
 _STANDARD_MODULES = frozenset(getattr(sys, "stdlib_module_names", ()))
 
 
@@ -264,8 +265,10 @@ class Project:
         key = (module, level)
         found = answers.get(key)
         if found is None:
-            found = answers[key] = self._offers_from(importer, module, level)
-        return found
+            found = answers[key] = self._recording(self._offers_from, importer, module, level)
+        answer, absent = found
+        self._absent.update(absent)  # a kept answer still rests on what was not found
+        return answer
 
     def _offers_from(self, importer, module, level):
         path = self.module_path(importer, module, level)
@@ -273,18 +276,32 @@ class Project:
             return False, None
         found = self._offers.get(path)
         if found is None:
-            found = self._offers[path] = self._offers_sites(path)
-        return found
+            found = self._offers[path] = self._recording(self._offers_sites, path)
+        answer, absent = found
+        self._absent.update(absent)
+        return answer
 
     def _offers_sites(self, path):
         summary = self.summary(path)
         if summary is None:
             return False, None
-        if summary.offers is None:  # kept with the summary: made again when it changes
-            summary.offers = bool(summary.sites) or any(
-                self.imported_site(path, source, name, source_level, 1)[0] is not None
-                for source, source_level, name in summary.reexports.values())
-        return summary.offers, Dependency(summary.path, summary.digest)
+        # Worked out once per run (its re-exports are looked up on disk, as it is now).
+        offers = bool(summary.sites) or any(
+            self.imported_site(path, source, name, source_level, 1)[0] is not None
+            for source, source_level, name in summary.reexports.values())
+        return offers, Dependency(summary.path, summary.digest)
+
+    def _recording(self, compute, *arguments):
+        """(compute(*arguments), the files its lookups looked for in vain): a memo keeps
+        both, and hands the files on to every file that asks again."""
+        outer, self._absent = self._absent, set()
+        try:
+            answer = compute(*arguments)
+            absent = frozenset(self._absent)
+        finally:
+            outer.update(self._absent)
+            self._absent = outer
+        return answer, absent
 
     def _folder(self, importer):
         # A file asks about each of its imports in turn: its folder is kept until the next
@@ -295,13 +312,17 @@ class Project:
 
     def module_path(self, importer, module, level=0):
         found = self._module_path(importer, module, level)
-        if found is None and (level or module.partition(".")[0] not in _STANDARD_MODULES):
-            self._absent.update(self._looked_for(importer, module, level))
+        if level or module.partition(".")[0] not in _STANDARD_MODULES:
+            candidates = self._looked_for(importer, module, level)
+            if found is None:
+                self._absent.update(candidates)
+            elif found in candidates:  # those before it would shadow it if they appeared
+                self._absent.update(candidates[:candidates.index(found)])
         return found
 
     def _looked_for(self, importer, module, level):
-        """The files that would have been `module` for `importer`: any of them appearing
-        changes what the import finds."""
+        """The files that would be `module` for `importer`, in the order the lookup tries
+        them: any of them appearing changes what the import finds."""
         folder = self._folder(importer)
         key = (folder, level, module)
         found = self._candidates.get(key)
@@ -313,11 +334,11 @@ class Project:
                 roots = self._roots.get(folder) or search_roots(importer)
                 parts = module.split(".")
             found = []
-            for root in roots:
+            for root in roots:  # as module_file() and _package_init() try them
                 base = os.path.join(root, *parts)
-                found.append(os.path.join(base, "__init__.py"))
                 if parts:
                     found.append(base + ".py")
+                found.append(os.path.join(base, "__init__.py"))
             found = self._candidates[key] = tuple(found)
         return found
 

@@ -164,6 +164,32 @@ def test_a_registering_module_that_appears_rechecks_its_users(caches, tmp_path, 
     assert caches[1].misses == 1 and code == 0, out
 
 
+def test_every_file_of_a_folder_depends_on_what_its_imports_did_not_find(
+        caches, tmp_path, capsys):
+    # The lookups of one folder are kept for the next file: the second file must still
+    # record the missing module (the review's stale model2.py).
+    (tmp_path / "model1.py").write_text(MODEL)
+    (tmp_path / "model2.py").write_text(MODEL)
+    assert run(capsys, ".")[0] == 0
+    (tmp_path / "ops.py").write_text(OPS)
+    code, out = run(capsys, "model2.py")
+    assert code == 1 and "model2.py" in out and "CG105" in out
+
+
+def test_a_module_that_would_shadow_the_one_found_rechecks_its_importers(
+        caches, tmp_path, capsys):
+    # sub/model.py finds ops in the package root above; a sub/ops.py appearing later is
+    # found first (the script's own folder), and it defines no custom gradient.
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "__init__.py").write_text("")
+    (tmp_path / "ops.py").write_text(OPS)
+    (tmp_path / "sub" / "model.py").write_text(MODEL)
+    code, out = run(capsys, "sub/model.py")
+    assert code == 1 and "CG105" in out
+    (tmp_path / "sub" / "ops.py").write_text("def scale_grad(x, factor):\n    return x\n")
+    assert run(capsys, "sub/model.py")[0] == 0
+
+
 def test_a_standard_module_is_not_looked_for_in_the_project(tmp_path):
     from cglint import project
 
