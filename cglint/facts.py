@@ -703,7 +703,9 @@ class ModuleFacts:
                 aliases.update(alias.asname or alias.name for alias in node.names
                                if alias.name.startswith("gen_"))
         for node in self.statements[ast.Import]:
-            aliases.update(alias.asname or alias.name.partition(".")[0] for alias in node.names
+            # `import ...gen_nn_ops as g` reads `g._x`; without `as`, the whole path is
+            # written, and the module's own name stands before the private one.
+            aliases.update(alias.asname or alias.name.rpartition(".")[2] for alias in node.names
                            if alias.name.startswith("tensorflow.") and ".gen_" in alias.name)
         if not any(_reads_private_attribute(self.text, alias) for alias in aliases):
             return []
@@ -1872,6 +1874,7 @@ def _reads_private_attribute(text, name):
     while at >= 0:
         end = at + len(name)
         if at == 0 or not (text[at - 1].isalnum() or text[at - 1] == "_"):
+            # (a bounded look past the name: blanks and continuations are short)
             rest = text[end:end + 64].lstrip(" \t\\\r\n")
             if rest[:1] == "." and rest[1:].lstrip(" \t\\\r\n")[:1] == "_":
                 return True

@@ -111,3 +111,9 @@ def test_backports_and_other_private_names_18_holds(other):
             + ("z = gen_nn_ops._relu_grad(x, x)\n" if other.startswith("gen_nn_ops._relu")
                else ""))
     assert lint(code, select=["CG402"]) == []
+
+
+def test_a_module_imported_by_its_whole_path():
+    code = ("import tensorflow.python.ops.gen_nn_ops\n"
+            "z = tensorflow.python.ops.gen_nn_ops._relu_grad(x, x)\n")
+    assert lint(code, select=["CG402"]) == [("CG402", 2, 5)]
