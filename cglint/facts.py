@@ -9,7 +9,7 @@ from typing import Optional
 from cglint import fstrings as fstring_texts
 from cglint import rebindings
 from cglint.fstrings import find_fstrings
-from cglint.names import Names, children, is_none, same_scope_nodes
+from cglint.names import Names, children, is_none, same_scope_nodes, within
 from cglint.newsyntax import newer_syntax
 from cglint.source import LineIndex, Span
 from cglint.statements import marked_index, statement_index
@@ -1656,6 +1656,25 @@ class _SiteFinder:
             return parent.targets[0].id
         return "lambda"
 
+    def _captures_values(self, func, own_scope):
+        """Whether a Defun's body reads a name of an enclosing scope that may hold a
+        tensor (`x * w` for a module's variable `w`): TF 1.8 makes each such tensor an
+        extra input of the op. Imports, defs, classes and constants are none."""
+        for node in own_nodes(func):
+            if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)):
+                continue
+            bindings = self.names.lookup(node.id, self.names.scope_of(node))
+            if not bindings:
+                continue  # a builtin
+            for binding in bindings:
+                if within(binding.scope, own_scope) or binding.kind in ("import", "def",
+                                                                         "class"):
+                    continue  # its own (a comprehension's too), or no tensor
+                if binding.kind == "assign" and isinstance(binding.node, ast.Constant):
+                    continue
+                return True
+        return False
+
     def defun_site(self, func, decorator, scope):
         own_scope = self.names.scope_for_def[id(func)]
         params = Parameters.of(func)
@@ -1663,6 +1682,8 @@ class _SiteFinder:
             inputs = len(decorator.args)
         else:
             inputs = None if params.vararg else len(params.names)
+        if inputs is not None and self._captures_values(func, own_scope):
+            inputs = None  # each outer tensor its body reads is one more input of the op
         values = [node.value for node in own_nodes(func) if isinstance(node, ast.Return)]
         outputs = _agreed(self.module.count_values(v, own_scope) for v in values) if values else None
         site = DefunSite(func, func.name, inputs, outputs)

@@ -2183,3 +2183,35 @@ def test_cg102_a_variable_passed_in_here_but_not_by_another_module(tmp_path, cap
     capsys.readouterr()
     assert main(["--no-cache", "ops.py"]) == 1
     assert "ops.py:12:16: CG102" in capsys.readouterr().out
+
+
+DEFUN = """
+import tensorflow as tf
+from tensorflow.python.framework import function
+
+w = tf.get_variable("w", initializer=[2.0, 3.0])
+SCALE = 2.0
+
+
+def _grad(op, dy):
+    return GRADS
+
+
+@function.Defun(tf.float32, python_grad_func=_grad)
+def mul(x):
+    return BODY
+"""
+
+
+@pytest.mark.parametrize("body, grads, reported", [
+    # the op's inputs are x and the captured `w` (TF 1.8 runs the probe's program and
+    # gives [2, 3], [1, 1]): two gradients are right, and one is not countable here
+    ("x * w", "dy * op.inputs[1], dy * x", False),
+    ("x * w", "dy * w", False),
+    # no tensor captured: the declared input alone
+    ("x * SCALE + sum(v for v in [1.0])", "dy * SCALE, dy", True),
+    ("tf.abs(x)", "dy, dy", True),
+])
+def test_cg103_a_defun_that_reads_outer_tensors_has_inputs_of_them(body, grads, reported):
+    found = lint(DEFUN.replace("BODY", body).replace("GRADS", grads), select=["CG103"])
+    assert bool(found) is reported, found

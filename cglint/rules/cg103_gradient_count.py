@@ -25,7 +25,9 @@ class GradientCountMismatch(Rule):
     is silently None, and an extra one was seen added to the wrong input.
 
     The same holds for `function.Defun(..., python_grad_func=f)` and `grad_func=g`: they
-    must return one gradient per input of the Defun. TF 1.8 raises `ValueError: Num
+    must return one gradient per input of the Defun (a tensor of an enclosing scope that
+    its body reads is one more input, which cglint does not count: such a Defun is left
+    alone). TF 1.8 raises `ValueError: Num
     gradients 1 generated for op name: "scale_..."` at `tf.gradients` (python_grad_func),
     or `InvalidArgumentError: SymGrad expects to return 2 tensor(s)` when the session runs
     (grad_func).
