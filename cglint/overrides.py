@@ -501,6 +501,25 @@ class _Builder:
         if isinstance(expr, ast.JoinedStr):
             parts = [self.constant_string(part, scope, depth + 1) for part in expr.values]
             return "".join(parts) if None not in parts else None
+        if isinstance(expr, ast.FormattedValue):  # `{LAYER}` of an f-string, plainly
+            if expr.conversion != -1 or expr.format_spec is not None:
+                return None
+            value = self._constant(expr.value, scope, depth + 1)
+            return None if value is None else str(value)
+        if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mod):  # "Grad%d" % IDX
+            template = self.constant_string(expr.left, scope, depth + 1)
+            values = expr.right.elts if isinstance(expr.right, ast.Tuple) else [expr.right]
+            values = [self._constant(value, scope, depth + 1) for value in values]
+            if template is None or None in values or _PERCENT_WIDTH.search(template):
+                return None
+            return _formatted(lambda: template % tuple(values))
+        if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and \
+                expr.func.attr == "format" and not expr.keywords:  # "Grad_{}".format(IDX)
+            template = self.constant_string(expr.func.value, scope, depth + 1)
+            values = [self._constant(value, scope, depth + 1) for value in expr.args]
+            if template is None or None in values or _FORMAT_SPEC.search(template):
+                return None
+            return _formatted(lambda: template.format(*values))
         if isinstance(expr, ast.Name):
             bindings = self.names.lookup(expr.id, scope)
             if len(bindings) != 1 or bindings[0].kind != "assign":
@@ -511,6 +530,40 @@ class _Builder:
             return self.constant_string(binding.node, binding.scope, depth + 1)
         return None
 
+    def _module_dict(self, name):
+        """The dict display a module-level name is bound to once (`OVERRIDES = {...}`),
+        when nothing may change it: no `global`, no item assignment or deletion, no
+        method call on it, and no use but as an override map or a subscript read."""
+        bindings = self.names.lookup(name.id, self.names.scope_of(name))
+        if len(bindings) != 1 or bindings[0].kind != "assign" or \
+                bindings[0].scope.kind != "module" or \
+                not isinstance(bindings[0].node, ast.Dict) or self.declared_global(name.id):
+            return None
+        for node in self.module.nodes[ast.Name]:
+            if node.id != name.id or not isinstance(node.ctx, ast.Load):
+                continue
+            parent = self.module.parent_of(node)
+            if isinstance(parent, ast.Subscript) and isinstance(parent.ctx, ast.Load):
+                continue
+            if isinstance(parent, ast.Call) and parent.args == [node] and isinstance(
+                    parent.func, ast.Attribute) and parent.func.attr == "gradient_override_map":
+                continue
+            return None
+        return bindings[0].node
+
+    def _constant(self, expr, scope, depth):
+        """A string or an int that `expr` always is (what a format fills in), or None."""
+        if isinstance(expr, ast.Constant) and type(expr.value) is int:
+            return expr.value
+        if isinstance(expr, ast.Name):
+            bindings = self.names.lookup(expr.id, scope)
+            if len(bindings) == 1 and bindings[0].kind == "assign" and isinstance(
+                    bindings[0].node, ast.Constant) and type(bindings[0].node.value) is int \
+                    and not (bindings[0].scope.kind == "module"
+                             and self.declared_global(expr.id)):
+                return bindings[0].node.value
+        return self.constant_string(expr, scope, depth)
+
     def declared_global(self, name):
         return any(name in scope.globals for scope in self.names.scope_for_def.values())
 
@@ -520,7 +573,14 @@ class _Builder:
         scope = self.names.scope_of(call)
         mapping = call.args[0] if len(call.args) == 1 and not call.keywords else None
         if isinstance(mapping, ast.Name):
-            mapping = self.module.single_value(mapping, scope)
+            mapping = self.module.single_value(mapping, scope) or self._module_dict(mapping)
+        if isinstance(mapping, ast.Call) and isinstance(mapping.func, ast.Name) and \
+                mapping.func.id == "dict" and not mapping.args and self.names.lookup(
+                    "dict", scope) == [] and all(k.arg for k in mapping.keywords):
+            # `dict(Relu="ClipGrad")`: keys that are op types written as names
+            mapping = ast.Dict(keys=[ast.copy_location(ast.Constant(k.arg), k)
+                                     for k in mapping.keywords],
+                               values=[k.value for k in mapping.keywords])
         found = OverrideMap(call, [], False)
         if isinstance(mapping, ast.Dict):
             found.keys_complete = True
@@ -573,6 +633,20 @@ class _Builder:
                 maybe.update(ops.built_by_operator("Subscript"))
         built.sort(key=lambda b: (b.call.lineno, b.call.col_offset))
         return built, frozenset(maybe)
+
+
+# Widths and format specs are left alone: a gradient name has none, and a hostile
+# `"%999999999d"` would build a gigabyte string.
+_PERCENT_WIDTH = re.compile(r"%[-#0 +]*[\d*]")
+_FORMAT_SPEC = re.compile(r"\{[^}]*[:!{]")
+
+
+def _formatted(format_it):
+    """The formatted string, or None when the template and its values do not fit."""
+    try:
+        return format_it()
+    except (ValueError, TypeError, KeyError, IndexError):
+        return None
 
 
 # Arguments that change which op types a TF function builds: (keyword, position, the

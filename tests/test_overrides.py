@@ -1170,3 +1170,76 @@ def test_a_map_around_gradients_of_ops_built_before_it(before, block, reported):
     code = GUIDED.replace("BEFORE", before).replace("KEY", '"Relu"').replace("BLOCK", block)
     found = [finding for finding in lint(code) if finding[0] == "CG201"]
     assert bool(found) is reported, (code, lint(code))
+
+
+FORMATTED = """
+import tensorflow as tf
+
+LAYER = "conv1"
+IDX = 3
+
+
+@tf.RegisterGradient(REGISTERED)
+def _grad(op, grad):
+    return grad
+
+
+with tf.get_default_graph().gradient_override_map({"Relu": USED}):
+    y = tf.nn.relu(tf.constant([1.0]))
+"""
+
+
+@pytest.mark.parametrize("registered, used, reported", [
+    # names made from module constants are known names, typos and all
+    ('"Guided_%s" % LAYER', '"Guided{}".format(LAYER)', True),
+    ('"Scaled%d" % IDX', '"Scaled_{}".format(IDX)', True),
+    ('"Guided_" + LAYER', '"Guided_%s" % (LAYER,)', False),
+    ('"Scaled%d" % IDX', '"Scaled{}".format(IDX)', False),
+    # a width or a format spec: not worked out (a hostile width would be gigabytes)
+    ('"Scaled%d" % IDX', '"Scaled%999999999d" % IDX', False),
+    ('"Scaled%d" % IDX', '"Scaled{:>9}".format(IDX)', False),
+])
+def test_gradient_names_formatted_from_constants(registered, used, reported):
+    code = FORMATTED.replace("REGISTERED", registered).replace("USED", used)
+    found = [finding for finding in lint(code) if finding[0] == "CG202"]
+    assert bool(found) is reported, found
+
+
+def test_formatted_names_of_fstrings():
+    code = FORMATTED.replace("REGISTERED", 'f"Guided_{LAYER}"').replace(
+        "USED", 'f"Guided{LAYER}"')
+    assert [finding[0] for finding in lint(code)] == ["CG202"]
+
+
+HELD = """
+import tensorflow as tf
+
+
+@tf.RegisterGradient("ClipRelu")
+def _clip(op, grad):
+    return tf.clip_by_value(grad, -1.0, 1.0)
+
+
+OVERRIDE = MAPPING
+CHANGE
+with tf.get_default_graph().gradient_override_map(USED):
+    y = tf.nn.relu(tf.constant([1.0]))
+"""
+
+
+@pytest.mark.parametrize("mapping, change, used, found", [
+    # a module constant, and the dict() call: read like the display
+    ('{"Relu": "ClipReLU"}', "", "OVERRIDE", "CG202"),
+    ('{"ReLU": "ClipRelu"}', "", "OVERRIDE", "CG201"),
+    ("None", "", 'dict(ReLU="ClipRelu")', "CG201"),
+    ('{"Relu": "ClipRelu"}', "", "OVERRIDE", None),
+    # near-misses: a mapping that may change before the block, or a `dict` of the code's
+    ('{"Relu": "ClipReLU"}', 'OVERRIDE["Relu"] = "ClipRelu"', "OVERRIDE", None),
+    ('{"Relu": "ClipReLU"}', 'OVERRIDE.update(Relu="ClipRelu")', "OVERRIDE", None),
+    ('{"Relu": "ClipReLU"}', "fix_names(OVERRIDE)", "OVERRIDE", None),
+    ("None", "dict = lambda **kw: {'Relu': 'ClipRelu'}", 'dict(ReLU="ClipRelu")', None),
+])
+def test_override_maps_held_in_a_module_constant(mapping, change, used, found):
+    code = HELD.replace("MAPPING", mapping).replace("CHANGE", change).replace("USED", used)
+    codes = [finding[0] for finding in lint(code) if finding[0] in ("CG201", "CG202")]
+    assert codes == ([found] if found else []), codes

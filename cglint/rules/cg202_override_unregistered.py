@@ -12,9 +12,11 @@ class OverrideGradientNotRegistered(Rule):
     What: `graph.gradient_override_map({"Relu": "ClippedReluGrad"})` where no file of the
     run registers `ClippedReluGrad` (`@tf.RegisterGradient("ClippedReluGrad")`, or
     `tf.NotDifferentiable`), and TF 1.8 has no gradient of that name either; often a typo
-    or a case mismatch (`"clippedrelugrad"`). Names built at run time (uuid, counters,
-    f-strings) cannot be checked and are left alone; so is a run where some helper
-    registers names passed in by its callers.
+    or a case mismatch (`"clippedrelugrad"`). The map may be a module constant bound once
+    (`OVERRIDES = {...}`) or `dict(Relu=...)`, and names may be built from constants
+    (`"Guided_%s" % LAYER`, `"Scaled{}".format(IDX)`, `f"Guided_{LAYER}"`). Names built at
+    run time (uuid, counters, f-strings of other values) cannot be checked and are left
+    alone; so is a run where some helper registers names passed in by its callers.
 
     Why it breaks on TF 1.8: building the graph works, but `tf.gradients` raises
     `LookupError: No gradient defined for operation 'Relu' (op type: Relu)`. The message
