@@ -49,7 +49,14 @@ MULTI_OUTPUT = frozenset((
 # tf.nn.moments(...)`); tests/test_output_counts.py checks each under TF 1.8.
 FIXED_OUTPUT_COUNTS = {"nn.moments": 2, "nn.weighted_moments": 2, "nn.top_k": 2, "unique": 2,
                        "unique_with_counts": 3, "nn.sufficient_statistics": 4,
-                       "nn.fused_batch_norm": 3}
+                       "nn.fused_batch_norm": 3, "qr": 2, "linalg.qr": 2,
+                       "self_adjoint_eig": 2, "linalg.eigh": 2, "linalg.slogdet": 2,
+                       "setdiff1d": 2}
+# Those whose count follows an argument: (keyword, position, how many more): one gradient
+# per tensor of `xs`; the clipped list and the global norm.
+COUNTED_BY_ARGUMENT = {"gradients": ("xs", 1, 0), "hessians": ("xs", 1, 0),
+                       "clip_by_global_norm": ("t_list", 0, 1)}
+MULTI_OUTPUT = MULTI_OUTPUT | frozenset(FIXED_OUTPUT_COUNTS) | frozenset(COUNTED_BY_ARGUMENT)
 # tf.data pipelines, for the keywords of their steps (`.batch(32, drop_remainder=True)` is
 # TF 1.10's): the class, the factories that make one, the transformations that return one.
 DATASET = "tensorflow.data.Dataset"
@@ -1084,9 +1091,19 @@ class ModuleFacts:
             if split is not None:
                 return split
             qualname = self.names.resolve(expr.func, scope)
-            if qualname and qualname.startswith("tensorflow.") and \
-                    _tf_path(qualname) in FIXED_OUTPUT_COUNTS:
-                return FIXED_OUTPUT_COUNTS[_tf_path(qualname)]
+            path = _tf_path(qualname) if qualname and qualname.startswith("tensorflow.") \
+                else None
+            if path in FIXED_OUTPUT_COUNTS:
+                return FIXED_OUTPUT_COUNTS[path]
+            if path in COUNTED_BY_ARGUMENT:  # one per tensor it was given (and the norm)
+                keyword, position, extra = COUNTED_BY_ARGUMENT[path]
+                given = next((k.value for k in expr.keywords if k.arg == keyword), None)
+                if given is None and len(expr.args) > position and not any(
+                        isinstance(a, ast.Starred) for a in expr.args[:position + 1]):
+                    given = expr.args[position]
+                count = None if given is None else self.count_values(
+                    given, scope, depth + 1, arguments)
+                return None if count is None else count + extra
             branches = self._cond_branches(expr, scope)
             if branches is not None:  # tf.cond gives what its branches give
                 return _agreed(self.count_values(body, branch_scope, depth + 1, arguments)

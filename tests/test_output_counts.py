@@ -19,6 +19,19 @@ CALLS = {
     "nn.sufficient_statistics": "tf.nn.sufficient_statistics(x, [0])",
     "nn.fused_batch_norm": "tf.nn.fused_batch_norm(tf.ones([1, 2, 2, 3]), tf.ones([3]), "
                            "tf.zeros([3]))",
+    "qr": "tf.qr(tf.eye(2))",
+    "linalg.qr": "tf.linalg.qr(tf.eye(2))",
+    "self_adjoint_eig": "tf.self_adjoint_eig(tf.eye(2))",
+    "linalg.eigh": "tf.linalg.eigh(tf.eye(2))",
+    "linalg.slogdet": "tf.linalg.slogdet(tf.eye(2))",
+    "setdiff1d": "tf.setdiff1d(tf.constant([1, 2]), tf.constant([2]))",
+}
+# Counted by an argument: the calls, and the counts they must give.
+BY_ARGUMENT = {
+    "tf.gradients(tf.reduce_sum(x), [x, x, x])": 3,
+    "tf.gradients(tf.reduce_sum(x), x)": 1,
+    "tf.hessians(tf.reduce_sum(x * x), [x, x])": 2,
+    "tf.clip_by_global_norm([x, x], 1.0)": 3,
 }
 PROGRAM = """
 import json
@@ -30,7 +43,10 @@ print(json.dumps(dict((path, len(nest.flatten(eval(call)))) for path, call in %r
 
 
 def test_every_entry_has_a_call_to_measure():
+    from cglint.facts import COUNTED_BY_ARGUMENT
+
     assert set(CALLS) == set(FIXED_OUTPUT_COUNTS)
+    assert {call[3:].split("(")[0] for call in BY_ARGUMENT} == set(COUNTED_BY_ARGUMENT)
 
 
 @pytest.fixture(scope="module")
@@ -43,6 +59,24 @@ def interpreters():
 
 @pytest.mark.parametrize("name", envs.INTERPRETERS)
 def test_the_counts_are_tf18s(interpreters, name):
-    output = subprocess.run([interpreters[name], "-c", PROGRAM % CALLS], capture_output=True,
-                            timeout=300, check=True).stdout
-    assert json.loads(output.decode().strip().splitlines()[-1]) == FIXED_OUTPUT_COUNTS
+    calls = dict(CALLS)
+    calls.update((call, call) for call in BY_ARGUMENT)
+    ran = subprocess.run([interpreters[name], "-c", PROGRAM % calls], capture_output=True,
+                         timeout=300)
+    assert ran.returncode == 0, ran.stderr.decode()[-2000:]
+    assert json.loads(ran.stdout.decode().strip().splitlines()[-1]) == dict(
+        FIXED_OUTPUT_COUNTS, **BY_ARGUMENT)
+
+
+@pytest.mark.parametrize("call, count", sorted(BY_ARGUMENT.items()))
+def test_cglint_counts_them_so(call, count):
+    import ast
+
+    from cglint.facts import ModuleFacts
+    from cglint.parse import parse
+
+    text = "import tensorflow as tf\ndef f(x):\n    return %s\n" % call
+    module = ModuleFacts("m.py", text, parse(text), (3, 6), "1.8")
+    function = module.tree.body[1]
+    value = function.body[0].value
+    assert module.count_values(value, module.names.scope_for_def[id(function)]) == count
