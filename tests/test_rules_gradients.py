@@ -2010,6 +2010,31 @@ def test_cg103_a_named_list_changed_through_a_subscript_is_not_counted(change):
     assert lint(code.replace("READ", ""), select=["CG103"]) == []
 
 
+@pytest.mark.parametrize("returned, reported", [
+    ("dy * s, (dy if TRAIN else 0.0)", True),
+    ("[dy * s] + [0.0]", True),
+    ("(dy * s,) + (0,)", True),
+    ("dy * s, float(0)", True),
+    # near-misses: tensors and None in the same spellings, a `float` of the code's
+    ("dy * s, (dy if TRAIN else None)", False),
+    ("[dy * s] + [None]", False),
+    ("dy * s, float(dy)", False),
+])
+def test_cg110_numbers_in_other_spellings(returned, reported):
+    code = """
+    import tensorflow as tf
+
+    TRAIN = True
+
+    @tf.custom_gradient
+    def scale(x, s):
+        def grad(dy):
+            return RETURNED
+        return x * s, grad
+    """.replace("RETURNED", returned)
+    assert bool(lint(code, select=["CG110"])) is reported
+
+
 def test_cg110_a_module_constant_a_def_assigns_again_under_global():
     code = """
     import tensorflow as tf

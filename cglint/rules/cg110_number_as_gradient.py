@@ -8,8 +8,9 @@ class NumberAsGradient(Rule):
 
     What: `return dy * 2, 0` or `return 1.0` from a gradient function: a Python `int` or
     `float` where a tensor (or None) belongs, also through a helper of the module that
-    returns one or a module-level constant bound once (`ZERO = 0.0`); likewise a NumPy
-    value (`np.zeros(2)`).
+    returns one or a module-level constant bound once (`ZERO = 0.0`), in a conditional
+    expression (`dw if TRAIN else 0.0`), a concatenated list (`[dx] + [0.0]`) or as
+    `float(0)`; likewise a NumPy value (`np.zeros(2)`).
 
     Why it breaks on TF 1.8: `tf.gradients` treats each returned gradient as a tensor and
     fails with `AttributeError: 'int' object has no attribute 'name'` while building the
@@ -38,7 +39,15 @@ def _numbers(module, value):
     for element in elements:
         if isinstance(element, (ast.Tuple, ast.List)):
             yield from _numbers(module, element)
-        elif _is_number(element):
+        elif isinstance(element, ast.BinOp) and isinstance(element.op, ast.Add) and all(
+                isinstance(side, (ast.Tuple, ast.List)) for side in (element.left,
+                                                                     element.right)):
+            yield from _numbers(module, element.left)  # `[dy * s] + [0.0]`
+            yield from _numbers(module, element.right)
+        elif isinstance(element, ast.IfExp):  # `(dy * s if TRAIN else 0.0)`
+            yield from _numbers(module, element.body)
+            yield from _numbers(module, element.orelse)
+        elif _is_number(element) or _number_call(module, element):
             yield element, "the number %s" % ast.unparse(element)
         elif isinstance(element, ast.Name) and _is_number(_constant_of(module, element)):
             yield element, "`%s` (the number %s)" % (
@@ -69,6 +78,14 @@ def _constant_of(module, name):
     if any(name.id in scope.globals for scope in names.scope_for_def.values()):
         return None  # `global ZERO` in a def that may assign it anew
     return bindings[0].node
+
+
+def _number_call(module, node):
+    """`float(0)`, `int(1)`: the builtin called on a number."""
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id in ("float", "int") and not module.names.lookup(
+                node.func.id, module.names.scope_of(node))
+            and len(node.args) == 1 and not node.keywords and _is_number(node.args[0]))
 
 
 def _is_number(node):
