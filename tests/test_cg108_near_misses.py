@@ -289,3 +289,26 @@ def test_a_tuple_is_called_a_tuple():
     result = check.check_text("m.py", textwrap.dedent(code), engine.Options(select=("CG108",)))
     assert [d.message.split(" as ")[0] for d in result.diagnostics] == [
         "`pair_mul` gets a Python tuple", "`pair_mul` gets a Python list"]
+
+
+def test_arguments_a_partial_binds_positionally():
+    code = """
+    import functools
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def quantize(mode, x):
+        def grad(dy):
+            if mode == "hard":
+                return None, tf.zeros_like(dy)
+            return None, dy
+        return tf.round(x), grad
+
+    hard = functools.partial(quantize, "hard")
+    none = functools.partial(quantize, None)
+    listed = functools.partial(quantize, [1.0, 2.0])
+    fine = functools.partial(quantize, tf.constant(1.0))
+    y = hard(tf.constant([0.4])) + none(tf.constant([0.4]))
+    """
+    # a string and None bound positionally; a list's count is the call's: not judged
+    assert cg108(code) == [("CG108", 13, 36), ("CG108", 14, 36)]

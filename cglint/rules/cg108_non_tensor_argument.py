@@ -14,8 +14,9 @@ class NonTensorArgument(Rule):
 
     What: `None`, a string, a bool, an int, a dict, a function, a float the function tests
     in an `if`, or a Python list of tensors
-    passed positionally to a `@tf.custom_gradient` function, or the decorator put on a
-    method (whose `self` is then an argument).
+    passed positionally to a `@tf.custom_gradient` function (also bound by
+    `functools.partial(f, "hard")`), or the decorator put on a method (whose `self` is
+    then an argument).
 
     Why it breaks on TF 1.8: graph mode calls `convert_to_tensor` on every positional
     argument. `None` raises `ValueError: None values not supported`; a function, a dict or
@@ -56,12 +57,21 @@ class NonTensorArgument(Rule):
                                                                 site.params.names[0]), function=site.func)
             for call in site.calls:
                 yield from self._check_call(module, call, site.name, site.func, site)
+            for partial in site.partials:
+                # `functools.partial(quantize, "hard")`: what it binds positionally comes
+                # first at every call (a list is left alone: the count is the call's)
+                bound = ast.copy_location(ast.Call(func=partial.func, args=[
+                    arg for arg in partial.args[1:]], keywords=[]), partial)
+                yield from self._check_call(module, bound, site.name, site.func, site,
+                                            skip=("list",))
         for call, site in module.imported_calls:
             yield from self._check_call(module, call, site.name, None)
 
-    def _check_call(self, module, call, name, function, site=None):
+    def _check_call(self, module, call, name, function, site=None, skip=()):
         for index, arg in enumerate(call.args):
             kind = self._kind(module, arg)
+            if kind in skip:
+                continue
             if kind in _HANDLED and site is not None and _handled(module, site, call, index,
                                                                   kind):
                 continue
