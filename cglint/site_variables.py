@@ -181,7 +181,8 @@ def _bodies(module, site):
 def _read_variable(module, node, scope, site):
     """How a read of `node` in `scope` shows the outside variable it reads, or None."""
     if isinstance(node, ast.Attribute):
-        return instance_variable(module, node, scope)
+        return instance_variable(module, node, scope) or _made_instance_variable(
+            module, node, scope, site)
     if isinstance(node, ast.Subscript):
         return _held_variable(module, node, scope, site)
     bindings = module.names.lookup(node.id, scope)
@@ -233,6 +234,23 @@ def instance_variable(module, node, scope):
     if not isinstance(node.value, ast.Name):
         return None
     owner = module.instance_class(node.value, scope)
+    if owner is None or node.attr not in module.instance_variables(owner):
+        return None
+    return "%s.%s" % (node.value.id, node.attr)
+
+
+def _made_instance_variable(module, node, scope, site):
+    """`params.w` where `params` is bound once, outside the site and the reading
+    function, to an instance of a class of this module whose methods set `self.w` to a
+    new variable (`params = Params()`)."""
+    if not isinstance(node.value, ast.Name):
+        return None
+    bindings = module.names.lookup(node.value.id, scope)
+    if len(bindings) != 1 or bindings[0].kind != "assign" or \
+            within(bindings[0].scope, site.scope) or bindings[0].scope is scope:
+        return None
+    made = module.class_made_by(bindings[0])
+    owner = module.names.scope_for_def.get(id(made)) if made is not None else None
     if owner is None or node.attr not in module.instance_variables(owner):
         return None
     return "%s.%s" % (node.value.id, node.attr)

@@ -2240,3 +2240,33 @@ def mul(x):
 def test_cg103_a_defun_that_reads_outer_tensors_has_inputs_of_them(body, grads, reported):
     found = lint(DEFUN.replace("BODY", body).replace("GRADS", grads), select=["CG103"])
     assert bool(found) is reported, found
+
+
+OBJECT_HELD = """
+import tensorflow as tf
+
+
+class Params(object):
+    def __init__(self):
+        self.w = MADE
+
+
+params = Params()
+
+
+@tf.custom_gradient
+def gated(x):
+    return x * params.w, lambda dy: dy * params.w
+"""
+
+
+@pytest.mark.parametrize("made, reported", [
+    ('tf.get_variable("w", shape=(2,))', True),
+    ("tf.Variable([1.0, 2.0])", True),
+    # near-misses: no variable, or one no optimizer trains
+    ("tf.constant([1.0, 2.0])", False),
+    ("tf.Variable([1.0, 2.0], trainable=False)", False),
+])
+def test_cg102_a_variable_of_an_object_the_module_made(made, reported):
+    found = lint(OBJECT_HELD.replace("MADE", made), select=["CG102"])
+    assert (found == [("CG102", 15, 16)]) is reported, found

@@ -9,7 +9,8 @@ class VariableReadByClosure(Rule):
 
     What: the body of a `@tf.custom_gradient` function uses a variable (or an object that
     owns variables: a layer, a Keras model, a `tf.make_template` template) that was created
-    outside it and not passed in as an argument, by name, as `self.w`, or as an element of
+    outside it and not passed in as an argument, by name, as `self.w` (or `params.w` of an
+    object of a class of the module, made outside the function), or as an element of
     a dict or list of variables (`weights['h1']`, the TensorFlow-Examples way), directly
     or in a function that its body calls (`project(x)` returning `x * w`, in the module or
     imported from another module of the project), reported at that call. A read under
