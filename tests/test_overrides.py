@@ -1243,3 +1243,34 @@ def test_override_maps_held_in_a_module_constant(mapping, change, used, found):
     code = HELD.replace("MAPPING", mapping).replace("CHANGE", change).replace("USED", used)
     codes = [finding[0] for finding in lint(code) if finding[0] in ("CG201", "CG202")]
     assert codes == ([found] if found else []), codes
+
+
+PY_FUNC = """
+import numpy as np
+import tensorflow as tf
+
+
+@tf.RegisterGradient("PyMulGrad")
+def _grad(op, grad):
+    return RETURNED
+
+
+x, w = tf.constant([1.0, 2.0]), tf.constant(3.0)
+with tf.get_default_graph().gradient_override_map({"PyFunc": "PyMulGrad"}):
+    y = CALL
+"""
+
+
+@pytest.mark.parametrize("call, returned, reported", [
+    ("tf.py_func(np.multiply, [x, w], tf.float32)", "grad * w", True),
+    ("tf.py_func(np.multiply, inp=[x, w], Tout=tf.float32)", "grad, grad, grad", True),
+    ("tf.py_func(np.multiply, [x, w], tf.float32)", "grad * w, grad * x", False),
+    # near-misses: inputs not written as a list display; calls that disagree
+    ("tf.py_func(np.multiply, inputs, tf.float32)", "grad * w", False),
+    ("tf.py_func(np.multiply, [x, w], tf.float32) + tf.py_func(np.negative, [x], "
+     "tf.float32)", "grad", False),
+])
+def test_cg204_a_py_func_has_the_inputs_of_its_list(call, returned, reported):
+    code = PY_FUNC.replace("CALL", call).replace("RETURNED", returned)
+    found = [finding for finding in lint(code) if finding[0] == "CG204"]
+    assert bool(found) is reported, found

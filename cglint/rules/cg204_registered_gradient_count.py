@@ -14,8 +14,9 @@ class RegisteredGradientCount(Rule):
     for an op type through `gradient_override_map({"Relu": "ClippedReluGrad"})` returns,
     say, 2 gradients while a `Relu` op has 1 input. The op type comes from the override
     map (in the same file or in a file loaded with it), and its input count from TF 1.8's
-    op registry; ops with a variable number of inputs (`AddN`, `ConcatV2`, `PyFunc`) are
-    left alone. The same holds for TF's own gradients mapped onto another op type: the
+    op registry; ops with a variable number of inputs (`AddN`, `ConcatV2`) are left alone,
+    but for a `PyFunc` that its block builds with `tf.py_func(f, [x, w], ...)` (the inputs
+    are the list's tensors). The same holds for TF's own gradients mapped onto another op type: the
     straight-through `{"Round": "Identity"}` works (one input each), but
     `{"ClipByValue": "Identity"}` returns one gradient for three inputs.
 
@@ -44,11 +45,12 @@ class RegisteredGradientCount(Rule):
         for registration in facts.registrations:
             if registration.function is None or registration.name.identity is None:
                 continue
-            uses = [(entry.key, found.call.lineno) for found in facts.maps
+            maps = [(entry.key, found.call.lineno, found) for found in facts.maps
                     for entry in found.entries
                     if entry.value.identity == registration.name.identity and entry.key]
+            uses = [(key, line) for key, line, _ in maps]
             yield from self._arity(registration, uses)
-            for anchor, count, key, line, inputs in _mismatches(module, registration, uses):
+            for anchor, count, key, line, inputs in _mismatches(module, registration, maps):
                 node = anchor.body if isinstance(anchor, ast.Lambda) else anchor
                 function = registration.function
                 yield self.at(node, _message(function.name, _shown(registration.name), key,
@@ -166,20 +168,43 @@ class RegisteredGradientCount(Rule):
                                           span=Span(*place), path=path)
 
 
-def _mismatches(module, registration, uses):
+def _mismatches(module, registration, maps):
     """(return anchor, count, op type, line of the map, inputs) per wrong return."""
     ops = load_ops()
     counts = [(anchor, _count(module, registration, value))
               for anchor, value in registration.function.returns]
     reported = set()
-    for key, line in uses:
-        inputs = ops.fixed_inputs(key)
+    for key, line, found in maps:
+        inputs = ops.fixed_inputs(key) or _py_func_inputs(key, found)
         if not inputs:
             continue
         for anchor, count in counts:
             if count is not None and count != inputs and id(anchor) not in reported:
                 reported.add(id(anchor))
                 yield anchor, count, key, line, inputs
+
+
+# Op types of `tf.py_func`, whose inputs are the tensors of its `inp` list.
+_PY_FUNCS = {"PyFunc": "tensorflow.py_func", "PyFuncStateless": "tensorflow.py_func"}
+
+
+def _py_func_inputs(key, found):
+    """The inputs of the `PyFunc` ops the map's block builds, when every `tf.py_func` call
+    there gives its `inp` as a list display of the same length; else None."""
+    if key not in _PY_FUNCS or not found.built:
+        return None
+    counts = set()
+    for built in found.built:
+        if built.qualname != _PY_FUNCS[key] or key not in built.op_types:
+            continue
+        given = next((k.value for k in built.call.keywords if k.arg == "inp"), None)
+        if given is None and len(built.call.args) > 1:
+            given = built.call.args[1]
+        if not isinstance(given, (ast.List, ast.Tuple)) or any(
+                isinstance(element, ast.Starred) for element in given.elts):
+            return None
+        counts.add(len(given.elts))
+    return counts.pop() if len(counts) == 1 else None
 
 
 def _count(module, registration, value):
