@@ -2270,3 +2270,31 @@ def gated(x):
 def test_cg102_a_variable_of_an_object_the_module_made(made, reported):
     found = lint(OBJECT_HELD.replace("MADE", made), select=["CG102"])
     assert (found == [("CG102", 15, 16)]) is reported, found
+
+
+@pytest.mark.parametrize("sources, says_attribute_error", [
+    ("model.trainable_weights", True),
+    ("tf.trainable_variables()", True),
+    ("[w]", True),
+    ("x", False),
+])
+def test_cg109_says_what_variables_as_sources_do(sources, says_attribute_error):
+    code = textwrap.dedent("""
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def rev(x):
+        return tf.identity(x), lambda dy: -dy
+
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,))])
+    w = tf.get_variable("w", [2])
+    x = tf.constant([[1.0, 2.0]])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        loss = tf.reduce_sum(rev(model(x) * w))
+    grads = tape.gradient(loss, SOURCES)
+    """).replace("SOURCES", sources)
+    result = check.check_text("m.py", code, engine.Options(select=("CG109",)))
+    (finding,) = result.diagnostics
+    assert ("'Variable' object has no attribute '_id'" in finding.message) is \
+        says_attribute_error

@@ -2,6 +2,7 @@ import ast
 
 from cglint.facts import EAGER
 from cglint.rules.base import Rule
+from cglint.variable_creators import creates_trained_variables
 
 
 class GradientTapeInGraphMode(Rule):
@@ -18,7 +19,10 @@ class GradientTapeInGraphMode(Rule):
 
     Why it breaks on TF 1.8: in graph mode 1.8's tape silently ignores both
     `@tf.custom_gradient` and `gradient_override_map` and returns the natural gradient of
-    the forward ops. No error, no warning: the custom gradient simply never runs.
+    the forward ops. No error, no warning: the custom gradient simply never runs. With
+    variables as sources (`tape.gradient(loss, model.trainable_weights)`, the TF 2 train
+    step) it fails instead: `AttributeError: 'Variable' object has no attribute '_id'`
+    (the message says so when the sources visibly are variables).
 
     Fix: in graph mode take gradients with `tf.gradients(y, xs)` (or an optimizer's
     `minimize`); use `tf.GradientTape` only after `tf.enable_eager_execution()`.
@@ -42,8 +46,48 @@ class GradientTapeInGraphMode(Rule):
                     continue
                 site = reached if reached is not _UNKNOWN else module.sites[0]
                 what = "custom gradient `%s`" % site.name
-            yield self.at(call, "`tf.GradientTape` in graph mode ignores %s in TF 1.8 (natural "
-                          "gradient, silently); use tf.gradients" % what)
+            message = "`tf.GradientTape` in graph mode ignores %s in TF 1.8 (natural " \
+                "gradient, silently); use tf.gradients" % what
+            if _variable_sources(module, call):
+                message += "; with variables as sources its `gradient` raises `AttributeError: " \
+                    "'Variable' object has no attribute '_id'`"
+            yield self.at(call, message)
+
+
+# What holds a model's or the graph's variables: sources 1.8's graph-mode tape fails on.
+_VARIABLE_ATTRIBUTES = frozenset(("trainable_weights", "trainable_variables", "weights",
+                                  "variables"))
+_VARIABLE_LISTS = frozenset(("tensorflow.trainable_variables", "tensorflow.global_variables"))
+
+
+def _variable_sources(module, tape_call):
+    """Whether the tape's `gradient(target, sources)` visibly takes variables: a model's
+    `trainable_weights`, `tf.trainable_variables()`, or a name bound to a new variable."""
+    parent = module.parent_of(tape_call)
+    if not isinstance(parent, ast.withitem) or not isinstance(parent.optional_vars, ast.Name):
+        return False
+    tape = parent.optional_vars.id
+    for node in module.nodes[ast.Call]:
+        func = node.func
+        if not (isinstance(func, ast.Attribute) and func.attr == "gradient"
+                and isinstance(func.value, ast.Name) and func.value.id == tape):
+            continue
+        sources = next((k.value for k in node.keywords if k.arg == "sources"),
+                       node.args[1] if len(node.args) > 1 else None)
+        items = sources.elts if isinstance(sources, (ast.List, ast.Tuple)) else [sources]
+        for item in items:
+            if isinstance(item, ast.Attribute) and item.attr in _VARIABLE_ATTRIBUTES:
+                return True
+            if isinstance(item, ast.Call) and module.resolve(item.func) in _VARIABLE_LISTS:
+                return True
+            if isinstance(item, ast.Name):
+                bindings = module.names.lookup(item.id, module.names.scope_of(item))
+                if len(bindings) == 1 and bindings[0].kind == "assign" and isinstance(
+                        bindings[0].node, ast.Call) and creates_trained_variables(
+                            bindings[0].node, module.names.resolve(
+                                bindings[0].node.func, bindings[0].scope)):
+                    return True
+    return False
 
 
 # What a tape's `with` block runs: no custom gradient, or one cglint cannot rule out.
