@@ -2,6 +2,8 @@
 count, an axis) and a bool used only as a tensor predicate work on TF 1.8 graph mode, which
 makes them an int32 and a bool tensor; the same arguments meeting a float tensor or a
 Python test still fail and are still reported."""
+import pytest
+
 from conftest import lint
 
 
@@ -312,3 +314,20 @@ def test_arguments_a_partial_binds_positionally():
     """
     # a string and None bound positionally; a list's count is the call's: not judged
     assert cg108(code) == [("CG108", 13, 36), ("CG108", 14, 36)]
+
+
+@pytest.mark.parametrize("decorators, reported", [
+    ("@tf.custom_gradient\n        @staticmethod", True),
+    ("@tf.custom_gradient\n        @classmethod", True),
+    ("@staticmethod\n        @tf.custom_gradient", False),
+])
+def test_a_method_descriptor_below_the_decorator(decorators, reported):
+    code = """
+    import tensorflow as tf
+
+    class Ops(object):
+        DECORATORS
+        def ste(x):
+            return tf.round(x), lambda dy: dy
+    """.replace("DECORATORS", decorators)
+    assert bool(cg108(code)) is reported

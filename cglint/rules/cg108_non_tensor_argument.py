@@ -1,7 +1,7 @@
 import ast
 
 from cglint import tfapi
-from cglint.facts import gradient_counts
+from cglint.facts import CUSTOM_GRADIENT, gradient_counts
 from cglint.names import within
 from cglint.rules.base import Rule
 
@@ -16,7 +16,8 @@ class NonTensorArgument(Rule):
     in an `if`, or a Python list of tensors
     passed positionally to a `@tf.custom_gradient` function (also bound by
     `functools.partial(f, "hard")`), or the decorator put on a method (whose `self` is
-    then an argument).
+    then an argument), or above `@staticmethod`/`@classmethod` (it then wraps the
+    descriptor, which TF 1.8 cannot call: TypeError).
 
     Why it breaks on TF 1.8: graph mode calls `convert_to_tensor` on every positional
     argument. `None` raises `ValueError: None values not supported`; a function, a dict or
@@ -50,6 +51,14 @@ class NonTensorArgument(Rule):
 
     def check(self, module):
         for site in module.sites:
+            below = _method_decorator_below(module, site)
+            if below is not None:
+                decorator, kind = below
+                yield self.at(decorator, "`@tf.custom_gradient` is applied to a `%s` object "
+                              "(decorators apply from the bottom up): TF 1.8 calls it and "
+                              "raises TypeError; put `@%s` above `@tf.custom_gradient`"
+                              % (kind, kind), function=site.func)
+                continue
             if site.is_method and site.params.names:
                 yield self.at(site.func, "custom-gradient function `%s` is a method: TF 1.8 "
                               "converts `%s` to a tensor and fails; decorate a function "
@@ -117,6 +126,20 @@ class NonTensorArgument(Rule):
             if qualname and qualname.startswith("tensorflow.") and qualname.split(".")[-1][:1].islower():
                 return "callable"
         return None
+
+
+def _method_decorator_below(module, site):
+    """(the custom_gradient decorator, "staticmethod" or "classmethod") when one of those
+    sits below it, so that custom_gradient wraps the descriptor, not the function."""
+    decorators = getattr(site.func, "decorator_list", [])
+    for index, decorator in enumerate(decorators):
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        if module.resolve(target) in CUSTOM_GRADIENT:
+            for lower in decorators[index + 1:]:
+                if isinstance(lower, ast.Name) and lower.id in ("staticmethod", "classmethod") \
+                        and not module.names.lookup(lower.id, module.names.scope_of(lower)):
+                    return decorator, lower.id
+    return None
 
 
 # TensorFlow's string constants (`tf.estimator.ModeKeys.TRAIN == "train"`).
