@@ -1,4 +1,4 @@
-"""Which TensorFlow calls create trainable variables (CG101, CG102).
+"""Which TensorFlow (and standalone Keras) calls create trainable variables (CG101, CG102).
 
 These are the creators TF 1.8 users reach for. Layer *classes* create their variables when
 the instance is first called, so an instantiation counts too.
@@ -19,6 +19,10 @@ VARIABLE_FUNCTIONS = frozenset((
     "tensorflow.compat.v1.get_variable",
     "tensorflow.python.ops.variables.Variable",
     "tensorflow.python.ops.resource_variable_ops.ResourceVariable",
+    "tensorflow.keras.backend.variable",
+    # standalone Keras on the TF backend (most Keras code of TF 1.8's time): its
+    # variables are TF variables
+    "keras.backend.variable",
 ))
 # Objects that make their variables when first called: a template (`tf.make_template`)
 # and a whole Keras model.
@@ -28,6 +32,8 @@ VARIABLE_OWNERS = frozenset((
     "tensorflow.keras.models.Sequential",
     "tensorflow.contrib.keras.models.Sequential",
     "tensorflow.compat.v1.make_template",
+    "keras.Sequential",
+    "keras.models.Sequential",
 ))
 # Modules whose functions (and layer classes) build layers with weights.
 LAYER_MODULES = (
@@ -37,6 +43,7 @@ LAYER_MODULES = (
     "tensorflow.contrib.slim.",
     "tensorflow.contrib.keras.layers.",
     "tensorflow.compat.v1.layers.",
+    "keras.layers.",
 )
 # Layers with weights, by the last part of their name (function and class spellings).
 WEIGHTED_LAYERS = frozenset((

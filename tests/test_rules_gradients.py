@@ -2298,3 +2298,62 @@ def test_cg109_says_what_variables_as_sources_do(sources, says_attribute_error):
     (finding,) = result.diagnostics
     assert ("'Variable' object has no attribute '_id'" in finding.message) is \
         says_attribute_error
+
+
+@pytest.mark.parametrize("imports, made, code", [
+    # standalone Keras on the TF backend (how most code of TF 1.8's time spelled it)
+    ("from keras.layers import Dense", "Dense(2)", "CG101"),
+    ("import keras", "keras.layers.Dense(2)", "CG101"),
+    ("from keras import backend as K", "K.variable([1.0, 2.0])", "CG101"),
+    ("", "tf.keras.backend.variable([1.0, 2.0])", "CG101"),
+])
+def test_keras_variables_made_inside(imports, made, code):
+    source = """
+    import tensorflow as tf
+    IMPORTS
+
+    @tf.custom_gradient
+    def f(x):
+        w = MADE
+        return tf.identity(x), lambda dy: dy
+    """.replace("IMPORTS", imports).replace("MADE", made)
+    assert [found[0] for found in lint(source, select=["CG101"])] == [code]
+
+
+@pytest.mark.parametrize("imports, made", [
+    ("from keras import backend as K", "K.variable([1.0, 2.0])"),
+    ("from keras.layers import Dense", "Dense(2)"),
+])
+def test_keras_variables_read_by_closure(imports, made):
+    source = """
+    import tensorflow as tf
+    IMPORTS
+
+    w = MADE
+
+    @tf.custom_gradient
+    def f(x):
+        return x * w, lambda dy: dy
+    """.replace("IMPORTS", imports).replace("MADE", made)
+    assert [found[0] for found in lint(source, select=["CG102"])] == ["CG102"]
+
+
+def test_keras_lambda_arguments_and_scalar_variables():
+    source = """
+    import tensorflow as tf
+    import keras
+    from keras import backend as K
+
+    @tf.custom_gradient
+    def reverse(x, l=1.0):
+        return tf.identity(x), lambda dy: -dy * l
+
+    @tf.custom_gradient
+    def prelu(x, alpha):
+        return x * alpha, lambda dy: (dy * alpha, dy * x)
+
+    y = keras.layers.Lambda(reverse, arguments={"l": 0.5})
+    z = prelu(tf.constant([1.0, -2.0]), K.variable(0.25))
+    """
+    assert sorted(found[0] for found in lint(source, select=["CG105", "CG111"])) == [
+        "CG105", "CG111"]

@@ -10,7 +10,8 @@ class VariableCreatedInside(Rule):
     """A variable is created inside a custom-gradient function.
 
     What: `tf.Variable`, `tf.get_variable`, `tf.layers.dense`, `tf.keras.layers.Dense(...)`,
-    `tf.contrib.layers.fully_connected` and the like called in the body of a function
+    `tf.contrib.layers.fully_connected`, standalone Keras's layers and `K.variable` (on
+    the TF backend their variables are TF's) and the like called in the body of a function
     decorated with `@tf.custom_gradient`, or in a function that its body calls (a helper
     that builds a layer, in the module or imported from another module of the project),
     reported at that call. A variable no optimizer trains (`trainable=False`, a local

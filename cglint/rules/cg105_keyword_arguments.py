@@ -113,7 +113,9 @@ class KeywordArguments(Rule):
 # Keras's Lambda layer, which calls its function with `**arguments`.
 _KERAS_LAMBDAS = frozenset(("tensorflow.keras.layers.Lambda",
                             "tensorflow.contrib.keras.layers.Lambda",
-                            "tensorflow.compat.v1.keras.layers.Lambda"))
+                            "tensorflow.compat.v1.keras.layers.Lambda",
+                            # standalone Keras (2.1, on the TF backend), as most code then
+                            "keras.layers.Lambda", "keras.layers.core.Lambda"))
 
 
 def _keywords(keywords):

@@ -212,7 +212,10 @@ def _number(node):
 
 # Calls that are a scalar when their first argument (or this keyword) is one.
 _SCALAR_OF_VALUE = {"tensorflow.constant": "value", "tensorflow.convert_to_tensor": "value",
-                    "tensorflow.Variable": "initial_value", "tensorflow.cast": "x"}
+                    "tensorflow.Variable": "initial_value", "tensorflow.cast": "x",
+                    # Keras's (standalone on the TF backend, and tf.keras's) variables
+                    "tensorflow.keras.backend.variable": "value",
+                    "keras.backend.variable": "value"}
 # Calls that are a scalar when their shape (keyword, or the argument at this position) is [].
 _SCALAR_OF_SHAPE = {"tensorflow.placeholder": 1, "tensorflow.get_variable": 1,
                     "tensorflow.zeros": 0, "tensorflow.ones": 0,
