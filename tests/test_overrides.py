@@ -1165,6 +1165,13 @@ with graph.gradient_override_map({KEY: "GuidedRelu"}):
     ("with tf.get_default_graph().gradient_override_map({'Relu': 'GuidedRelu'}):\n"
      "    h = tf.nn.relu(x)", "g = tf.gradients(tf.reduce_sum(h), x)[0]", False),
     ("h = model(x)", "g = tf.gradients(tf.reduce_sum(h), x)[0]", False),
+    # Keras: a layer made with a relu activation, and the backend's gradients
+    ("h = tf.keras.layers.Dense(3, activation='relu')(x)",
+     "g = tf.keras.backend.gradients(tf.reduce_sum(h), x)[0]", True),
+    ("h = tf.keras.layers.Activation('relu')(x)",
+     "g = tf.gradients(tf.reduce_sum(h), x)[0]", True),
+    ("h = tf.keras.layers.Dense(3, activation='linear')(x)",
+     "g = tf.gradients(tf.reduce_sum(h), x)[0]", False),
 ])
 def test_a_map_around_gradients_of_ops_built_before_it(before, block, reported):
     code = GUIDED.replace("BEFORE", before).replace("KEY", '"Relu"').replace("BLOCK", block)

@@ -75,12 +75,12 @@ class OverrideNeverApplies(Rule):
             if op_keys and found.keys_complete and found.block is not None:
                 before = _built_before_gradients(module, found, set(op_keys), ops)
                 if before is not None:
-                    call, qualname, op_type = before
+                    call, op_type = before
                     yield self.at(found.call, "this `with` block only takes gradients, and "
                                   "the override applies to ops built inside it: the `%s` op "
-                                  "of `tf.%s` (line %d) was built before it and keeps its "
+                                  "of `%s` (line %d) was built before it and keeps its "
                                   "gradient; build the forward ops inside the block" % (
-                                      op_type, qualname.split(".", 1)[1], call.lineno))
+                                      op_type, ast.unparse(call.func), call.lineno))
                     continue
             yield from self._switched_by_callers(found, set(op_keys), ops)
 
@@ -103,12 +103,14 @@ class OverrideNeverApplies(Rule):
 
 # Calls that take gradients of ops built before them (the guided-backpropagation mistake
 # is to open the override map around these, not around the model).
-_GRADIENT_FUNCTIONS = frozenset(("tensorflow.gradients", "tensorflow.hessians"))
+_GRADIENT_FUNCTIONS = frozenset(("tensorflow.gradients", "tensorflow.hessians",
+                                 "tensorflow.keras.backend.gradients",
+                                 "keras.backend.gradients"))
 _GRADIENT_METHODS = frozenset(("compute_gradients", "minimize", "gradient"))
 
 
 def _built_before_gradients(module, found, keys, ops):
-    """(call, qualname, op type) of a TF call that built a keyed op type before a `with`
+    """(call, op type) of a TF call that built a keyed op type before a `with`
     block whose calls only take gradients (`tf.gradients(loss, x)`, `opt.minimize(loss)`)
     or build none of the keyed types; None otherwise."""
     takes_gradients = False
@@ -129,10 +131,28 @@ def _built_before_gradients(module, found, keys, ops):
     for call, qualname in module.calls:
         if call.lineno >= found.block.lineno or module.names.scope_of(call) is not scope:
             continue
-        built = keys & set(ops.built_by(qualname) or ())
+        built = keys & (set(ops.built_by(qualname) or ()) | _keras_activation(call, qualname))
         if built and not _inside_a_map_of(module, call, built):
-            return call, qualname, sorted(built)[0]
+            return call, sorted(built)[0]
     return None
+
+
+# Keras activations by name, and the op type each builds in TF 1.8.
+_KERAS_ACTIVATIONS = {"relu": "Relu", "sigmoid": "Sigmoid", "tanh": "Tanh", "elu": "Elu",
+                      "selu": "Selu", "softplus": "Softplus", "softsign": "Softsign"}
+
+
+def _keras_activation(call, qualname):
+    """{op type} a Keras layer made with `activation="relu"` (or `Activation("relu")`)
+    builds when it is called: the model of a guided-backpropagation script."""
+    if not qualname or not qualname.startswith(("tensorflow.keras.layers.", "keras.layers.")):
+        return set()
+    given = next((k.value for k in call.keywords if k.arg == "activation"), None)
+    if given is None and qualname.endswith(".Activation") and call.args:
+        given = call.args[0]
+    if isinstance(given, ast.Constant) and given.value in _KERAS_ACTIVATIONS:
+        return {_KERAS_ACTIVATIONS[given.value]}
+    return set()
 
 
 def _inside_a_map_of(module, node, op_types):
