@@ -2357,3 +2357,18 @@ def test_keras_lambda_arguments_and_scalar_variables():
     """
     assert sorted(found[0] for found in lint(source, select=["CG105", "CG111"])) == [
         "CG105", "CG111"]
+
+
+@pytest.mark.parametrize("returned, reported", [
+    ("grad, 0.", True), ("[grad, 0]", True), ("grad, None", False), ("grad, grad * 0.0", False),
+])
+def test_cg110_numbers_from_a_registered_gradient(returned, reported):
+    code = """
+    import tensorflow as tf
+
+    @tf.RegisterGradient("LeakyPass")
+    def _leaky_pass(op, grad):
+        return RETURNED
+    """.replace("RETURNED", returned)
+    found = lint(code, select=["CG110"])
+    assert bool(found) is reported, found
