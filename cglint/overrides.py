@@ -611,6 +611,9 @@ class _Builder:
                 # the ops, which this module cannot see.
                 return None, frozenset()
             if isinstance(node, ast.Call):
+                if isinstance(node.func, ast.Name) and node.func.id in _NO_OP_BUILTINS and \
+                        not self.names.lookup(node.func.id, self.names.scope_of(node)):
+                    continue  # `hasattr(layer, "activation")`: Python's, no op
                 qualname = self.qualnames.get(id(node))
                 op_types = ops.built_by(qualname)
                 if op_types is None:
@@ -647,6 +650,12 @@ def _formatted(format_it):
         return format_it()
     except (ValueError, TypeError, KeyError, IndexError):
         return None
+
+
+# Builtins that build no op (on a tensor they answer from Python, or raise).
+_NO_OP_BUILTINS = frozenset(("print", "len", "range", "isinstance", "issubclass", "hasattr",
+                             "getattr", "setattr", "type", "id", "repr", "str", "enumerate",
+                             "zip", "dict", "set", "bool", "int", "float", "callable"))
 
 
 # Arguments that change which op types a TF function builds: (keyword, position, the

@@ -1281,3 +1281,26 @@ def test_cg204_a_py_func_has_the_inputs_of_its_list(call, returned, reported):
     code = PY_FUNC.replace("CALL", call).replace("RETURNED", returned)
     found = [finding for finding in lint(code) if finding[0] == "CG204"]
     assert bool(found) is reported, found
+
+
+@pytest.mark.parametrize("block, reported", [
+    # keras-grad-cam's modify_backprop without the model rebuilt inside: nothing is built
+    ("layers = [l for l in model.layers if hasattr(l, 'activation')]\n"
+     "    for l in layers:\n        l.activation = tf.nn.relu", True),
+    ("n = len(model.layers); print(n)", True),
+    # near-misses: the model rebuilt in the block; a `len` of the code's
+    ("layers = [l for l in model.layers if hasattr(l, 'activation')]\n"
+     "    rebuilt = build()", False),
+    ("len = tf.nn.relu\n    y = len(x)", False),
+])
+def test_builtins_in_an_override_block_build_no_op(block, reported):
+    code = """
+import tensorflow as tf
+
+model = object()
+x = tf.constant([1.0])
+with tf.get_default_graph().gradient_override_map({"Relu": "Identity"}):
+    BLOCK
+""".replace("BLOCK", block)
+    found = [finding for finding in lint(code) if finding[0] == "CG201"]
+    assert bool(found) is reported, found
