@@ -1304,3 +1304,21 @@ with tf.get_default_graph().gradient_override_map({"Relu": "Identity"}):
 """.replace("BLOCK", block)
     found = [finding for finding in lint(code) if finding[0] == "CG201"]
     assert bool(found) is reported, found
+
+
+def test_a_helper_whose_default_makes_the_other_op_type():
+    code = """
+import tensorflow as tf
+
+
+def py_func_with_grad(func, inp, Tout, stateful=False, grad=None):
+    with tf.get_default_graph().gradient_override_map({"PyFunc": "MyGrad"}):
+        return tf.py_func(func, inp, Tout, stateful=stateful)
+
+
+y = py_func_with_grad(abs, [tf.constant(1.0)], [tf.float32])
+"""
+    assert [m for m in messages(code) if "leaves" in m] == [
+        "this call leaves `py_func_with_grad`'s `stateful` at its default, which makes "
+        "`tf.py_func` (line 7) build `PyFuncStateless`, which the override map of line 6 "
+        "does not name: the override never applies (TF 1.8 gives it no gradient: None)"]

@@ -82,9 +82,9 @@ class OverrideNeverApplies(Rule):
                                   "gradient; build the forward ops inside the block" % (
                                       op_type, ast.unparse(call.func), call.lineno))
                     continue
-            yield from self._switched_by_callers(found, set(op_keys), ops)
+            yield from self._switched_by_callers(module, found, set(op_keys), ops)
 
-    def _switched_by_callers(self, found, keys, ops):
+    def _switched_by_callers(self, module, found, keys, ops):
         """A helper's call passing an argument on to `tf.py_func(..., stateful=...)` that
         makes it build the op type the map does not name."""
         for call, made in found.switched:
@@ -93,11 +93,15 @@ class OverrideNeverApplies(Rule):
                 continue
             none = " (TF 1.8 gives it no gradient: None)" if other <= ops.not_differentiable \
                 else ""
-            yield self.at(call, "this call passes `%s` a `%s` that makes `tf.%s` (line %d) "
+            passes = "passes `%s` a `%s` that makes" % (call.func.id, made.switch_parameter)
+            function = module.names.scope_of(made.call).node
+            if not _passes(call, function, made.switch_parameter):
+                passes = "leaves `%s`'s `%s` at its default, which makes" % (
+                    call.func.id, made.switch_parameter)
+            yield self.at(call, "this call %s `tf.%s` (line %d) "
                           "build %s, which the override map of line %d does not name: the "
                           "override never applies%s" % (
-                              call.func.id, made.switch_parameter,
-                              made.qualname.split(".", 1)[1], made.call.lineno,
+                              passes, made.qualname.split(".", 1)[1], made.call.lineno,
                               listed(sorted(other)), found.call.lineno, none))
 
 
@@ -161,6 +165,18 @@ def _inside_a_map_of(module, node, op_types):
         other.block is not None and other.block.lineno <= node.lineno <= other.block.end_lineno
         and op_types & {entry.key for entry in other.entries}
         for other in module.overrides.maps)
+
+
+def _passes(call, function, parameter):
+    """Whether `call` of `function` passes `parameter` itself, by keyword or by
+    position, rather than leaving it at its default."""
+    if any(keyword.arg == parameter for keyword in call.keywords):
+        return True
+    positional = [arg.arg for arg in getattr(function.args, "posonlyargs", [])
+                  + function.args.args]
+    if isinstance(call.func, ast.Attribute) and positional[:1] == ["self"]:
+        positional = positional[1:]
+    return parameter in positional and positional.index(parameter) < len(call.args)
 
 
 def _loads_custom_ops(module):
