@@ -331,3 +331,29 @@ def test_a_method_descriptor_below_the_decorator(decorators, reported):
             return tf.round(x), lambda dy: dy
     """.replace("DECORATORS", decorators)
     assert bool(cg108(code)) is reported
+
+
+@pytest.mark.parametrize("body, kind, builtin", [
+    ("levels = float(2 ** k - 1)", "an int", "float"),
+    ("levels = float(2 ** k - 1)", "a float", "float"),
+    ("for _ in range(k):\n            x = x * 0.5", "an int", "range"),
+])
+def test_a_number_python_needs_as_a_number(body, kind, builtin):
+    from cglint import check, engine
+    import textwrap
+
+    value = "2" if kind == "an int" else "2.0"
+    code = textwrap.dedent("""
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def quantize(x, k):
+        BODY
+        return tf.identity(x), lambda dy: (dy, None)
+
+    y = quantize(tf.constant([0.5]), VALUE)
+    """).replace("BODY", body).replace("VALUE", value)
+    result = check.check_text("m.py", code, engine.Options(select=("CG108",)))
+    (finding,) = result.diagnostics
+    assert ("gets %s" % kind) in finding.message
+    assert "Python's `%s()` cannot take" % builtin in finding.message

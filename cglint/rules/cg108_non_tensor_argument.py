@@ -13,7 +13,8 @@ class NonTensorArgument(Rule):
     """A custom-gradient function gets a positional argument that is not a tensor.
 
     What: `None`, a string, a bool, an int, a dict, a function, a float the function tests
-    in an `if`, or a Python list of tensors
+    in an `if` or hands to Python's `float()`, `int()` or `range()`, or a Python list of
+    tensors
     passed positionally to a `@tf.custom_gradient` function (also bound by
     `functools.partial(f, "hard")`), or the decorator put on a method (whose `self` is
     then an argument), or above `@staticmethod`/`@classmethod` (it then wraps the
@@ -84,14 +85,20 @@ class NonTensorArgument(Rule):
             if kind in _HANDLED and site is not None and _handled(module, site, call, index,
                                                                   kind):
                 continue
-            if kind == "float" and (site is None or not _tested(module, site, index)):
+            builtin = _python_needs(module, site, index) if kind in ("int", "float") and \
+                site is not None else None
+            if kind == "float" and builtin is None and (
+                    site is None or not _tested(module, site, index)):
                 continue  # a float is a float tensor: fine, unless Python tests it
             if kind and (kind in _ALWAYS or not module.eager):
-                what = _DESCRIPTIONS[kind][0]
+                what, why = _DESCRIPTIONS[kind]
                 if isinstance(arg, ast.Tuple):  # stacked the same way as a list
                     what = "a Python tuple"
+                if builtin is not None:
+                    why = "graph mode makes it a tensor, which Python's `%s()` cannot take " \
+                        "(TypeError); bind it in a closure" % builtin
                 yield self.at(arg, "`%s` gets %s as a positional argument: %s" % (
-                    name, what, _DESCRIPTIONS[kind][1]), function=function)
+                    name, what, why), function=function)
 
     @staticmethod
     def _kind(module, arg):
@@ -224,6 +231,31 @@ def _tested(module, site, index):
     tested = {id(node) for test in tests for node in ast.walk(test)}
     return any(id(node) in tested and _truth_taken(node, parent)
                for node, parent, _ in _uses(module, site, name))
+
+
+# Builtins that need a Python number, not a tensor (TypeError in graph mode).
+_NUMBER_BUILTINS = ("range", "xrange", "float", "int")
+
+
+def _python_needs(module, site, index):
+    """The builtin (`range`, `float`) that a use of the parameter at `index` reaches,
+    through arithmetic (`float(2 ** k - 1)`), where it needs a Python number; or None."""
+    name = _parameter(site, index)
+    if name is None:
+        return None
+    parents = None
+    for node, _, _ in _uses(module, site, name):
+        if parents is None:
+            parents = _parent_map(site.func)
+        expr = node
+        while isinstance(parents.get(id(expr)), (ast.BinOp, ast.UnaryOp)):
+            expr = parents[id(expr)]
+        call = parents.get(id(expr))
+        if isinstance(call, ast.Call) and expr in call.args and isinstance(
+                call.func, ast.Name) and call.func.id in _NUMBER_BUILTINS and \
+                not module.names.lookup(call.func.id, module.names.scope_of(call)):
+            return call.func.id
+    return None
 
 
 def _parameter(site, index):
