@@ -201,6 +201,8 @@ class _Builder:
         self.module = module
         self.qualnames = {}  # id(Call) -> what it calls
         self.calls_by_name = {}  # `f` -> the calls `f(...)` of a plain name
+        self._strings = {}  # (id(expr), id(scope)) -> constant_string
+        self._module_dicts = {}  # name -> _module_dict
 
     @property
     def names(self):
@@ -489,7 +491,17 @@ class _Builder:
         return re.escape(known) if known is not None else ".*"
 
     def constant_string(self, expr, scope, depth):
-        """The string `expr` always evaluates to, or None when it is not a constant."""
+        """The string `expr` always evaluates to, or None when it is not a constant (or
+        longer than any gradient name: a hostile fan of formats stays small). Each
+        expression is worked out once."""
+        key = (id(expr), id(scope))
+        if key not in self._strings:
+            self._strings[key] = None  # while it is worked out (a name bound to itself)
+            found = self._constant_string(expr, scope, depth)
+            self._strings[key] = found if found is None or len(found) <= _MAX_NAME else None
+        return self._strings[key]
+
+    def _constant_string(self, expr, scope, depth):
         if depth > _MAX_DEPTH:
             return None
         if isinstance(expr, ast.Constant):
@@ -508,18 +520,19 @@ class _Builder:
             return None if value is None else str(value)
         if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mod):  # "Grad%d" % IDX
             template = self.constant_string(expr.left, scope, depth + 1)
+            if template is None or _PERCENT_NOT_PLAIN.search(template):
+                return None
             values = expr.right.elts if isinstance(expr.right, ast.Tuple) else [expr.right]
             values = [self._constant(value, scope, depth + 1) for value in values]
-            if template is None or None in values or _PERCENT_WIDTH.search(template):
-                return None
-            return _formatted(lambda: template % tuple(values))
+            return None if None in values else _formatted(lambda: template % tuple(values))
         if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and \
                 expr.func.attr == "format" and not expr.keywords:  # "Grad_{}".format(IDX)
             template = self.constant_string(expr.func.value, scope, depth + 1)
-            values = [self._constant(value, scope, depth + 1) for value in expr.args]
-            if template is None or None in values or _FORMAT_SPEC.search(template):
+            if template is None or _FORMAT_NOT_PLAIN.search(
+                    template.replace("{{", "").replace("}}", "")):
                 return None
-            return _formatted(lambda: template.format(*values))
+            values = [self._constant(value, scope, depth + 1) for value in expr.args]
+            return None if None in values else _formatted(lambda: template.format(*values))
         if isinstance(expr, ast.Name):
             bindings = self.names.lookup(expr.id, scope)
             if len(bindings) != 1 or bindings[0].kind != "assign":
@@ -533,7 +546,13 @@ class _Builder:
     def _module_dict(self, name):
         """The dict display a module-level name is bound to once (`OVERRIDES = {...}`),
         when nothing may change it: no `global`, no item assignment or deletion, no
-        method call on it, and no use but as an override map or a subscript read."""
+        method call on it, and no use but as an override map or a subscript read. Worked
+        out once per name."""
+        if name.id not in self._module_dicts:
+            self._module_dicts[name.id] = self._module_dict_now(name)
+        return self._module_dicts[name.id]
+
+    def _module_dict_now(self, name):
         bindings = self.names.lookup(name.id, self.names.scope_of(name))
         if len(bindings) != 1 or bindings[0].kind != "assign" or \
                 bindings[0].scope.kind != "module" or \
@@ -552,16 +571,16 @@ class _Builder:
         return bindings[0].node
 
     def _constant(self, expr, scope, depth):
-        """A string or an int that `expr` always is (what a format fills in), or None."""
-        if isinstance(expr, ast.Constant) and type(expr.value) is int:
-            return expr.value
+        """A string or a small int that `expr` always is (what a format fills in), or
+        None."""
         if isinstance(expr, ast.Name):
             bindings = self.names.lookup(expr.id, scope)
             if len(bindings) == 1 and bindings[0].kind == "assign" and isinstance(
-                    bindings[0].node, ast.Constant) and type(bindings[0].node.value) is int \
-                    and not (bindings[0].scope.kind == "module"
-                             and self.declared_global(expr.id)):
-                return bindings[0].node.value
+                    bindings[0].node, ast.Constant) and not (
+                        bindings[0].scope.kind == "module" and self.declared_global(expr.id)):
+                expr = bindings[0].node
+        if isinstance(expr, ast.Constant) and type(expr.value) is int:
+            return expr.value if abs(expr.value) < 10 ** 18 else None
         return self.constant_string(expr, scope, depth)
 
     def declared_global(self, name):
@@ -638,17 +657,19 @@ class _Builder:
         return built, frozenset(maybe)
 
 
-# Widths and format specs are left alone: a gradient name has none, and a hostile
-# `"%999999999d"` would build a gigabyte string.
-_PERCENT_WIDTH = re.compile(r"%[-#0 +]*[\d*]")
-_FORMAT_SPEC = re.compile(r"\{[^}]*[:!{]")
+# Formats worked out: plain `%s`/`%d` and `{}`/`{0}` fields only. A gradient name has no
+# width, precision, spec, attribute or index, and a hostile one (`"%.999999999d"`) would
+# build a gigabyte string.
+_PERCENT_NOT_PLAIN = re.compile(r"%(?![sdi%])")
+_FORMAT_NOT_PLAIN = re.compile(r"\{(?!\d*\})|(?<!\{)(?<!\{\d)(?<!\{\d\d)\}")
+_MAX_NAME = 256  # longer strings are no gradient names
 
 
 def _formatted(format_it):
     """The formatted string, or None when the template and its values do not fit."""
     try:
         return format_it()
-    except (ValueError, TypeError, KeyError, IndexError):
+    except Exception:  # whatever a template and values of the code's raise: not a name
         return None
 
 

@@ -1202,9 +1202,14 @@ with tf.get_default_graph().gradient_override_map({"Relu": USED}):
     ('"Scaled%d" % IDX', '"Scaled_{}".format(IDX)', True),
     ('"Guided_" + LAYER', '"Guided_%s" % (LAYER,)', False),
     ('"Scaled%d" % IDX', '"Scaled{}".format(IDX)', False),
-    # a width or a format spec: not worked out (a hostile width would be gigabytes)
+    # a width, precision, spec, attribute or index: not worked out (a hostile width or
+    # precision would be gigabytes), nor anything a format raises on
     ('"Scaled%d" % IDX', '"Scaled%999999999d" % IDX', False),
+    ('"Scaled%d" % IDX', '"Scaled%.999999999d" % IDX', False),
     ('"Scaled%d" % IDX', '"Scaled{:>9}".format(IDX)', False),
+    ('"Scaled%d" % IDX', '"Scaled%c" % 1114112', False),
+    ('"Scaled%d" % IDX', '"Scaled{0.nothing}".format(IDX)', False),
+    ('"Scaled%d" % IDX', 'f"Scaled{0x%s}"' % ("f" * 5000), False),
 ])
 def test_gradient_names_formatted_from_constants(registered, used, reported):
     code = FORMATTED.replace("REGISTERED", registered).replace("USED", used)
@@ -1322,3 +1327,20 @@ y = py_func_with_grad(abs, [tf.constant(1.0)], [tf.float32])
         "this call leaves `py_func_with_grad`'s `stateful` at its default, which makes "
         "`tf.py_func` (line 7) build `PyFuncStateless`, which the override map of line 6 "
         "does not name: the override never applies (TF 1.8 gives it no gradient: None)"]
+
+
+
+def test_a_fan_of_formats_stays_small_and_fast():
+    # Each name worked out once and no longer than a gradient name: three levels of
+    # "{}{}...".format(A, A, ...) took 45 s (the review's fan_format.py).
+    import time
+
+    lines = ["import tensorflow as tf", 'A0 = "x"']
+    for level in range(1, 6):
+        lines.append("A%d = %s.format(%s)" % (level, repr("{}" * 30),
+                                             ", ".join(["A%d" % (level - 1)] * 30)))
+    lines += ['with tf.get_default_graph().gradient_override_map({"Relu": A5}):',
+              "    y = tf.nn.relu(tf.constant([1.0]))"]
+    started = time.process_time()
+    lint("\n".join(lines) + "\n")
+    assert time.process_time() - started < 5
