@@ -253,6 +253,10 @@ def _made_instance_variable(module, node, scope, site):
     owner = module.names.scope_for_def.get(id(made)) if made is not None else None
     if owner is None or node.attr not in module.instance_variables(owner):
         return None
+    if any(isinstance(other.ctx, (ast.Store, ast.Del)) and other.attr == node.attr
+           and isinstance(other.value, ast.Name) and other.value.id == node.value.id
+           for other in module.nodes[ast.Attribute]):
+        return None  # `params.w = tf.constant(...)`: set anew outside its class
     return "%s.%s" % (node.value.id, node.attr)
 
 

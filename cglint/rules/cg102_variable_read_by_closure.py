@@ -1,6 +1,6 @@
 import ast
 
-from cglint import project, site_variables
+from cglint import site_variables
 from cglint.rules.base import Rule
 
 
@@ -16,8 +16,7 @@ class VariableReadByClosure(Rule):
     imported from another module of the project), reported at that call. A read under
     `tf.stop_gradient(w)` asks for no gradient and is not reported, nor is a variable that
     every call in the module also passes in (`weighted(x, w)` whose body reads `w`, not its
-    parameter), when no other module of the project imports it: its gradient comes
-    through that argument's slot.
+    parameter): its gradient comes through that argument's slot.
 
     Why it breaks on TF 1.8: only positional inputs get gradients. A variable read by closure
     gets `None` from `tf.gradients`, silently; an optimizer leaves it unchanged (no warning),
@@ -53,37 +52,32 @@ class VariableReadByClosure(Rule):
 
 
 def _passed_at_every_call(module, site, use):
-    """Whether the variable the body reads by name is also an argument of every call of
-    the function in this module (`weighted(x, w)` whose body reads `w`, not its parameter):
-    its gradient then comes through that input's slot, whatever the body reads."""
+    """Whether the variable the body reads (`w`, `params.w`) is also an argument of every
+    call of the function in this module (`weighted(x, w)` whose body reads `w`, not its
+    parameter): its gradient then comes through that input's slot, whatever the body
+    reads. (Calls from other modules are not seen: a file is judged by what it shows.)"""
     read = use.inner
-    if use.helper is not None or not isinstance(read, ast.Name) or not site.calls:
+    if use.helper is not None or not site.calls or not isinstance(
+            read, (ast.Name, ast.Attribute)):
+        return False
+    root = read
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if not isinstance(root, ast.Name):
         return False
     names = module.names
-    bound = names.lookup(read.id, names.scope_of(read))
-    if not bound or not all(
-            any(isinstance(argument, ast.Name) and argument.id == read.id
-                and names.lookup(argument.id, names.scope_of(argument)) == bound
-                for argument in call.args)
-            for call in site.calls):
-        return False
-    return not _imported_elsewhere(module, site)
+    bound = names.lookup(root.id, names.scope_of(root))
+    text = ast.dump(read, annotate_fields=False, include_attributes=False)
 
-
-def _imported_elsewhere(module, site):
-    """Whether another project module may call the function (with other arguments): it
-    is at the module's top level, and some module of the project imports this one."""
-    if module.path == "-":
-        return True  # (its project is unknown)
-    if module.names.scope_of(site.func) is not module.names.module:
-        return False  # a nested def: only this module calls it
-    where = project.current()
-    importers = where.importers(module.path)
-    for importer in importers:
-        summary = where.summary(importer)
-        if summary is not None:
-            module.dependencies.add(project.Dependency(summary.path, summary.digest))
-    return bool(importers)
+    def same(argument):
+        base = argument
+        while isinstance(base, ast.Attribute):
+            base = base.value
+        return isinstance(base, ast.Name) and base.id == root.id and \
+            names.lookup(base.id, names.scope_of(base)) == bound and ast.dump(
+                argument, annotate_fields=False, include_attributes=False) == text
+    return bool(bound) and all(any(same(argument) for argument in call.args)
+                               for call in site.calls)
 
 
 def _called(module, node):
