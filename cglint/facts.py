@@ -53,9 +53,9 @@ FIXED_OUTPUT_COUNTS = {"nn.moments": 2, "nn.weighted_moments": 2, "nn.top_k": 2,
                        "self_adjoint_eig": 2, "linalg.eigh": 2, "linalg.slogdet": 2,
                        "setdiff1d": 2}
 # Those whose count follows an argument: (keyword, position, how many more): one gradient
-# per tensor of `xs`; the clipped list and the global norm.
-COUNTED_BY_ARGUMENT = {"gradients": ("xs", 1, 0), "hessians": ("xs", 1, 0),
-                       "clip_by_global_norm": ("t_list", 0, 1)}
+# per tensor of `xs`. (Not `clip_by_global_norm`'s list and norm: a registered gradient's
+# returns are not flattened, so its count there is another.)
+COUNTED_BY_ARGUMENT = {"gradients": ("xs", 1, 0), "hessians": ("xs", 1, 0)}
 MULTI_OUTPUT = MULTI_OUTPUT | frozenset(FIXED_OUTPUT_COUNTS) | frozenset(COUNTED_BY_ARGUMENT)
 # tf.data pipelines, for the keywords of their steps (`.batch(32, drop_remainder=True)` is
 # TF 1.10's): the class, the factories that make one, the transformations that return one.
@@ -388,6 +388,7 @@ class ModuleFacts:
         self._instance_variables = {}  # id(class scope) -> attributes holding variables
         self._attribute_classes = {}  # id(class scope) -> {attribute: TensorFlow class}
         self._rebound = {}  # (name, id(scope)) -> DATASET or None (_rebound_dataset)
+        self._datasets_returned = {}  # id(def) -> whether it returns a dataset
         # Project files (project.Dependency) whose content the findings were drawn from.
         self.dependencies = set()
         self._imported = {}  # (module, level, name) -> ImportedSite or None
@@ -857,10 +858,18 @@ class ModuleFacts:
         return self._constructed(call, scope)
 
     def _returns_datasets(self, call, with_targets, depth):
-        """Whether the module's def `call` runs returns a dataset from every `return`."""
+        """Whether the module's def `call` runs returns a dataset from every `return`
+        (worked out once per def)."""
         function = self.called_function(call, self.names.scope_of(call))
         if function is None:
             return False
+        if id(function) not in self._datasets_returned:
+            self._datasets_returned[id(function)] = False  # while it is worked out
+            self._datasets_returned[id(function)] = self._returns_datasets_now(
+                function, with_targets, depth)
+        return self._datasets_returned[id(function)]
+
+    def _returns_datasets_now(self, function, with_targets, depth):
         own_scope = self.names.scope_for_def[id(function)]
         values = [node.value for node in own_nodes(function) if isinstance(node, ast.Return)]
         return bool(values) and all(
@@ -1676,20 +1685,21 @@ class _SiteFinder:
     def _captures_values(self, func, own_scope):
         """Whether a Defun's body reads a name of an enclosing scope that may hold a
         tensor (`x * w` for a module's variable `w`): TF 1.8 makes each such tensor an
-        extra input of the op. Imports, defs, classes and constants are none."""
-        for node in own_nodes(func):
+        extra input of the op. Imports, classes and constants are none; a def of the module
+        it calls may read one."""
+        body = [node for statement in func.body for node in ast.walk(statement)]
+        for node in body:  # nested lambdas and defs run inside it too
             if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)):
                 continue
             bindings = self.names.lookup(node.id, self.names.scope_of(node))
             if not bindings:
                 continue  # a builtin
             for binding in bindings:
-                if within(binding.scope, own_scope) or binding.kind in ("import", "def",
-                                                                         "class"):
+                if within(binding.scope, own_scope) or binding.kind in ("import", "class"):
                     continue  # its own (a comprehension's too), or no tensor
                 if binding.kind == "assign" and isinstance(binding.node, ast.Constant):
                     continue
-                return True
+                return True  # a value, or a def of the module (what it reads is unknown)
         return False
 
     def defun_site(self, func, decorator, scope):

@@ -31,7 +31,6 @@ BY_ARGUMENT = {
     "tf.gradients(tf.reduce_sum(x), [x, x, x])": 3,
     "tf.gradients(tf.reduce_sum(x), x)": 1,
     "tf.hessians(tf.reduce_sum(x * x), [x, x])": 2,
-    "tf.clip_by_global_norm([x, x], 1.0)": 3,
 }
 PROGRAM = """
 import json
