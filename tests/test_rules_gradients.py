@@ -2410,3 +2410,11 @@ def test_a_dataset_helper_fan_stays_fast():
     started = time.process_time()
     assert [f[0] for f in lint("\n".join(lines) + "\n")] == ["CG403"]
     assert time.process_time() - started < 5
+
+
+def test_cg110_a_long_chain_of_conditional_expressions():
+    # judged without recursion: 1,200 nested `if ... else` kept their finding
+    chain = "0" + "".join(" if c%d else dy" % i for i in range(1200))
+    code = ("import tensorflow as tf\n\n@tf.custom_gradient\ndef f(x, t):\n"
+            "    def grad(dy):\n        return dy, (%s)\n    return x, grad\n" % chain)
+    assert [found[0] for found in lint(code, select=["CG110"])] == ["CG110"]

@@ -49,19 +49,19 @@ class NumberAsGradient(Rule):
 
 def _numbers(module, value):
     """(node, what it is) for each element of a return that is no tensor: a number, or a
-    NumPy array or scalar (`np.zeros(2)`), which tf.gradients cannot take either."""
-    elements = value.elts if isinstance(value, (ast.Tuple, ast.List)) else [value]
-    for element in elements:
+    NumPy array or scalar (`np.zeros(2)`), which tf.gradients cannot take either. In
+    source order, without recursion (a chain of 1,000 conditional expressions is fine)."""
+    stack = [value]
+    while stack:
+        element = stack.pop()
         if isinstance(element, (ast.Tuple, ast.List)):
-            yield from _numbers(module, element)
+            stack.extend(reversed(element.elts))
         elif isinstance(element, ast.BinOp) and isinstance(element.op, ast.Add) and all(
                 isinstance(side, (ast.Tuple, ast.List)) for side in (element.left,
                                                                      element.right)):
-            yield from _numbers(module, element.left)  # `[dy * s] + [0.0]`
-            yield from _numbers(module, element.right)
+            stack.extend((element.right, element.left))  # `[dy * s] + [0.0]`
         elif isinstance(element, ast.IfExp):  # `(dy * s if TRAIN else 0.0)`
-            yield from _numbers(module, element.body)
-            yield from _numbers(module, element.orelse)
+            stack.extend((element.orelse, element.body))
         elif _is_number(element) or _number_call(module, element):
             yield element, "the number %s" % ast.unparse(element)
         elif isinstance(element, ast.Name) and _is_number(_constant_of(module, element)):
