@@ -67,17 +67,29 @@ def _passed_at_every_call(module, site, use):
         return False
     names = module.names
     bound = names.lookup(root.id, names.scope_of(root))
-    text = ast.dump(read, annotate_fields=False, include_attributes=False)
+    dotted = _dotted(read)
 
     def same(argument):
         base = argument
         while isinstance(base, ast.Attribute):
             base = base.value
-        return isinstance(base, ast.Name) and base.id == root.id and \
-            names.lookup(base.id, names.scope_of(base)) == bound and ast.dump(
-                argument, annotate_fields=False, include_attributes=False) == text
+        return isinstance(base, ast.Name) and _dotted(argument) == dotted and \
+            names.lookup(base.id, names.scope_of(base)) == bound
     return bool(bound) and all(any(same(argument) for argument in call.args)
                                for call in site.calls)
+
+
+def _dotted(node):
+    """`params.w` of a Name/Attribute chain, else None. (Not ast.dump: its recursive
+    helper leaves a reference cycle per call, and runs keep the collector paused.)"""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
 
 
 def _called(module, node):
