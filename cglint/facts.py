@@ -388,7 +388,7 @@ class ModuleFacts:
         self._instance_variables = {}  # id(class scope) -> attributes holding variables
         self._attribute_classes = {}  # id(class scope) -> {attribute: TensorFlow class}
         self._rebound = {}  # (name, id(scope)) -> DATASET or None (_rebound_dataset)
-        self._datasets_returned = {}  # id(def) -> whether it returns a dataset
+        self._datasets_returned = {}  # (id(def), depth) -> whether it returns a dataset
         # Project files (project.Dependency) whose content the findings were drawn from.
         self.dependencies = set()
         self._imported = {}  # (module, level, name) -> ImportedSite or None
@@ -863,11 +863,12 @@ class ModuleFacts:
         function = self.called_function(call, self.names.scope_of(call))
         if function is None:
             return False
-        if id(function) not in self._datasets_returned:
-            self._datasets_returned[id(function)] = False  # while it is worked out
-            self._datasets_returned[id(function)] = self._returns_datasets_now(
+        key = (id(function), depth)  # (an answer cut short by depth is its own)
+        if key not in self._datasets_returned:
+            self._datasets_returned[key] = False  # while it is worked out
+            self._datasets_returned[key] = self._returns_datasets_now(
                 function, with_targets, depth)
-        return self._datasets_returned[id(function)]
+        return self._datasets_returned[key]
 
     def _returns_datasets_now(self, function, with_targets, depth):
         own_scope = self.names.scope_for_def[id(function)]

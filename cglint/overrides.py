@@ -201,8 +201,8 @@ class _Builder:
         self.module = module
         self.qualnames = {}  # id(Call) -> what it calls
         self.calls_by_name = {}  # `f` -> the calls `f(...)` of a plain name
-        self._strings = {}  # (id(expr), id(scope)) -> constant_string
-        self._module_dicts = {}  # name -> _module_dict
+        self._strings = {}  # (id(expr), id(scope), depth) -> constant_string
+        self._module_dicts = {}  # id(the name's one binding) -> _module_dict
 
     @property
     def names(self):
@@ -494,7 +494,7 @@ class _Builder:
         """The string `expr` always evaluates to, or None when it is not a constant (or
         longer than any gradient name: a hostile fan of formats stays small). Each
         expression is worked out once."""
-        key = (id(expr), id(scope))
+        key = (id(expr), id(scope), depth)  # (an answer cut short by depth is its own)
         if key not in self._strings:
             self._strings[key] = None  # while it is worked out (a name bound to itself)
             found = self._constant_string(expr, scope, depth)
@@ -548,12 +548,15 @@ class _Builder:
         when nothing may change it: no `global`, no item assignment or deletion, no
         method call on it, and no use but as an override map or a subscript read. Worked
         out once per name."""
-        if name.id not in self._module_dicts:
-            self._module_dicts[name.id] = self._module_dict_now(name)
-        return self._module_dicts[name.id]
-
-    def _module_dict_now(self, name):
         bindings = self.names.lookup(name.id, self.names.scope_of(name))
+        if len(bindings) != 1:
+            return None  # (a parameter, or a name bound twice, is no module constant)
+        key = id(bindings[0])
+        if key not in self._module_dicts:
+            self._module_dicts[key] = self._module_dict_now(name, bindings)
+        return self._module_dicts[key]
+
+    def _module_dict_now(self, name, bindings):
         if len(bindings) != 1 or bindings[0].kind != "assign" or \
                 bindings[0].scope.kind != "module" or \
                 not isinstance(bindings[0].node, ast.Dict) or self.declared_global(name.id):

@@ -121,8 +121,7 @@ def module_file(roots, dotted):
         return None
     for root in roots:
         base = os.path.join(root, *parts)
-        # A package folder wins over a module of the same name, as Python's finder has it.
-        for candidate in (os.path.join(base, "__init__.py"), base + ".py"):
+        for candidate in (base + ".py", os.path.join(base, "__init__.py")):
             if _is_regular_file(candidate):
                 return candidate
     return None
@@ -337,9 +336,9 @@ class Project:
             found = []
             for root in roots:  # as module_file() and _package_init() try them
                 base = os.path.join(root, *parts)
-                found.append(os.path.join(base, "__init__.py"))
                 if parts:
                     found.append(base + ".py")
+                found.append(os.path.join(base, "__init__.py"))
             found = self._candidates[key] = tuple(found)
         return found
 

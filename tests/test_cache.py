@@ -498,15 +498,3 @@ def test_a_non_utf8_file_name_with_the_cache(caches, tmp_path, capsys):
     assert code == 1 and out.count("CG103") == 1
     assert run(capsys, ".") == (code, out)
     assert caches[1].hits == 1
-
-
-def test_a_package_wins_over_a_module_of_the_same_name(tmp_path):
-    # Python's finder takes ops/__init__.py before ops.py in the same folder.
-    from cglint import project
-
-    (tmp_path / "ops").mkdir()
-    (tmp_path / "ops" / "__init__.py").write_text("")
-    (tmp_path / "ops.py").write_text("")
-    project.new_run()
-    found = project.current().module_path(str(tmp_path / "model.py"), "ops")
-    assert found == str(tmp_path / "ops" / "__init__.py")

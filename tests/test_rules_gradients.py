@@ -2418,3 +2418,35 @@ def test_cg110_a_long_chain_of_conditional_expressions():
     code = ("import tensorflow as tf\n\n@tf.custom_gradient\ndef f(x, t):\n"
             "    def grad(dy):\n        return dy, (%s)\n    return x, grad\n" % chain)
     assert [found[0] for found in lint(code, select=["CG110"])] == ["CG110"]
+
+
+def test_cg109_variable_sources_are_the_tapes_own():
+    # Another function's tape of the same name, a layer's output tensor, a resource
+    # variable: not this tape's variables (the review's cases).
+    code = textwrap.dedent("""
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def clip(x):
+        return tf.identity(x), lambda dy: tf.clip_by_value(dy, -1.0, 1.0)
+
+    def saliency(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            loss = tf.reduce_sum(clip(tf.layers.dense(x, 3)))
+        return tape.gradient(loss, x)
+
+    def train_step(model, x):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(clip(model(x)))
+        return tape.gradient(loss, model.trainable_weights)
+
+    def resource(x):
+        r = tf.get_variable("r", [3], use_resource=True)
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(clip(x * r))
+        return tape.gradient(loss, [r])
+    """)
+    result = check.check_text("m.py", code, engine.Options(select=("CG109",)))
+    says = [(d.line, "'_id'" in d.message) for d in result.diagnostics]
+    assert says == [(9, False), (15, True), (21, False)]

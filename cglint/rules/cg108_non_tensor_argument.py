@@ -55,10 +55,12 @@ class NonTensorArgument(Rule):
             below = _method_decorator_below(module, site)
             if below is not None:
                 decorator, kind = below
+                fix = ("put `@staticmethod` above `@tf.custom_gradient`" if kind == "staticmethod"
+                       else "decorate a function nested in the method instead (above it, "
+                       "`cls` would be converted to a tensor)")
                 yield self.at(decorator, "`@tf.custom_gradient` is applied to a `%s` object "
                               "(decorators apply from the bottom up): TF 1.8 calls it and "
-                              "raises TypeError; put `@%s` above `@tf.custom_gradient`"
-                              % (kind, kind), function=site.func)
+                              "raises TypeError; %s" % (kind, fix), function=site.func)
                 continue
             if site.is_method and site.params.names:
                 yield self.at(site.func, "custom-gradient function `%s` is a method: TF 1.8 "

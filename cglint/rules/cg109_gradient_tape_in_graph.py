@@ -1,8 +1,9 @@
 import ast
 
 from cglint.facts import EAGER
+from cglint.names import same_scope_nodes
 from cglint.rules.base import Rule
-from cglint.variable_creators import creates_trained_variables
+from cglint.variable_creators import VARIABLE_FUNCTIONS
 
 
 class GradientTapeInGraphMode(Rule):
@@ -67,7 +68,13 @@ def _variable_sources(module, tape_call):
     if not isinstance(parent, ast.withitem) or not isinstance(parent.optional_vars, ast.Name):
         return False
     tape = parent.optional_vars.id
-    for node in module.nodes[ast.Call]:
+    scope = module.names.scope_of(tape_call)
+    # (the tape's own scope: another function's `tape` is another tape)
+    body = getattr(scope.node, "body", [])
+    body = body if isinstance(body, list) else [body]  # a lambda's one expression
+    for node in same_scope_nodes(body):
+        if not isinstance(node, ast.Call):
+            continue
         func = node.func
         if not (isinstance(func, ast.Attribute) and func.attr == "gradient"
                 and isinstance(func.value, ast.Name) and func.value.id == tape):
@@ -83,11 +90,21 @@ def _variable_sources(module, tape_call):
             if isinstance(item, ast.Name):
                 bindings = module.names.lookup(item.id, module.names.scope_of(item))
                 if len(bindings) == 1 and bindings[0].kind == "assign" and isinstance(
-                        bindings[0].node, ast.Call) and creates_trained_variables(
+                        bindings[0].node, ast.Call) and _ref_variable(
                             bindings[0].node, module.names.resolve(
                                 bindings[0].node.func, bindings[0].scope)):
                     return True
     return False
+
+
+def _ref_variable(call, qualname):
+    """A 1.8 variable the tape cannot take: `tf.Variable`, `tf.get_variable` (not a layer
+    function's output tensor, nor `use_resource=True`, which it takes)."""
+    return qualname in VARIABLE_FUNCTIONS and "Resource" not in qualname and \
+        "eager" not in qualname and not any(
+            keyword.arg == "use_resource" and not (
+                isinstance(keyword.value, ast.Constant) and keyword.value.value is False)
+            for keyword in call.keywords)
 
 
 # What a tape's `with` block runs: no custom gradient, or one cglint cannot rule out.
