@@ -36,3 +36,15 @@ def recorded_caches(monkeypatch):
 
     monkeypatch.setattr(lint_run, "Cache", Recorded)
     return made
+
+
+@pytest.fixture(scope="module")
+def interpreters():
+    """{name: python} of the TF 1.8 interpreters (built when missing), for the tests that
+    measure what TF 1.8 does."""
+    from cglint.oracle import envs
+
+    found, errors = envs.find_interpreters(tf_pythons=envs.tf_pythons_from_env())
+    if errors:
+        pytest.fail("TF 1.8 interpreters unavailable (run `cglint confirm --setup`): %s" % errors)
+    return found

@@ -15,7 +15,6 @@ import pytest
 from cglint import cli
 from cglint.config import ConfigError
 from cglint.gradcheck import command, discover, predictions, settings, spec, verdicts
-from cglint.oracle import envs
 from fixture_files import ROOT
 
 GRADCHECK = os.path.join(ROOT, "gradcheck")
@@ -258,14 +257,6 @@ def test_graph_and_eager_answers_combine_into_one_verdict():
 
 
 # -- under TensorFlow 1.8 ---------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def interpreters():
-    found, errors = envs.find_interpreters(tf_pythons=envs.tf_pythons_from_env())
-    if errors:
-        pytest.fail("TF 1.8 interpreters unavailable (run `cglint confirm --setup`): %s" % errors)
-    return found
-
 
 def expectations():
     """{(file, function): (status, fragment, [codes])} from the fixtures' headers."""

@@ -48,14 +48,6 @@ def test_every_entry_has_a_call_to_measure():
     assert {call[3:].split("(")[0] for call in BY_ARGUMENT} == set(COUNTED_BY_ARGUMENT)
 
 
-@pytest.fixture(scope="module")
-def interpreters():
-    found, errors = envs.find_interpreters(tf_pythons=envs.tf_pythons_from_env())
-    if errors:
-        pytest.fail("TF 1.8 interpreters unavailable (run `cglint confirm --setup`): %s" % errors)
-    return found
-
-
 @pytest.mark.parametrize("name", envs.INTERPRETERS)
 def test_the_counts_are_tf18s(interpreters, name):
     calls = dict(CALLS)
@@ -69,8 +61,6 @@ def test_the_counts_are_tf18s(interpreters, name):
 
 @pytest.mark.parametrize("call, count", sorted(BY_ARGUMENT.items()))
 def test_cglint_counts_them_so(call, count):
-    import ast
-
     from cglint.facts import ModuleFacts
     from cglint.parse import parse
 

@@ -38,14 +38,6 @@ print(json.dumps(found))
 """
 
 
-@pytest.fixture(scope="module")
-def interpreters():
-    found, errors = envs.find_interpreters(tf_pythons=envs.tf_pythons_from_env())
-    if errors:
-        pytest.fail("TF 1.8 interpreters unavailable (run `cglint confirm --setup`): %s" % errors)
-    return found
-
-
 def test_every_key_has_a_call_to_measure():
     assert FIRST_ORDER_KEYS <= set(CALLS)
 
