@@ -62,7 +62,7 @@ def _bound_by_failing_import(module, chain, target, depth, followed):
                 return True
             continue
         if binding.kind != "import" or not binding.qualname.startswith("tensorflow") or \
-                id(binding.node) in module.names.never_bound:
+                id(binding.node) in never_bound:
             continue  # (a failing import with a fallback binds the fallback's module)
         statement = binding.node
         if isinstance(statement, ast.ImportFrom):

@@ -28,7 +28,7 @@ import weakref
 
 from cglint import failing_imports, tfapi, tfimports
 from cglint.facts import own_nodes
-from cglint.version_tests import UNKNOWN, VERSION_NAMES, evaluate, evaluate_value
+from cglint.version_tests import UNKNOWN, VERSION_NAMES, evaluate, evaluate_value, release
 
 _CACHE = weakref.WeakKeyDictionary()
 # What each caught exception protects: an attribute use, an import, a call's keywords.
@@ -88,7 +88,7 @@ class _Finder:
         self._helpers = {}  # id(call) -> _helper_outcome(call)
         self._following = []  # the defs _helper_runs is looking into
         self._mentions = {}  # (id(value), depth) -> _mentions_version of a name's value
-        self.version = _version_tuple(module.target_tf)
+        self.version = release(module.target_tf)
 
     def find(self):
         module = self.module
@@ -700,7 +700,3 @@ def _leaves(statements):
     return bool(statements) and isinstance(statements[-1], (ast.Return, ast.Raise,
                                                             ast.Continue, ast.Break))
 
-
-def _version_tuple(target):
-    parts = re.findall(r"\d+", str(target))
-    return (int(parts[0]), int(parts[1])) if len(parts) >= 2 else (1, 8)

@@ -18,7 +18,7 @@ imports bound before it (the names' other bindings are what is being decided): a
 import ast
 
 from cglint import tfapi
-from cglint.version_tests import evaluate
+from cglint.version_tests import evaluate, release
 
 _STATEMENT_LISTS = ("body", "orelse", "finalbody")
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -41,7 +41,7 @@ def decide(tree, names, target_tf):
     branch of a conditional expression it takes (names.chosen), and the statements it
     never runs (names.untaken, which guards treat as dead code)."""
     never, untaken = set(), []
-    version = _version(target_tf)
+    version = release(target_tf)
     for statement in tree.body:
         if isinstance(statement, ast.If):
             _decide_if(statement, names, target_tf, version, never, untaken)
@@ -144,9 +144,3 @@ def _imported_before(line, names, never):
             return None
         return ".".join([bound.pop()] + attributes[::-1])
     return resolve
-
-
-def _version(target_tf):
-    """(major, minor) of the target release; options.py has validated `--target-tf`."""
-    major, minor = (str(target_tf).split(".") + ["0"])[:2]
-    return int(major), int(minor)

@@ -13,6 +13,12 @@ VERSION_NAMES = ("tensorflow.__version__", "tensorflow.VERSION", "tensorflow.ver
 _VERSION_CLASSES = ("LooseVersion", "StrictVersion", "parse", "parse_version", "Version")
 
 
+def release(target):
+    """(major, minor) of a target TensorFlow release given as text ("1.8")."""
+    parts = re.findall(r"\d+", str(target))
+    return (int(parts[0]), int(parts[1])) if len(parts) >= 2 else (1, 8)
+
+
 def evaluate(test, version, resolve, single_value, call_value=None):
     """True / False: what `test` gives on release `version` ((1, 8)); None when unknown.
 
