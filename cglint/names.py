@@ -144,6 +144,10 @@ class Names:
             return None
         return names.pop()
 
+    def declared_global(self, name):
+        """Whether some def declares `global name` (and may bind the module's name)."""
+        return any(name in scope.globals for scope in self.scope_for_def.values())
+
     def definitions(self, expr, scope):
         """The single def/lambda/assignment `expr` (a Name) is bound to, or None."""
         if not isinstance(expr, ast.Name):

@@ -538,7 +538,7 @@ class _Builder:
             if len(bindings) != 1 or bindings[0].kind != "assign":
                 return None
             binding = bindings[0]
-            if binding.scope.kind == "module" and self.declared_global(expr.id):
+            if binding.scope.kind == "module" and self.names.declared_global(expr.id):
                 return None
             return self.constant_string(binding.node, binding.scope, depth + 1)
         return None
@@ -559,7 +559,8 @@ class _Builder:
     def _module_dict_now(self, name, bindings):
         if len(bindings) != 1 or bindings[0].kind != "assign" or \
                 bindings[0].scope.kind != "module" or \
-                not isinstance(bindings[0].node, ast.Dict) or self.declared_global(name.id):
+                not isinstance(bindings[0].node, ast.Dict) or \
+                self.names.declared_global(name.id):
             return None
         for node in self.module.nodes[ast.Name]:
             if node.id != name.id or not isinstance(node.ctx, ast.Load):
@@ -580,14 +581,12 @@ class _Builder:
             bindings = self.names.lookup(expr.id, scope)
             if len(bindings) == 1 and bindings[0].kind == "assign" and isinstance(
                     bindings[0].node, ast.Constant) and not (
-                        bindings[0].scope.kind == "module" and self.declared_global(expr.id)):
+                        bindings[0].scope.kind == "module"
+                        and self.names.declared_global(expr.id)):
                 expr = bindings[0].node
         if isinstance(expr, ast.Constant) and type(expr.value) is int:
             return expr.value if abs(expr.value) < 10 ** 18 else None
         return self.constant_string(expr, scope, depth)
-
-    def declared_global(self, name):
-        return any(name in scope.globals for scope in self.names.scope_for_def.values())
 
     # Override maps
 

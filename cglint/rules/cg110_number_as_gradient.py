@@ -90,7 +90,7 @@ def _constant_of(module, name):
     if len(bindings) != 1 or bindings[0].kind != "assign" or \
             bindings[0].scope is not names.module:
         return None
-    if any(name.id in scope.globals for scope in names.scope_for_def.values()):
+    if names.declared_global(name.id):
         return None  # `global ZERO` in a def that may assign it anew
     return bindings[0].node
 
