@@ -245,14 +245,11 @@ def _python_needs(module, site, index):
     name = _parameter(site, index)
     if name is None:
         return None
-    parents = None
     for node, _, _ in _uses(module, site, name):
-        if parents is None:
-            parents = _parent_map(site.func)
-        expr = node
-        while isinstance(parents.get(id(expr)), (ast.BinOp, ast.UnaryOp)):
-            expr = parents[id(expr)]
-        call = parents.get(id(expr))
+        expr = node  # (parents climbed through the module's own kept paths)
+        while isinstance(module.parent_of(expr), (ast.BinOp, ast.UnaryOp)):
+            expr = module.parent_of(expr)
+        call = module.parent_of(expr)
         if isinstance(call, ast.Call) and expr in call.args and isinstance(
                 call.func, ast.Name) and call.func.id in _NUMBER_BUILTINS and \
                 not module.names.lookup(call.func.id, module.names.scope_of(call)):
