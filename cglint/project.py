@@ -119,12 +119,18 @@ def module_file(roots, dotted):
     parts = dotted.split(".")
     if not all(part.isidentifier() for part in parts):
         return None
+    return next((candidate for candidate in candidate_files(roots, parts)
+                 if _is_regular_file(candidate)), None)
+
+
+def candidate_files(roots, parts):
+    """The files a module of dotted `parts` may be, in the order a lookup tries them
+    (a package folder's `__init__.py` alone when `parts` is empty)."""
     for root in roots:
         base = os.path.join(root, *parts)
-        for candidate in (base + ".py", os.path.join(base, "__init__.py")):
-            if _is_regular_file(candidate):
-                return candidate
-    return None
+        if parts:
+            yield base + ".py"
+        yield os.path.join(base, "__init__.py")
 
 
 def relative_base(path, level, module):
@@ -333,13 +339,7 @@ class Project:
             else:
                 roots = self._roots.get(folder) or search_roots(importer)
                 parts = module.split(".")
-            found = []
-            for root in roots:  # as module_file() and _package_init() try them
-                base = os.path.join(root, *parts)
-                if parts:
-                    found.append(base + ".py")
-                found.append(os.path.join(base, "__init__.py"))
-            found = self._candidates[key] = tuple(found)
+            found = self._candidates[key] = tuple(candidate_files(roots, parts))
         return found
 
     def _module_path(self, importer, module, level):
