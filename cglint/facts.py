@@ -1284,8 +1284,7 @@ class ModuleFacts:
             return not expr.keys
         if isinstance(expr, ast.Call):
             return isinstance(expr.func, ast.Name) and expr.func.id == "dict" and not (
-                expr.args or expr.keywords) and not self.names.lookup(
-                    "dict", self.names.scope_of(expr))
+                expr.args or expr.keywords) and self.names.is_builtin(expr.func)
         if not isinstance(expr, ast.Name):
             return False
         bindings = self.names.lookup(expr.id, self.names.scope_of(expr))

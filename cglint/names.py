@@ -144,6 +144,10 @@ class Names:
             return None
         return names.pop()
 
+    def is_builtin(self, name):
+        """Whether a Name reads Python's builtin: nothing binds it where it is read."""
+        return not self.lookup(name.id, self.scope_of(name))
+
     def declared_global(self, name):
         """Whether some def declares `global name` (and may bind the module's name)."""
         return any(name in scope.globals for scope in self.scope_for_def.values())

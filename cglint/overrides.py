@@ -596,8 +596,8 @@ class _Builder:
         if isinstance(mapping, ast.Name):
             mapping = self.module.single_value(mapping, scope) or self._module_dict(mapping)
         if isinstance(mapping, ast.Call) and isinstance(mapping.func, ast.Name) and \
-                mapping.func.id == "dict" and not mapping.args and self.names.lookup(
-                    "dict", scope) == [] and all(k.arg for k in mapping.keywords):
+                mapping.func.id == "dict" and not mapping.args and \
+                self.names.is_builtin(mapping.func) and all(k.arg for k in mapping.keywords):
             # `dict(Relu="ClipGrad")`: keys that are op types written as names
             mapping = ast.Dict(keys=[ast.copy_location(ast.Constant(k.arg), k)
                                      for k in mapping.keywords],
@@ -633,7 +633,7 @@ class _Builder:
                 return None, frozenset()
             if isinstance(node, ast.Call):
                 if isinstance(node.func, ast.Name) and node.func.id in _NO_OP_BUILTINS and \
-                        not self.names.lookup(node.func.id, self.names.scope_of(node)):
+                        self.names.is_builtin(node.func):
                     continue  # `hasattr(layer, "activation")`: Python's, no op
                 qualname = self.qualnames.get(id(node))
                 op_types = ops.built_by(qualname)

@@ -87,7 +87,7 @@ def _matters(module, site, grad, param):
             harmless.update(_truth_tested(node.operand))  # `ok = not variables`
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
               and node.func.id == "bool" and len(node.args) == 1 and not node.keywords
-              and not module.names.lookup("bool", module.names.scope_of(node.func))):
+              and module.names.is_builtin(node.func)):
             harmless.update(_truth_tested(node.args[0]))
     if any(isinstance(node, ast.Name) and node.id == param.arg and id(node) not in harmless
            and not isinstance(node.ctx, ast.Del)  # `del variables  # Unused.`

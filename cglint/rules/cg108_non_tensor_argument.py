@@ -146,7 +146,7 @@ def _method_decorator_below(module, site):
         if module.resolve(target) in CUSTOM_GRADIENT:
             for lower in decorators[index + 1:]:
                 if isinstance(lower, ast.Name) and lower.id in ("staticmethod", "classmethod") \
-                        and not module.names.lookup(lower.id, module.names.scope_of(lower)):
+                        and module.names.is_builtin(lower):
                     return decorator, lower.id
     return None
 
@@ -252,7 +252,7 @@ def _python_needs(module, site, index):
         call = module.parent_of(expr)
         if isinstance(call, ast.Call) and expr in call.args and isinstance(
                 call.func, ast.Name) and call.func.id in _NUMBER_BUILTINS and \
-                not module.names.lookup(call.func.id, module.names.scope_of(call)):
+                module.names.is_builtin(call.func):
             return call.func.id
     return None
 

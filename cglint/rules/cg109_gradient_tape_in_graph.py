@@ -167,8 +167,8 @@ def _call_runs(module, call, tape, depth, seen):
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and \
             func.value.id == tape:
         return _NONE  # tape.watch(w)
-    if isinstance(func, ast.Name) and func.id in _INERT_BUILTINS and not module.names.lookup(
-            func.id, module.names.scope_of(call)):
+    if isinstance(func, ast.Name) and func.id in _INERT_BUILTINS and \
+            module.names.is_builtin(func):
         return _NONE
     if depth >= MAX_HELPER_DEPTH:
         return _UNKNOWN

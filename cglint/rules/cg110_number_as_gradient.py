@@ -98,8 +98,7 @@ def _constant_of(module, name):
 def _number_call(module, node):
     """`float(0)`, `int(1)`: the builtin called on a number."""
     return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-            and node.func.id in ("float", "int") and not module.names.lookup(
-                node.func.id, module.names.scope_of(node))
+            and node.func.id in ("float", "int") and module.names.is_builtin(node.func)
             and len(node.args) == 1 and not node.keywords and _is_number(node.args[0]))
 
 
