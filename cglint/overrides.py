@@ -703,6 +703,16 @@ def _argument(call, keyword, position):
     return None
 
 
+def passes(call, function, parameter):
+    """Whether a call of `function` (a plain def) gives `parameter` itself, by keyword or
+    position, rather than leaving its default (unknown, behind `*args`: True)."""
+    arguments = function.args
+    names = [arg.arg for arg in arguments.posonlyargs + arguments.args]
+    if parameter not in names:
+        return any(keyword.arg == parameter for keyword in call.keywords)
+    return _argument(call, parameter, names.index(parameter)) is not None
+
+
 def _passed_to(call, function, parameter):
     """The node a call of `function` (a plain def) gives `parameter`: the argument, or
     the default when not passed; None when unknown."""

@@ -96,7 +96,7 @@ class OverrideNeverApplies(Rule):
                 else ""
             passes = "passes `%s` a `%s` that makes" % (call.func.id, made.switch_parameter)
             function = module.names.scope_of(made.call).node
-            if not _passes(call, function, made.switch_parameter):
+            if not overrides.passes(call, function, made.switch_parameter):
                 passes = "leaves `%s`'s `%s` at its default, which makes" % (
                     call.func.id, made.switch_parameter)
             yield self.at(call, "this call %s `tf.%s` (line %d) "
@@ -172,18 +172,6 @@ def _inside_a_map_of(module, node, op_types):
         other.block is not None and other.block.lineno <= node.lineno <= other.block.end_lineno
         and op_types & {entry.key for entry in other.entries}
         for other in module.overrides.maps)
-
-
-def _passes(call, function, parameter):
-    """Whether `call` of `function` passes `parameter` itself, by keyword or by
-    position, rather than leaving it at its default."""
-    if any(keyword.arg == parameter for keyword in call.keywords):
-        return True
-    positional = [arg.arg for arg in getattr(function.args, "posonlyargs", [])
-                  + function.args.args]
-    if isinstance(call.func, ast.Attribute) and positional[:1] == ["self"]:
-        positional = positional[1:]
-    return parameter in positional and positional.index(parameter) < len(call.args)
 
 
 def _loads_custom_ops(module):
