@@ -98,6 +98,10 @@ def _public_tensorflow(bound):
         bound + ".")
 
 
+# How many nodes parent_of finds by descending from the module before it maps every node.
+_PATHS_BEFORE_MAP = 64
+
+
 def _path_to(root, target, pruned=False):
     """[root, ..., target] through `children`, or []. `pruned`: enter only nodes whose
     position holds the target's (a decorated def starts at its first decorator), which
@@ -393,6 +397,7 @@ class ModuleFacts:
         self.dependencies = set()
         self._imported = {}  # (module, level, name) -> ImportedSite or None
         self._parents = {id(parsed.tree): None}  # id(node) -> parent, along paths found
+        self._paths_found = 0  # parent_of's descents so far (see _PATHS_BEFORE_MAP)
         self._mutated = {}  # id(function) -> names mutated in its body
 
     @cached_property
@@ -546,9 +551,20 @@ class ModuleFacts:
         maps) costs a path, not a map of the whole tree; the path found is kept."""
         parents = self._parents
         if id(node) not in parents:
-            path = _path_to(self.tree, node, pruned=True) or _path_to(self.tree, node)
-            for parent, child in zip(path, path[1:]):
-                parents[id(child)] = parent
+            self._paths_found += 1
+            if self._paths_found == _PATHS_BEFORE_MAP:
+                # A descent looks at every statement of each body on the way down: past a
+                # few, one map of the whole tree is cheaper (2,000 tapes in one file).
+                stack = [self.tree]
+                while stack:
+                    parent = stack.pop()
+                    for child in children(parent):
+                        parents[id(child)] = parent
+                        stack.append(child)
+            else:
+                path = _path_to(self.tree, node, pruned=True) or _path_to(self.tree, node)
+                for parent, child in zip(path, path[1:]):
+                    parents[id(child)] = parent
             parents.setdefault(id(node), None)
         return parents[id(node)]
 
