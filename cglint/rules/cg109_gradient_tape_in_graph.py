@@ -35,12 +35,15 @@ class GradientTapeInGraphMode(Rule):
     def check(self, module):
         if not module.tape_calls or module.eager:
             return
+        # Worked out once per module and per scope, not per tape: a file may hold
+        # thousands of tapes.
+        sites, gradient_calls = {}, {}
         for call in module.tape_calls:
             if module.execution_mode(call) == EAGER:
                 continue  # under `if tf.executing_eagerly():`, where tapes see them
             what = "gradient_override_map" if module.override_maps else None
             if what is None:
-                reached = _reached(module, call)
+                reached = _reached(module, call, sites)
                 if reached is _NONE or (reached is _UNKNOWN and not module.sites):
                     # The tape's block visibly runs no custom gradient; or only one of
                     # another module could be run, through what cglint cannot follow.
@@ -49,7 +52,7 @@ class GradientTapeInGraphMode(Rule):
                 what = "custom gradient `%s`" % site.name
             message = "`tf.GradientTape` in graph mode ignores %s in TF 1.8 (natural " \
                 "gradient, silently); use tf.gradients" % what
-            if _variable_sources(module, call):
+            if _variable_sources(module, call, gradient_calls):
                 message += "; with variables as sources its `gradient` raises `AttributeError: " \
                     "'Variable' object has no attribute '_id'`"
             yield self.at(call, message)
@@ -61,24 +64,19 @@ _VARIABLE_ATTRIBUTES = frozenset(("trainable_weights", "trainable_variables", "w
 _VARIABLE_LISTS = frozenset(("tensorflow.trainable_variables", "tensorflow.global_variables"))
 
 
-def _variable_sources(module, tape_call):
+def _variable_sources(module, tape_call, gradient_calls):
     """Whether the tape's `gradient(target, sources)` visibly takes variables: a model's
-    `trainable_weights`, `tf.trainable_variables()`, or a name bound to a new variable."""
+    `trainable_weights`, `tf.trainable_variables()`, or a name bound to a new variable.
+    `gradient_calls`: a memo of _gradient_calls by scope."""
     parent = module.parent_of(tape_call)
     if not isinstance(parent, ast.withitem) or not isinstance(parent.optional_vars, ast.Name):
         return False
     tape = parent.optional_vars.id
     scope = module.names.scope_of(tape_call)
     # (the tape's own scope: another function's `tape` is another tape)
-    body = getattr(scope.node, "body", [])
-    body = body if isinstance(body, list) else [body]  # a lambda's one expression
-    for node in same_scope_nodes(body):
-        if not isinstance(node, ast.Call):
-            continue
-        func = node.func
-        if not (isinstance(func, ast.Attribute) and func.attr == "gradient"
-                and isinstance(func.value, ast.Name) and func.value.id == tape):
-            continue
+    if id(scope) not in gradient_calls:
+        gradient_calls[id(scope)] = _gradient_calls(scope)
+    for node in gradient_calls[id(scope)].get(tape, ()):
         sources = next((k.value for k in node.keywords if k.arg == "sources"),
                        node.args[1] if len(node.args) > 1 else None)
         items = sources.elts if isinstance(sources, (ast.List, ast.Tuple)) else [sources]
@@ -95,6 +93,20 @@ def _variable_sources(module, tape_call):
                                 bindings[0].node.func, bindings[0].scope)):
                     return True
     return False
+
+
+def _gradient_calls(scope):
+    """{name: [calls of `name.gradient(...)`]} in the scope's own body."""
+    body = getattr(scope.node, "body", [])
+    body = body if isinstance(body, list) else [body]  # a lambda's one expression
+    found = {}
+    for node in same_scope_nodes(body):
+        if isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr == "gradient" and isinstance(
+                    func.value, ast.Name):
+                found.setdefault(func.value.id, []).append(node)
+    return found
 
 
 def _ref_variable(call, qualname):
@@ -116,7 +128,7 @@ _INERT_BUILTINS = frozenset(("print", "len", "range", "float", "int", "bool", "s
 MAX_HELPER_DEPTH = 3
 
 
-def _reached(module, call):
+def _reached(module, call, sites):
     """The site a tape's `with` block runs (directly, through functions of the module or
     of other project modules, or passed along as a value), _UNKNOWN when the block calls
     what cglint cannot follow or the tape is not used as a `with`, _NONE when it visibly
@@ -126,21 +138,25 @@ def _reached(module, call):
     if not isinstance(statement, (ast.With, ast.AsyncWith)) or item.context_expr is not call:
         return _UNKNOWN
     tape = item.optional_vars.id if isinstance(item.optional_vars, ast.Name) else None
-    return _runs(module, statement.body, tape, 0, set())
+    return _runs(module, statement.body, tape, 0, set(), sites)
 
 
-def _sites(module):
+def _sites(module, memo):
     """({id(def): site}, {id(call): site}) of the custom-gradient functions a module
-    defines and the calls of them it makes (of other modules' too)."""
+    defines and the calls of them it makes (of other modules' too); kept in `memo` by
+    module."""
+    if id(module) in memo:
+        return memo[id(module)][1]
     by_def = {id(site.func): site for site in module.sites}
     by_call = {id(c): site for site in module.sites for c in site.calls + site.partials}
     by_call.update((id(c), site) for c, site in module.imported_calls)
+    memo[id(module)] = (module, (by_def, by_call))  # (the module kept: its id stays its own)
     return by_def, by_call
 
 
-def _runs(module, statements, tape, depth, seen):
+def _runs(module, statements, tape, depth, seen, sites):
     found = _NONE
-    by_def, by_call = _sites(module)
+    by_def, by_call = _sites(module, sites)
     for statement in statements:
         for node in ast.walk(statement):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
@@ -151,7 +167,7 @@ def _runs(module, statements, tape, depth, seen):
                 continue
             if id(node) in by_call:
                 return by_call[id(node)]
-            verdict = _call_runs(module, node, tape, depth, seen)
+            verdict = _call_runs(module, node, tape, depth, seen, sites)
             if verdict is not _NONE:
                 if verdict is not _UNKNOWN:
                     return verdict
@@ -159,7 +175,7 @@ def _runs(module, statements, tape, depth, seen):
     return found
 
 
-def _call_runs(module, call, tape, depth, seen):
+def _call_runs(module, call, tape, depth, seen, sites):
     func = call.func
     qualname = module.resolve(func)
     if qualname and qualname.startswith("tensorflow."):
@@ -181,7 +197,7 @@ def _call_runs(module, call, tape, depth, seen):
     if id(helper) in seen:
         return _NONE
     seen.add(id(helper))
-    found = _runs(facts, helper.body, None, depth + 1, seen)
+    found = _runs(facts, helper.body, None, depth + 1, seen, sites)
     if facts is not module:
         # What the other module's facts drew from the project decides this finding too.
         module.dependencies.update(facts.dependencies)
