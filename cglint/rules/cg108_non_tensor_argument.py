@@ -51,6 +51,10 @@ class NonTensorArgument(Rule):
     judges_project_calls = True  # imported_calls
 
     def check(self, module):
+        # Answers about a function's parameter (how its body uses it) are worked out once
+        # per function and argument position, not once per call: a module may call or
+        # `partial` one big function hundreds of times.
+        memo = {}
         for site in module.sites:
             below = _method_decorator_below(module, site)
             if below is not None:
@@ -68,29 +72,37 @@ class NonTensorArgument(Rule):
                               "nested in the method instead" % (site.name,
                                                                 site.params.names[0]), function=site.func)
             for call in site.calls:
-                yield from self._check_call(module, call, site.name, site.func, site)
+                yield from self._check_call(module, call, site.name, site.func, site, memo=memo)
             for partial in site.partials:
                 # `functools.partial(quantize, "hard")`: what it binds positionally comes
                 # first at every call (a list is left alone: the count is the call's)
                 bound = ast.copy_location(ast.Call(func=partial.func, args=[
                     arg for arg in partial.args[1:]], keywords=[]), partial)
                 yield from self._check_call(module, bound, site.name, site.func, site,
-                                            skip=("list",))
+                                            skip=("list",), memo=memo)
         for call, site in module.imported_calls:
             yield from self._check_call(module, call, site.name, None)
 
-    def _check_call(self, module, call, name, function, site=None, skip=()):
+    def _check_call(self, module, call, name, function, site=None, skip=(), memo=None):
+        memo = {} if memo is None else memo
+
+        def once(question, *arguments):
+            key = (question, id(site.func), index) + arguments
+            if key not in memo:
+                memo[key] = question(module, site, index, *arguments)
+            return memo[key]
+
         for index, arg in enumerate(call.args):
             kind = self._kind(module, arg)
             if kind in skip:
                 continue
-            if kind in _HANDLED and site is not None and _handled(module, site, call, index,
-                                                                  kind):
+            # (a list's answer depends on how many arguments the call stacks)
+            if kind in _HANDLED and site is not None and once(_handled, kind, len(call.args)):
                 continue
-            builtin = _python_needs(module, site, index) if kind in ("int", "float") and \
+            builtin = once(_python_needs) if kind in ("int", "float") and \
                 site is not None else None
             if kind == "float" and builtin is None and (
-                    site is None or not _tested(module, site, index)):
+                    site is None or not once(_tested)):
                 continue  # a float is a float tensor: fine, unless Python tests it
             if kind and (kind in _ALWAYS or not module.eager):
                 what, why = _DESCRIPTIONS[kind]
@@ -201,7 +213,7 @@ _INT_RESULTS = frozenset("tensorflow." + name for name in ("shape", "size", "ran
 _INT_OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)
 
 
-def _handled(module, site, call, index, kind):
+def _handled(module, site, index, kind, arguments):
     """Whether the function visibly takes the converted value as the tensor it is: every
     use of its parameter is one a tensor allows, and, for a list, every gradient function
     gives one gradient per argument (the stacked list's is one)."""
@@ -219,7 +231,7 @@ def _handled(module, site, call, index, kind):
     if any(_sequence_use(module, node, parent) for node, parent, _ in uses):
         return False
     counts, complete = gradient_counts(module, site)
-    return complete and counts == {len(call.args)}
+    return complete and counts == {arguments}
 
 
 def _tested(module, site, index):

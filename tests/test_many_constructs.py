@@ -1,0 +1,60 @@
+"""Files with thousands of one construct (generated code, long experiment scripts) are
+checked in time that grows with the file, not with its square: each used to redo per
+construct a walk of the whole module or function (`parent_of` descents, a scope's
+`tape.gradient` calls, a function's parameter uses). The bounds are ten times what the
+check takes now and a fraction of what it took before; they catch a hang, not a slowdown
+(speed is bench/'s business)."""
+import time
+
+from conftest import lint
+
+BOUND = 8  # seconds of CPU
+
+
+def _timed(code, **options):
+    started = time.process_time()
+    found = lint(code, **options)
+    return found, time.process_time() - started
+
+
+def test_a_thousand_tapes_in_one_file():
+    # 2,000 tapes took 81 s: each tape walked its scope for `gradient` calls and
+    # descended from the module to find its parent
+    lines = ["import tensorflow as tf", "x = tf.constant(1.0)", "@tf.custom_gradient",
+             "def f(x):", "    def grad(dy):", "        return dy", "    return x, grad"]
+    for i in range(1000):
+        lines += ["with tf.GradientTape() as t%d:" % i, "    t%d.watch(x)" % i,
+                  "    y%d = f(x) * %d.0" % (i, i), "g%d = t%d.gradient(y%d, x)" % (i, i, i)]
+    found, seconds = _timed("\n".join(lines) + "\n", select=["CG109"])
+    assert [code for code, _, _ in found] == ["CG109"] * 1000
+    assert seconds < BOUND
+
+
+def test_three_thousand_override_maps_in_one_file():
+    # 12 s: each map's parent found by a descent through every top-level statement
+    lines = ["import tensorflow as tf", "g = tf.get_default_graph()", "x = tf.constant(1.0)",
+             "@tf.RegisterGradient('MyGrad')", "def _g(op, dy):", "    return dy"]
+    for i in range(3000):
+        lines += ["with g.gradient_override_map({'Relu': 'MyGrad'}):",
+                  "    y%d = tf.nn.relu(x * %d.0)" % (i, i), "d%d = tf.gradients(y%d, x)" % (i, i)]
+    lines += ["with g.gradient_override_map({'ReLU': 'MyGrad'}):", "    z = tf.nn.relu(x)"]
+    found, seconds = _timed("\n".join(lines) + "\n")
+    assert [(code, line) for code, line, _ in found] == [("CG201", len(lines) - 1)]
+    assert seconds < BOUND
+
+
+def test_hundreds_of_calls_of_one_long_custom_gradient_function():
+    # 500 partials and 500 calls of a 400-line function took 40 s: each call walked the
+    # function for its parameter's uses
+    lines = ["import functools", "import tensorflow as tf", "@tf.custom_gradient",
+             "def f(x, k):", "    y = x[:k]"]
+    lines += ["    y = y * 1.0%d + x[%d:k] * tf.reduce_sum(x)" % (i, i % 3) for i in range(400)]
+    lines += ["    def grad(dy):", "        return dy * 2.0, None", "    return y, grad"]
+    lines += ["g%d = functools.partial(f, tf.constant([%d.0]), %d)" % (i, i, i)
+              for i in range(300)]
+    lines += ["h%d = f(tf.constant([1.0]), %d)" % (i, i) for i in range(300)]
+    lines += ["bad = f(tf.constant([1.0]), 2.5)", "if_flag = f(tf.constant([1.0]), None)"]
+    found, seconds = _timed("\n".join(lines) + "\n", select=["CG108"])
+    # the int is a slice bound each time (handled); None is not
+    assert [(code, line) for code, line, _ in found] == [("CG108", len(lines))]
+    assert seconds < BOUND
