@@ -452,6 +452,54 @@ def test_cg106_near_misses():
     assert codes(code, select=["CG106"]) == []
 
 
+def test_cg106_a_factory_of_any_kind_is_not_a_called_gradient_function():
+    # made under TF 1.8: fixtures/CG106/good_grad_from_factory_of_lambdas.py
+    code = """
+    import functools
+    import tensorflow as tf
+
+    def make_partial(b):
+        return functools.partial(lambda bound, dy: dy * bound, b)
+
+    def ident(dy):
+        return dy
+
+    def factory(c):
+        g = make_partial(c)
+        return g if c else ident
+
+    def outer(c):
+        return factory(c)
+
+    def recursive(n):
+        return recursive(n - 1) if n else (lambda dy: dy)
+
+    def helper_grad(dy):
+        return dy * 2.0
+
+    @tf.custom_gradient
+    def through_factories(x):
+        return tf.identity(x), outer(0.5)
+
+    @tf.custom_gradient
+    def through_recursion(x):
+        return tf.identity(x), recursive(3)
+
+    @tf.custom_gradient
+    def called_module_grad(x):
+        y = tf.identity(x)
+        return y, helper_grad(y)
+
+    @tf.custom_gradient
+    def called_identity_grad(x):
+        def grad(dy):
+            return dy
+        y = tf.identity(x)
+        return y, grad(y)
+    """
+    assert [line for _, line, _ in lint(code, select=["CG106"])] == [35, 42]
+
+
 def test_a_gradient_function_made_by_a_factory_is_checked_like_any_other():
     code = """
     import tensorflow as tf

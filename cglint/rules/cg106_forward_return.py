@@ -1,5 +1,6 @@
 import ast
 
+from cglint.facts import own_nodes
 from cglint.rules.base import Rule
 
 
@@ -18,7 +19,9 @@ class ForwardReturnShape(Rule):
 
     Fix: `return y, grad` where `grad` is the function itself (a list `[y, grad]` works too).
     A factory's call that returns the gradient function (`return y, make_grad(0.5)`) is
-    right, and its gradient function is checked like any other.
+    right, and its gradient function is checked like any other: a def of the module that
+    may return a def, a lambda (also one chosen by a conditional expression), a
+    `functools.partial`, or another factory's result.
     """
 
     code = "CG106"
@@ -50,7 +53,8 @@ class ForwardReturnShape(Rule):
                 return "returns %d values" % len(value.elts)
             first, second = value.elts
             if isinstance(second, ast.Call) and self._is_function(
-                    module, second.func, scope) and not module.made_functions(second, scope):
+                    module, second.func, scope) and not _may_give_function(
+                        module, second, scope):
                 return "calls its gradient function instead of returning it"
             if isinstance(second, ast.Constant) and second.value is None:
                 return "returns None as its gradient function"
@@ -68,6 +72,42 @@ class ForwardReturnShape(Rule):
             return True
         binding = module.names.definitions(expr, scope)
         return binding is not None and binding.kind == "def"
+
+
+# How deep factories calling factories are followed.
+_MAX_FACTORY_DEPTH = 4
+
+
+def _may_give_function(module, expr, scope, depth=0):
+    """Whether `expr` may evaluate to a function: a lambda, a def's name, a
+    `functools.partial`, a conditional expression with such a branch, or a call of a def
+    of the module that may return one (a factory: `make_grad(0.5)`). A gradient function's
+    own values (tensor arithmetic, its parameters) are not."""
+    if expr is None:
+        return False
+    if depth > _MAX_FACTORY_DEPTH:
+        return True  # too deep to tell: as if it may
+    if isinstance(expr, ast.Lambda):
+        return True
+    if isinstance(expr, ast.IfExp):
+        return any(_may_give_function(module, branch, scope, depth + 1)
+                   for branch in (expr.body, expr.orelse))
+    if isinstance(expr, ast.Name):
+        bindings = module.names.lookup(expr.id, scope)
+        if any(binding.kind == "def" for binding in bindings):
+            return True
+        values = module.assigned_values(expr, scope) or ()
+        return any(_may_give_function(module, value, scope, depth + 1) for value in values)
+    if isinstance(expr, ast.Call):
+        if module.names.resolve(expr.func, scope) == "functools.partial":
+            return True
+        function = module.called_function(expr, scope)
+        if function is None:
+            return False
+        own_scope = module.names.scope_for_def[id(function)]
+        return any(_may_give_function(module, node.value, own_scope, depth + 1)
+                   for node in own_nodes(function) if isinstance(node, ast.Return))
+    return False
 
 
 def _ends_in_raise(func):
