@@ -27,6 +27,7 @@ MINIMUM_VERSION = {
     "`...` outside a subscript": (3, 0),
     "class keyword argument": (3, 0),
     "non-ASCII text without a coding declaration": (3, 0),
+    "non-ASCII identifier": (3, 0),
     "`print()` keyword argument": (3, 0),
     "`print()` keyword `flush=`": (3, 3),
     "`print()` with `*` unpacking": (3, 0),
@@ -84,6 +85,8 @@ NOTES = {
     "non-ASCII text without a coding declaration": "Python 2 reads source as ASCII "
     "without one: `SyntaxError: Non-ASCII character`; add `# -*- coding: utf-8 -*-` as "
     "the first or second line",
+    "non-ASCII identifier": "Python 2 names are ASCII only (`SyntaxError: invalid syntax`, "
+    "a coding declaration or not)",
     "`return` with a value in a generator": "2.7 refuses it when compiling "
     "(`SyntaxError: 'return' with argument inside generator`); yield the value, or keep it "
     "out of the generator",
@@ -193,6 +196,7 @@ def newer_syntax(module, index=None):
         found.extend(_in_fstrings(module, target))
     if target < (3, 0):
         found.extend(_undeclared_non_ascii(module, target))
+        found.extend(_non_ascii_identifiers(module, target))
     return sorted(found, key=lambda record: record.span[:2])
 
 
@@ -301,6 +305,41 @@ def _undeclared_non_ascii(module, target):
     span = module.lines.span_of(at, at + 1)
     yield NewSyntax(span, construct, MINIMUM_VERSION[construct],
                     _message(construct, None, target))
+
+
+# The nodes that name something, and their fields that hold the name (or names).
+_NAMING_FIELDS = {ast.Name: ("id",), ast.arg: ("arg",), ast.Attribute: ("attr",),
+                  ast.keyword: ("arg",), ast.FunctionDef: ("name",),
+                  ast.AsyncFunctionDef: ("name",), ast.ClassDef: ("name",),
+                  ast.alias: ("name", "asname"), ast.ImportFrom: ("module",),
+                  ast.Global: ("names",), ast.Nonlocal: ("names",),
+                  ast.ExceptHandler: ("name",)}
+
+
+def _non_ascii_identifiers(module, target):
+    """Names with a character beyond ASCII (`λ = 0.3`), which Python 3 takes and 2.7
+    refuses: one finding per line, at its first such name, naming them all."""
+    if module.text.isascii():
+        return
+    by_line = {}
+    # (every node: the binder's index leaves out parameters and keywords; few files have
+    # text beyond ASCII)
+    for node in ast.walk(module.tree):
+        fields = _NAMING_FIELDS.get(type(node))
+        if fields:
+            line = getattr(node, "lineno", None)
+            for field in fields:
+                value = getattr(node, field, None)
+                for name in value if isinstance(value, list) else [value]:
+                    if name and line is not None and not name.isascii():
+                        by_line.setdefault(line, []).append((node.col_offset, name, node))
+    construct = "non-ASCII identifier"
+    for line, places in by_line.items():
+        places.sort(key=lambda place: place[0])
+        names = "`, `".join(dict.fromkeys(name for _, name, _ in places))
+        node = places[0][2]
+        yield NewSyntax(module.span(node), construct, MINIMUM_VERSION[construct],
+                        _message(construct, names, target), node)
 
 
 def _all_fields(fields):

@@ -329,6 +329,30 @@ def test_non_ascii_text_needs_a_coding_line_on_python_2(data, reported):
     assert check.check_bytes("a.py", data, py3).diagnostics == []
 
 
+def test_non_ascii_names_need_python_3():
+    # made under TF 1.8: fixtures/CG302/bad_non_ascii_identifier.py (py27 SyntaxError)
+    from cglint import check
+
+    code = textwrap.dedent("""\
+        # -*- coding: utf-8 -*-
+        # λ in a comment, and in a string:
+        s = u"λ"
+        def ƒ(x, β=1, **κ):
+            return x
+        class Ü(object):
+            pass
+        import numpy as 数
+        t.λ2 = g(γ=1)
+        ascii_name = 1
+        """)
+    options = engine.Options(select=("CG302",), target_python=(2, 7))
+    found = check.check_bytes("a.py", code.encode("utf-8"), options).diagnostics
+    assert [(d.line, d.col) for d in found] == [(4, 1), (6, 1), (8, 8), (9, 1)]
+    assert "`ƒ`, `β`, `κ`" in found[0].message and "`λ2`, `γ`" in found[3].message
+    py3 = engine.Options(select=("CG302",), target_python=(3, 6))
+    assert check.check_bytes("a.py", code.encode("utf-8"), py3).diagnostics == []
+
+
 @pytest.mark.parametrize("guard, reported", [
     ("if six.PY3:", False),
     ("if not six.PY2:", False),

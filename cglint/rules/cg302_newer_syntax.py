@@ -15,7 +15,8 @@ class NewerSyntaxRule(Rule):
     without `from __future__ import print_function`, `print(..., flush=...)` (3.3, with
     or without that import), an argument-less `super()`, and non-ASCII text (a Chinese
     comment, a `°` in a string) in a file without a coding line or UTF-8 BOM, which 2.7
-    reads as ASCII. One finding per construct kind per line. f-strings themselves are
+    reads as ASCII, and non-ASCII names (`λ = 0.3`), which 2.7 refuses with or without
+    one. One finding per construct kind per line. f-strings themselves are
     CG301. Constructs that compile and fail only when run (`super()`, `flush=`, evaluated
     annotations) are left alone under a test that runs them only on newer Pythons (`if
     six.PY3:`, `if sys.version_info >= (3, 3):`, after `if six.PY2: return ...`).
@@ -28,7 +29,7 @@ class NewerSyntaxRule(Rule):
     `def` runs.
 
     Fix: write the older form: `def f(x, scale=2.0)` instead of a keyword-only `scale`,
-    `super(Class, self)`, a mutable holder instead of `nonlocal`, `tf.matmul(a, b)` instead
+    `super(Class, self)`, a mutable holder instead of `nonlocal`, ASCII names, `tf.matmul(a, b)` instead
     of `a @ b`, `typing.List[int]`, a plain assignment instead of `:=`; or raise the
     target when the code never runs on the older Python. For a 2.7 target `--fix` writes
     `super(Class, self)`, `six.raise_from(X, Y)` for `raise X from Y`,
