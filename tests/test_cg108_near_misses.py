@@ -337,6 +337,12 @@ def test_a_method_descriptor_below_the_decorator(decorators, reported):
     ("levels = float(2 ** k - 1)", "an int", "float"),
     ("levels = float(2 ** k - 1)", "a float", "float"),
     ("for _ in range(k):\n            x = x * 0.5", "an int", "range"),
+    # measured under TF 1.8: fixtures/CG108/bad_float_needed_by_max_and_math.py
+    ("t = max(k, 1e-3)", "a float", "max"),
+    ("t = min(k, 1)", "an int", "min"),
+    ("t = round(k * 4)", "a float", "round"),
+    ("import math\n    t = math.sqrt(k)", "a float", "math.sqrt"),
+    ("from math import log\n    t = -log(k)", "a float", "math.log"),
 ])
 def test_a_number_python_needs_as_a_number(body, kind, builtin):
     from cglint import check, engine
@@ -357,3 +363,29 @@ def test_a_number_python_needs_as_a_number(body, kind, builtin):
     (finding,) = result.diagnostics
     assert ("gets %s" % kind) in finding.message
     assert "Python's `%s()` cannot take" % builtin in finding.message
+
+
+@pytest.mark.parametrize("body", [
+    "t = tf.maximum(k, 1e-3)",  # TF's own: takes the tensor
+    "t = tf.sqrt(k)",
+    "def max(a, b):\n        return a\n    t = max(k, 1.0)",  # the module's own max
+    "t = abs(k)",  # a tensor has __abs__
+    "t = math.pi * k",  # a constant of math, not a function
+])
+def test_a_number_a_tensor_function_takes_is_left_alone(body):
+    from cglint import check, engine
+    import textwrap
+
+    code = textwrap.dedent("""
+    import math
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def scaled(x, k):
+        BODY
+        return x * t, lambda dy: (dy * t, None)
+
+    y = scaled(tf.constant([0.5]), 2.0)
+    """).replace("BODY", body)
+    result = check.check_text("m.py", code, engine.Options(select=("CG001", "CG108")))
+    assert result.diagnostics == []

@@ -13,7 +13,8 @@ class NonTensorArgument(Rule):
     """A custom-gradient function gets a positional argument that is not a tensor.
 
     What: `None`, a string, a bool, an int, a dict, a function, a float the function tests
-    in an `if` or hands to Python's `float()`, `int()` or `range()`, or a Python list of
+    in an `if` or hands to Python's `float()`, `int()`, `range()`, `max()`, `min()`,
+    `round()` or a `math` function (`math.sqrt`), or a Python list of
     tensors
     passed positionally to a `@tf.custom_gradient` function (also bound by
     `functools.partial(f, "hard")`), or the decorator put on a method (whose `self` is
@@ -247,13 +248,16 @@ def _tested(module, site, index):
                for node, parent, _ in _uses(module, site, name))
 
 
-# Builtins that need a Python number, not a tensor (TypeError in graph mode).
-_NUMBER_BUILTINS = ("range", "xrange", "float", "int")
+# Builtins that need a Python number, not a tensor (TypeError in graph mode, measured
+# under TF 1.8: `max` and `min` ask the comparison's truth), and the standard `math`
+# module, whose every function wants a float.
+_NUMBER_BUILTINS = ("range", "xrange", "float", "int", "max", "min", "round")
 
 
 def _python_needs(module, site, index):
-    """The builtin (`range`, `float`) that a use of the parameter at `index` reaches,
-    through arithmetic (`float(2 ** k - 1)`), where it needs a Python number; or None."""
+    """The builtin or `math` function (`range`, `float`, `math.sqrt`) that a use of the
+    parameter at `index` reaches, through arithmetic (`float(2 ** k - 1)`), where it needs
+    a Python number; or None."""
     name = _parameter(site, index)
     if name is None:
         return None
@@ -262,10 +266,14 @@ def _python_needs(module, site, index):
         while isinstance(module.parent_of(expr), (ast.BinOp, ast.UnaryOp)):
             expr = module.parent_of(expr)
         call = module.parent_of(expr)
-        if isinstance(call, ast.Call) and expr in call.args and isinstance(
-                call.func, ast.Name) and call.func.id in _NUMBER_BUILTINS and \
+        if not isinstance(call, ast.Call) or expr not in call.args:
+            continue
+        if isinstance(call.func, ast.Name) and call.func.id in _NUMBER_BUILTINS and \
                 module.names.is_builtin(call.func):
             return call.func.id
+        qualname = module.resolve(call.func)  # `math.sqrt`, or `sqrt` imported from math
+        if qualname and qualname.startswith("math.") and qualname.count(".") == 1:
+            return qualname
     return None
 
 
