@@ -2498,3 +2498,37 @@ def test_cg109_variable_sources_are_the_tapes_own():
     result = check.check_text("m.py", code, engine.Options(select=("CG109",)))
     says = [(d.line, "'_id'" in d.message) for d in result.diagnostics]
     assert says == [(9, False), (15, True), (21, False)]
+
+
+@pytest.mark.parametrize("grad, reported", [
+    # measured under TF 1.8: fixtures/CG110/bad_defun_python_grad_number.py
+    ("def _grad(op, dy):\n    return dy * op.inputs[1], 0", True),
+    ("_grad = lambda op, dy: (dy, 0.0)", True),
+    ("def _grad(op, dy):\n    return dy * op.inputs[1], None", False),
+    ("def _grad(op, dy):\n    return dy * op.inputs[1], tf.zeros_like(op.inputs[1])", False),
+])
+def test_cg110_numbers_from_a_defun_python_grad_func(grad, reported):
+    code = "\n".join([
+        "import tensorflow as tf", "from tensorflow.python.framework import function",
+        grad,
+        "@function.Defun(tf.float32, tf.float32, python_grad_func=_grad)",
+        "def scale(x, s):", "    return x * s"])
+    found = lint(code, select=["CG110"])
+    assert bool(found) is reported, found
+
+
+def test_cg110_a_defun_grad_func_is_an_op_of_its_own():
+    # grad_func is a Defun: what it returns become its op's outputs, not judged here
+    code = """
+    import tensorflow as tf
+    from tensorflow.python.framework import function
+
+    @function.Defun(tf.float32, tf.float32, tf.float32)
+    def scale_grad(x, s, dy):
+        return dy * s, 0.0
+
+    @function.Defun(tf.float32, tf.float32, grad_func=scale_grad)
+    def scale(x, s):
+        return x * s
+    """
+    assert lint(code, select=["CG110"]) == []

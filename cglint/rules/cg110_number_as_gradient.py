@@ -7,7 +7,8 @@ class NumberAsGradient(Rule):
     """The gradient function returns a Python number as a gradient.
 
     What: `return dy * 2, 0` or `return 1.0` from a gradient function (of a custom gradient,
-    or registered with `tf.RegisterGradient`): a Python `int` or
+    registered with `tf.RegisterGradient`, or a Defun's `python_grad_func`): a Python
+    `int` or
     `float` where a tensor (or None) belongs, also through a helper of the module that
     returns one or a module-level constant bound once (`ZERO = 0.0`), in a conditional
     expression (`dw if TRAIN else 0.0`), a concatenated list (`[dx] + [0.0]`) or as
@@ -31,9 +32,22 @@ class NumberAsGradient(Rule):
                     yield self.at(number, "gradient function `%s` returns %s as a "
                                   "gradient: TF 1.8 needs a tensor or None" % (grad.name, what),
                                   function=site.func)
+        seen = set()
+        for defun in module.defun_sites:
+            # python_grad_func returns the op's input gradients (grad_func, a Defun
+            # itself, is not judged: what its body returns becomes its op's outputs)
+            grad = defun.python_grad
+            if grad is None or grad.node is None or id(grad.node) in seen:
+                continue
+            seen.add(id(grad.node))
+            for _, value in grad.returns:
+                for number, what in _numbers(module, value):
+                    yield self.at(number, "gradient function `%s` (python_grad_func of `%s`) "
+                                  "returns %s as a gradient: TF 1.8 needs a tensor or None"
+                                  % (grad.name, defun.name, what),
+                                  function=grad.node if grad.name != "lambda" else None)
         if "RegisterGradient" not in module.text:
             return
-        seen = set()
         for registration in module.overrides.registrations:
             grad = registration.function
             if grad is None or not registration.differentiable or id(grad.node) in seen:
