@@ -1509,6 +1509,13 @@ class ModuleFacts:
         if not isinstance(expr, ast.Name):
             return False
         bindings = scope.bindings.get(expr.id, [])
+        if not bindings and arguments is None:
+            # A gradient function reading its custom-gradient function's input (`[a, b]`
+            # in `tf.gradients(y, [a, b], grad_ys=dy)`): TF made each of them one tensor.
+            outer = self.names.lookup(expr.id, scope)
+            return len(outer) == 1 and outer[0].kind == "param" and any(
+                site.func is outer[0].scope.node for site in self.sites) and (
+                    outer[0].node.arg not in _star_names(outer[0].scope.node))
         if not (len(bindings) == 1 and bindings[0].kind == "param" and (
                 bindings[0].node.arg not in _star_names(scope.node))):
             return False

@@ -2532,3 +2532,41 @@ def test_cg110_a_defun_grad_func_is_an_op_of_its_own():
         return x * s
     """
     assert lint(code, select=["CG110"]) == []
+
+
+@pytest.mark.parametrize("xs, reported", [
+    # measured under TF 1.8: fixtures/CG103/*_delegated_to_tf_gradients.py
+    ("[a, b]", True),
+    ("[a, b, c]", False),
+    ("(a, b, c)", False),
+    ("[a, b] + [c]", False),
+    ("inputs", False),  # a name the module does not show: unknown
+])
+def test_cg103_a_gradient_function_delegating_to_tf_gradients(xs, reported):
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def fma(a, b, c):
+        y = a * b + c
+
+        def grad(dy):
+            return tf.gradients(a * b + c, XS, grad_ys=dy)
+        return y, grad
+    """.replace("XS", xs)
+    assert bool(lint(code, select=["CG103"])) is reported
+
+
+def test_cg103_an_outer_name_that_is_not_the_sites_own_input_is_not_counted():
+    # `w` is a module variable, `rest` a *args: neither is known to be one tensor
+    code = """
+    import tensorflow as tf
+    w = tf.get_variable("w", [2])
+
+    @tf.custom_gradient
+    def f(x, *rest):
+        def grad(dy):
+            return tf.gradients(x * w, [x, w] + list(rest), grad_ys=dy)
+        return x * w, grad
+    """
+    assert lint(code, select=["CG103"]) == []

@@ -15,7 +15,9 @@ class GradientCountMismatch(Rule):
     called with another number of inputs. Lambdas count too
     (`h = tf.custom_gradient(lambda x: (y, lambda dy: ...))`). Gradients are counted
     through tuples, lists (also one built by `append`/`extend` statements), `tf.split` and
-    `tf.unstack` with a literal count, `tf.cond` branches and helpers of the module.
+    `tf.unstack` with a literal count, `tf.cond` branches and helpers of the module, and
+    a `tf.gradients` call by its `xs` (the custom-gradient function's inputs it names are
+    one tensor each).
 
     Why it breaks on TF 1.8: in graph mode `tf.gradients` raises
     `ValueError: Num gradients 3 generated for op name: "IdentityN" ... do not match num
