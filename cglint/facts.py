@@ -1869,14 +1869,19 @@ class _SiteFinder:
 
     def _site_named(self, expr, where, by_func, wrapped):
         """The site a Name refers to at `where`: a decorated def, or `h` of
-        `h = tf.custom_gradient(f)`."""
-        if not isinstance(expr, ast.Name):
+        `h = tf.custom_gradient(f)`, also through plain aliases (`sg = scale_grad`)."""
+        return self._site_of_name(expr, self.names.scope_of(where), by_func, wrapped, 0)
+
+    def _site_of_name(self, expr, scope, by_func, wrapped, depth):
+        if not isinstance(expr, ast.Name) or depth > _MAX_ALIASES:
             return None
-        binding = self.names.definitions(expr, self.names.scope_of(where))
+        binding = self.names.definitions(expr, scope)
         if binding is None:
             return None
         site = by_func.get(id(binding.node)) if binding.kind == "def" else None
         target = binding.node
+        if binding.kind == "assign" and isinstance(target, ast.Name):
+            return self._site_of_name(target, binding.scope, by_func, wrapped, depth + 1)
         if binding.kind == "assign" and isinstance(target, ast.Call) and target.args:
             # h = tf.custom_gradient(f): calls of h are calls of f's site
             if self.names.resolve(target.func, binding.scope) in CUSTOM_GRADIENT:
@@ -1886,6 +1891,10 @@ class _SiteFinder:
                 if inner is not None:
                     site = by_func.get(id(inner.node)) or wrapped.get(id(inner.node))
         return site
+
+
+# How many plain aliases (`sg = scale_grad`) are followed to a custom-gradient function.
+_MAX_ALIASES = 8
 
 
 def _imported_modules(node):

@@ -2570,3 +2570,32 @@ def test_cg103_an_outer_name_that_is_not_the_sites_own_input_is_not_counted():
         return x * w, grad
     """
     assert lint(code, select=["CG103"]) == []
+
+
+@pytest.mark.parametrize("alias, call, expected", [
+    # measured under TF 1.8: fixtures/CG105/*_through_an_alias.py
+    ("sg = scale_grad", "sg(x, 3.0)", ["CG103"]),
+    ("sg = scale_grad", "sg(x, factor=3.0)", ["CG105"]),
+    ("a = scale_grad\nsg = a", "sg(x, factor=3.0)", ["CG105"]),
+    ("sg = scale_grad", "sg(x)", []),
+    # near-misses: rebound to something else, or assigned twice
+    ("sg = scale_grad\nsg = tf.identity", "sg(x, 3.0)", []),
+    ("sg = scale_grad if FLAG else tf.identity", "sg(x, 3.0)", []),
+    ("sg = scale_grad\ndef sg(x, f):\n    return x", "sg(x, 3.0)", []),
+])
+def test_calls_through_a_plain_alias(alias, call, expected):
+    code = "\n".join([
+        "import tensorflow as tf", "FLAG = True", "@tf.custom_gradient",
+        "def scale_grad(x, factor=2.0):", "    def grad(dy):", "        return dy * factor",
+        "    return tf.identity(x), grad", alias, "x = tf.constant([1.0])", "y = " + call])
+    assert [code for code, _, _ in lint(code, select=["CG103", "CG105"])] == expected
+
+
+def test_an_alias_loop_ends():
+    code = """
+    import tensorflow as tf
+    a = b
+    b = a
+    y = a(tf.constant(1.0), k=2)
+    """
+    assert lint(code, select=["CG103", "CG105", "CG108"]) == []
