@@ -95,3 +95,16 @@ def test_similar_op_is_case_insensitive_then_close_matches():
     assert REGISTRY.similar_op("relu6") == "Relu6"
     assert REGISTRY.similar_op("Maximun") == "Maximum"
     assert REGISTRY.similar_op("CompletelyDifferent") is None
+
+
+def test_op_types_the_arguments_choose():
+    # from the probe of real overrides; fixtures/CG201/good_override_of_an_op_the_arguments_choose.py
+    # shows three of them applying under TF 1.8
+    chosen = {"matmul": {"BatchMatMul", "SparseMatMul"}, "einsum": {"BatchMatMul"},
+              "image.resize_images": {"ResizeNearestNeighbor", "ResizeBicubic", "ResizeArea"},
+              "pad": {"MirrorPad", "PadV2"}, "where": {"Where"}, "abs": {"ComplexAbs"},
+              "random_uniform": {"RandomUniformInt"}, "gather": {"ResourceGather"},
+              "nn.embedding_lookup": {"ResourceGather"}, "concat": {"Identity"},
+              "add_n": {"Identity"}, "transpose": {"ConjugateTranspose"}}
+    for name, types in chosen.items():
+        assert types <= set(REGISTRY.built_by_with_other_arguments("tensorflow." + name)), name

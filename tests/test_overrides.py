@@ -135,6 +135,31 @@ def test_swish_builds_a_function_call_no_map_can_override():
     assert "`tf.nn.swish` builds a call of the TF function `swish_f32`" in messages(code)[0]
 
 
+@pytest.mark.parametrize("key, call, reported", [
+    # the op type these build depends on their arguments (tests/test_ops_data.py)
+    ("BatchMatMul", "tf.matmul(q, q, transpose_b=True)", False),
+    ("SparseMatMul", "tf.matmul(x, x, a_is_sparse=True)", False),
+    ("ResizeNearestNeighbor", "tf.image.resize_images(img, [8, 8], method=1)", False),
+    ("MirrorPad", "tf.pad(x, [[1, 1]], mode='REFLECT')", False),
+    ("Where", "tf.where(c)", False),
+    ("Identity", "tf.concat([x], 0)", False),
+    # near-misses: no arguments make these build that op type
+    ("Relu", "tf.matmul(q, q)", True),
+    ("MatMul", "tf.pad(x, [[1, 1]], mode='REFLECT')", True),
+])
+def test_an_op_type_the_arguments_may_choose(key, call, reported):
+    code = """
+    import tensorflow as tf
+    q = tf.placeholder(tf.float32, [2, 5, 8])
+    x = tf.placeholder(tf.float32, [2, 2])
+    img = tf.placeholder(tf.float32, [1, 4, 4, 3])
+    c = tf.placeholder(tf.bool, [3])
+    with tf.get_default_graph().gradient_override_map({"KEY": "Identity"}):
+        y = CALL
+    """.replace("KEY", key).replace("CALL", call)
+    assert bool([f for f in lint(code) if f[0] == "CG201"]) is reported
+
+
 PY_FUNC_HELPER = """
 import numpy as np
 import tensorflow as tf

@@ -54,6 +54,12 @@ INPUTS = (
     ("c", "tf.placeholder(tf.bool, [2, 3])"),
     ("img", "tf.placeholder(tf.float32, [1, 4, 4, 2])"),
     ("kernel", "tf.placeholder(tf.float32, [2, 2, 2, 3])"),
+    # for OTHER_CALLS: a batch of matrices, a tensor of unknown rank, a complex tensor,
+    # a resource variable
+    ("x3", "tf.placeholder(tf.float32, [2, 3, 3])"),
+    ("xu", "tf.placeholder(tf.float32)"),
+    ("z", "tf.placeholder(tf.complex64, [2, 3])"),
+    ("rv", "tf.get_variable('rv', [4, 3], use_resource=True)"),
 )
 # Functions called as `f(x)` unless CALLS says otherwise.
 UNARY = """
@@ -107,9 +113,29 @@ CALLS = {
     "image.resize_images": "f(img, [8, 8])", "image.resize_bilinear": "f(img, [8, 8])",
     "image.resize_nearest_neighbor": "f(img, [8, 8])",
 }
-# Other calls of some functions, whose op types depend on their arguments.
+# Other calls of some functions, whose op types depend on their arguments (the rank or
+# dtype of an input, a mode or method keyword): an override of one of these op types
+# may apply to a call cglint cannot tell apart.
 OTHER_CALLS = {
     "py_func": ["f(pyfn, [x], tf.float32, stateful=False)"],
+    "matmul": ["f(x3, x3)", "f(xu, xu)", "f(x, m, a_is_sparse=True)"],
+    "einsum": ["f('bij,bjk->bik', x3, x3)"],
+    "tensordot": ["f(x3, m, 1)"],
+    "image.resize_images": ["f(img, [8, 8], method=1)", "f(img, [8, 8], method=2)",
+                            "f(img, [8, 8], method=3)"],
+    "pad": ["f(x, [[1, 1], [1, 1]], mode='REFLECT')", "f(x, [[1, 1], [1, 1]], mode='SYMMETRIC')",
+            "f(x, [[1, 1], [1, 1]], constant_values=1.0)"],
+    "where": ["f(b)"],
+    "abs": ["f(z)"],
+    "transpose": ["f(z, conjugate=True)"],
+    "random_uniform": ["f([2, 3], maxval=5, dtype=tf.int32)"],
+    "gather": ["f(rv, [0])"],
+    "nn.embedding_lookup": ["f(rv, labels)"],
+    "concat": ["f([x], 0)"],
+    "add_n": ["f([x], name='s')"],
+    "identity": ["f(rv)"],
+    "nn.softmax": ["f(x3)"],
+    "nn.log_softmax": ["f(x3)"],
 }
 # Python operators on float tensors, by ast class name.
 OPERATORS = {
