@@ -275,3 +275,40 @@ def test_cg111_many_reads_of_chained_local_names_stay_fast():
     started = time.process_time()
     assert lint(code, select=["CG111"]) == []
     assert time.process_time() - started < 5
+
+
+@pytest.mark.parametrize("base, reported", [
+    # scalar outputs (dy is a scalar): fixtures/CG111/good_scalar_output_of_a_loss.py
+    ("tf.losses.mean_squared_error(target, pred)", False),
+    ("tf.losses.huber_loss(target, pred)", False),
+    ("mse(pred, target)", False),
+    ("tf.keras.backend.mean(tf.square(pred - target))", False),
+    ("tf.reduce_logsumexp(pred)", False),
+    ("tf.global_norm([pred])", False),
+    ("tf.to_float(tf.count_nonzero(pred))", False),
+    ("tf.tensordot(pred, target, 1)", False),  # a shape cglint does not know: may be one
+    # never scalars: elementwise functions of a vector input, a matrix product, a loss
+    # left unreduced, a reduction over one axis
+    ("tf.nn.relu(pred)", True),
+    ("tf.matmul(tf.expand_dims(pred, 0), tf.expand_dims(target, 1))", True),
+    ("tf.losses.mean_squared_error(target, pred, reduction=tf.losses.Reduction.NONE)", True),
+    ("tf.reduce_sum(tf.stack([pred, target]), axis=0)", True),
+    ("tf.cast(pred, tf.float32)", True),
+])
+def test_cg111_an_output_that_may_be_a_scalar(base, reported):
+    code = """
+    import tensorflow as tf
+
+    def mse(a, b):
+        return tf.reduce_mean(tf.square(a - b))
+
+    @tf.custom_gradient
+    def weighted(pred, target, weight):
+        base = BASE
+        def grad(dy):
+            return dy * weight, None, dy * base
+        return weight * base, grad
+
+    y = weighted(tf.constant([1.0, 2.0]), tf.zeros([2]), 0.5)
+    """.replace("BASE", base)
+    assert bool(lint(code, select=["CG111"])) is reported

@@ -14,8 +14,11 @@ class UnreducedScalarGradient(Rule):
     positional slot, next to tensor inputs, while the gradient function returns, for that
     slot, an elementwise expression of the upstream gradient such as `dy * (x - y)` or
     `tf.zeros_like(dy)` (directly or kept in a name first: `dalpha = dy * x`): a tensor
-    shaped like `dy`, not a scalar. A function whose output
-    is itself a scalar (`tf.reduce_sum(v) * s`) gets a scalar `dy`, and is left alone.
+    shaped like `dy`, not a scalar. A function whose output may itself be a scalar gets a
+    scalar `dy`, and is left alone: a reduction over every axis (`tf.reduce_sum(v) * s`),
+    a `tf.losses` loss, a norm, a helper of the module returning one, or a call whose
+    result's shape cglint does not know; only elementwise arithmetic and functions of the
+    tensor inputs, a matrix product or a layer's output are known not to be.
     A call of such a function that another module of the project defines is reported at
     the call.
 
@@ -232,17 +235,56 @@ _REDUCTIONS = frozenset("tensorflow.%s" % name for name in (
     "nn.l2_loss"))
 
 
+# Calls whose result is a scalar whatever their tensor's shape: losses (reduced to one
+# number by default), norms and counts over every axis; `axis=` (or a position below)
+# makes a reduction keep axes.
+_SCALAR_RESULTS = frozenset("tensorflow.%s" % name for name in (
+    "global_norm", "trace", "nn.l2_loss", "losses.get_total_loss",
+    "losses.get_regularization_loss", "rank", "size"))
+_REDUCING = {"tensorflow.%s" % name: 1 for name in (
+    "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
+    "reduce_logsumexp", "reduce_any", "reduce_all", "count_nonzero", "norm",
+    "math.reduce_sum", "math.reduce_mean", "math.reduce_max", "math.reduce_min")}
+_REDUCING.update(("%s.%s" % (backend, name), 1) for backend in (
+    "tensorflow.keras.backend", "keras.backend") for name in (
+        "sum", "mean", "max", "min", "prod", "std", "var", "logsumexp"))
+_REDUCING["tensorflow.norm"] = 2  # (tensor, ord, axis)
+_AXIS_KEYWORDS = ("axis", "reduction_indices", "keepdims", "keep_dims")
+# Functions of tensors whose result has the (broadcast) shape of their arguments.
+_SHAPE_KEEPING = _ELEMENTWISE | frozenset("tensorflow.%s" % name for name in (
+    "nn.relu", "nn.relu6", "nn.elu", "nn.selu", "nn.softplus", "nn.softsign", "nn.sigmoid",
+    "nn.tanh", "nn.leaky_relu", "nn.swish", "nn.dropout", "log", "log1p", "sqrt", "rsqrt",
+    "pow", "maximum", "minimum", "clip_by_value", "round", "floor", "ceil", "sin", "cos",
+    "divide", "truediv", "div", "realdiv", "squared_difference", "stop_gradient",
+    "to_float", "cast", "reciprocal", "expm1", "log_sigmoid", "erf",
+    "math.log", "math.exp", "math.sqrt", "math.sigmoid", "math.tanh"))
+# Of those, the ones whose later arguments are options (a dtype, a rate), not tensors.
+_OPTIONS_AFTER_FIRST = frozenset("tensorflow.%s" % name for name in (
+    "cast", "to_float", "nn.dropout", "nn.leaky_relu"))
+# Functions whose result is never a scalar (a matrix product, a layer's output, a
+# concatenation).
+_NEVER_SCALAR = frozenset("tensorflow.%s" % name for name in (
+    "matmul", "nn.conv2d", "nn.conv1d", "nn.bias_add", "nn.softmax", "nn.log_softmax",
+    "concat", "stack", "one_hot", "tile", "expand_dims", "layers.dense", "layers.conv2d",
+    "nn.embedding_lookup", "gather", "nn.xw_plus_b"))
+
+
 def _scalar_output(module, expr, scope, scalar_names, depth=0):
-    """Whether the forward output is surely a scalar: a reduction over every axis, or
-    arithmetic of such reductions, numbers and the scalar inputs."""
-    if expr is None or depth > 4:
+    """Whether the forward output may be a scalar, so that `dy`, and what keeps its
+    shape, may be scalars too: a reduction over every axis, a loss, a norm, a helper of
+    the module returning one, arithmetic of those, numbers and the scalar inputs, or a
+    call whose result's shape cglint does not know. Not arithmetic or elementwise
+    functions of the other tensor inputs, nor a matrix product or a layer's output."""
+    if expr is None:
         return False
+    if depth > 4:
+        return True  # too far to follow: it may be
     if isinstance(expr, ast.Name):
         if expr.id in scalar_names:
             return True
-        value = module.single_value(expr, scope)
-        return value is not None and _scalar_output(module, value, scope, scalar_names,
-                                                    depth + 1)
+        values = module.assigned_values(expr, scope)
+        return bool(values) and any(
+            _scalar_output(module, value, scope, scalar_names, depth + 1) for value in values)
     if isinstance(expr, ast.Constant):
         return isinstance(expr.value, (int, float))
     if isinstance(expr, ast.BinOp):
@@ -250,12 +292,36 @@ def _scalar_output(module, expr, scope, scalar_names, depth=0):
                    for side in (expr.left, expr.right))
     if isinstance(expr, ast.UnaryOp):
         return _scalar_output(module, expr.operand, scope, scalar_names, depth + 1)
-    if isinstance(expr, ast.Call):
-        return module.resolve(expr.func) in _REDUCTIONS and len(expr.args) == 1 and not any(
-            keyword.arg in ("axis", "reduction_indices", "ord") and not (
-                isinstance(keyword.value, ast.Constant) and keyword.value.value is None)
+    if isinstance(expr, ast.IfExp):
+        return any(_scalar_output(module, branch, scope, scalar_names, depth + 1)
+                   for branch in (expr.body, expr.orelse))
+    if isinstance(expr, ast.Subscript):
+        return True  # `x[0]` of a vector is one
+    if not isinstance(expr, ast.Call):
+        return False
+    qualname = module.resolve(expr.func)
+    if qualname in _REDUCING:
+        return len(expr.args) <= _REDUCING[qualname] and not any(
+            keyword.arg in _AXIS_KEYWORDS and not (  # (`axis=0` is an axis: no `in`)
+                isinstance(keyword.value, ast.Constant) and (
+                    keyword.value.value is None or keyword.value.value is False))
             for keyword in expr.keywords)
-    return False
+    if qualname in _SCALAR_RESULTS:
+        return True
+    if qualname and qualname.startswith("tensorflow.losses."):
+        return not any(keyword.arg == "reduction" for keyword in expr.keywords)
+    if qualname in _SHAPE_KEEPING:
+        tensors = expr.args[:1] if qualname in _OPTIONS_AFTER_FIRST else expr.args[:2]
+        return all(_scalar_output(module, arg, scope, scalar_names, depth + 1)
+                   for arg in tensors if not isinstance(arg, ast.Starred))
+    if qualname in _NEVER_SCALAR:
+        return False
+    returns = module.returned_by_call(expr)
+    if returns is not None:  # a helper of the module: `mse(pred, target)`
+        function = module.called_function(expr, scope)
+        own = module.names.scope_for_def[id(function)]
+        return any(_scalar_output(module, value, own, set(), depth + 1) for value in returns)
+    return True  # a function whose result's shape is not known here: it may be one
 
 
 def _keeps_upstream_shape(module, expr, upstream, depth=0, followed=None):
