@@ -389,3 +389,33 @@ def test_a_number_a_tensor_function_takes_is_left_alone(body):
     """).replace("BODY", body)
     result = check.check_text("m.py", code, engine.Options(select=("CG001", "CG108")))
     assert result.diagnostics == []
+
+
+@pytest.mark.parametrize("body, reported", [
+    # fixtures/CG108/good_int_compared_as_a_tensor.py runs under TF 1.8
+    ("y = tf.cond(k > 100, lambda: x, lambda: tf.zeros_like(x))", False),
+    ("y = tf.where(tf.greater(k, 1), x, x * 2.0)", False),
+    ("y = tf.where(tf.logical_not(tf.equal(k, 3)), x, -x)", False),
+    ("y = x * tf.to_float(tf.minimum(k, 2))", False),
+    # each fails under TF 1.8: a Python `if` on the bool tensor (TypeError), an int32
+    # minimum times a float (ValueError), an int32 compared with 0.5 (TypeError)
+    ("if k > 100:\n        x = x * 2.0\n    y = x", True),
+    ("y = x * tf.minimum(k, 2)", True),
+    ("y = tf.cond(k > 0.5, lambda: x, lambda: x)", True),
+])
+def test_an_int_compared_with_ints_as_a_tensor(body, reported):
+    from cglint import check, engine
+    import textwrap
+
+    code = textwrap.dedent("""
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def gated(x, k):
+        BODY
+        return y, lambda dy: (dy, None)
+
+    y = gated(tf.constant([1.0]), 3)
+    """).replace("BODY", body)
+    result = check.check_text("m.py", code, engine.Options(select=("CG001", "CG108")))
+    assert [d.code for d in result.diagnostics] == (["CG108"] if reported else [])

@@ -35,8 +35,10 @@ class NonTensorArgument(Rule):
     where TF takes an int tensor, as an index, slice bound, shape, count or axis (`x[:k]`,
     `dy[k]`, `tf.gather(x, k)`, `tf.nn.top_k(x, k)`, `tf.one_hot(k, 3)`,
     `tf.reduce_sum(x, axis=k)`, `tf.tile(x, [n])`, `tf.reshape(dy, [n, -1])`,
-    `tf.cast(n, ...)`), also through int arithmetic (`k - 1`, `tf.shape(x)[0] - k`), never
-    in arithmetic with a float tensor (`x * n`); a bool used only
+    `tf.cast(n, ...)`), also through int arithmetic (`k - 1`, `tf.shape(x)[0] - k`), or
+    compared with an int as a tensor predicate (`tf.cond(step > 100, ...)`,
+    `tf.where(tf.greater(step, 1), ...)`), never in arithmetic with a float tensor (`x *
+    n`); a bool used only
     as a tensor predicate (`tf.cond(training, ...)`, `tf.where(flag, ...)`,
     `tf.logical_not(flag)`), never in a Python `if`, `while`, `and`, `or`, `not` or
     conditional expression; or a list it never iterates or unpacks, whose gradient
@@ -340,7 +342,39 @@ def _int_tensor_use(module, site, node, parents):
     if outer is not expr and isinstance(call, ast.Call) and (
             outer in call.args or any(keyword.value is outer for keyword in call.keywords)):
         return _tensorflow_call(module, call)
+    compared = _compared_with_int(module, expr, parents)
+    if compared is not None:
+        # `step > 100`, `tf.equal(k, 3)`: a bool tensor, fine where TF takes a predicate
+        # (`tf.cond(step > 100, ...)`); `tf.minimum(k, 2)`: an int32 tensor again
+        if isinstance(compared, ast.Call) and _called(module, compared) in _INT_KEEPING:
+            return _int_tensor_use(module, site, compared, parents)
+        return _argument_of(module, compared, parents, _BOOL_TENSOR_PARAMETERS)
     return _argument_of(module, expr, parents, _INT_TENSOR_PARAMETERS)
+
+
+# TensorFlow functions of two int32 tensors: a comparison (a bool tensor), and those
+# whose result is an int32 tensor again.
+_INT_COMPARISONS = frozenset("tensorflow." + name for name in (
+    "equal", "not_equal", "greater", "greater_equal", "less", "less_equal"))
+_INT_KEEPING = frozenset(("tensorflow.minimum", "tensorflow.maximum"))
+# Python comparisons an int32 tensor answers with a bool tensor (`==` compares the
+# objects in TF 1.8: a Python bool).
+_TENSOR_COMPARISONS = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+
+
+def _compared_with_int(module, expr, parents):
+    """The comparison (`expr > 100`) or the call (`tf.equal(expr, 3)`, `tf.minimum(expr,
+    2)`) that meets `expr` with an int, or None."""
+    parent = parents.get(id(expr))
+    if isinstance(parent, ast.Compare) and len(parent.ops) == 1 and isinstance(
+            parent.ops[0], _TENSOR_COMPARISONS):
+        other = parent.comparators[0] if parent.left is expr else parent.left
+        return parent if _int_operand(module, other) else None
+    if isinstance(parent, ast.Call) and len(parent.args) == 2 and expr in parent.args and \
+            _called(module, parent) in _INT_COMPARISONS | _INT_KEEPING:
+        other = parent.args[1] if parent.args[0] is expr else parent.args[0]
+        return parent if _int_operand(module, other) else None
+    return None
 
 
 def _int_arithmetic(module, node, parents):
