@@ -419,3 +419,36 @@ def test_an_int_compared_with_ints_as_a_tensor(body, reported):
     """).replace("BODY", body)
     result = check.check_text("m.py", code, engine.Options(select=("CG001", "CG108")))
     assert [d.code for d in result.diagnostics] == (["CG108"] if reported else [])
+
+
+@pytest.mark.parametrize("binding, reported", [
+    # fixtures/CG108/bad_bool_from_a_comparison.py fails under TF 1.8
+    ("flag = mode == 'train'", True),
+    ("flag = mode is not None", True),
+    ("flag = not mode", True),
+    ("flag = True", True),
+    ("flag = None", True),
+    # near-misses: a comparison of tensors is a bool tensor; a name assigned twice is
+    # not followed; a tensor
+    ("flag = x > 0.5", False),
+    ("flag = True\n    flag = x > 0.5", False),
+    ("flag = tf.constant(True)", False),
+])
+def test_a_python_bool_in_a_local_name(binding, reported):
+    from cglint import check, engine
+    import textwrap
+
+    code = textwrap.dedent("""
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def noisy_round(x, training):
+        y = tf.round(x + 0.1) if training else tf.round(x)
+        return y, lambda dy: (dy, None)
+
+    def model_fn(x, mode):
+        BINDING
+        return noisy_round(x, flag)
+    """).replace("BINDING", binding)
+    result = check.check_text("m.py", code, engine.Options(select=("CG001", "CG108")))
+    assert [d.code for d in result.diagnostics] == (["CG108"] if reported else [])

@@ -16,7 +16,8 @@ class NonTensorArgument(Rule):
     in an `if` or hands to Python's `float()`, `int()`, `range()`, `max()`, `min()`,
     `round()` or a `math` function (`math.sqrt`), or a Python list of
     tensors
-    passed positionally to a `@tf.custom_gradient` function (also bound by
+    passed positionally to a `@tf.custom_gradient` function (directly, or as a local name
+    assigned it once: `is_training = mode == ModeKeys.TRAIN`; also bound by
     `functools.partial(f, "hard")`), or the decorator put on a method (whose `self` is
     then an argument), or above `@staticmethod`/`@classmethod` (it then wraps the
     descriptor, which TF 1.8 cannot call: TypeError).
@@ -147,9 +148,28 @@ class NonTensorArgument(Rule):
             qualname = module.resolve(arg)
             if qualname in _STRING_CONSTANTS:
                 return "str"  # `tf.estimator.ModeKeys.TRAIN` is the string "train"
+            if isinstance(arg, ast.Name):
+                # a local name assigned once: `is_training = mode == ModeKeys.TRAIN`
+                value = module.single_value(arg, module.names.scope_of(arg))
+                if isinstance(value, ast.Constant):
+                    return NonTensorArgument._kind(module, value)
+                if _python_bool(value):
+                    return "bool"
             if qualname and qualname.startswith("tensorflow.") and qualname.split(".")[-1][:1].islower():
                 return "callable"
         return None
+
+
+# Comparisons that give a Python bool even of tensors (`==` compares the objects in
+# TF 1.8; `<` would build a bool tensor).
+_OBJECT_COMPARISONS = (ast.Eq, ast.NotEq, ast.Is, ast.IsNot, ast.In, ast.NotIn)
+
+
+def _python_bool(value):
+    """`a == b`, `x is None`, `k in modes`, `not flag`: a Python bool."""
+    if isinstance(value, ast.Compare):
+        return all(isinstance(op, _OBJECT_COMPARISONS) for op in value.ops)
+    return isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not)
 
 
 def _method_decorator_below(module, site):
