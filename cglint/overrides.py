@@ -103,6 +103,8 @@ class Registration:
     runs: list = field(default_factory=list)
     in_function: Optional[ast.AST] = None  # the def it sits in
     in_loop: bool = False  # inside a loop of its own module or function body
+    looped_lines: frozenset = frozenset()  # lines of `runs` whose call is in a loop
+    estimator_lines: frozenset = frozenset()  # lines of `runs` where an Estimator runs it
 
 
 @dataclass(eq=False)
@@ -201,6 +203,8 @@ class _Builder:
         self.module = module
         self.qualnames = {}  # id(Call) -> what it calls
         self.calls_by_name = {}  # `f` -> the calls `f(...)` of a plain name
+        self.looped_call_lines = set()  # lines of calls _times found in a loop
+        self.estimator_lines = set()  # lines where an Estimator runs a model_fn
         self._strings = {}  # (id(expr), id(scope), depth) -> constant_string
         self._module_dicts = {}  # id(the name's one binding) -> _module_dict
 
@@ -256,6 +260,10 @@ class _Builder:
         registration.in_loop = looped or self.in_loop(call, home.node)
         registration.in_function, registration.runs = self.runs(
             call.lineno, home, registration.in_loop, registration.guarded)
+        registration.looped_lines = frozenset(
+            line for line, _ in registration.runs if line in self.looped_call_lines)
+        registration.estimator_lines = frozenset(
+            line for line, _ in registration.runs if line in self.estimator_lines)
         if len(registration.runs) > 1 and self.registers_once(call, home.node):
             registration.runs = registration.runs[:1]
         return registration
@@ -308,12 +316,65 @@ class _Builder:
         called = function
         if scope.parent is not None and scope.parent.kind == "class":
             owner = scope.parent.node
-            if function.name == "__init__":
+            # (a Keras layer's `build` runs once per instance too, at its first call)
+            if function.name == "__init__" or (
+                    function.name == "build" and self.tensorflow_class(owner, scope.parent)):
                 called = owner
             else:
                 calls = self.instance_calls(owner, function.name, scope.parent)
                 return function, self._times(calls, guarded, times)
-        return function, self._times(self.calls_of(called), guarded, times)
+        runs = self._times(self.calls_of(called), guarded, times)
+        return function, sorted(runs + self.estimator_runs(function, guarded))
+
+    def tensorflow_class(self, owner, class_scope):
+        """Whether a class derives from a TensorFlow (or Keras) class."""
+        return any((self.names.resolve(base, class_scope.parent) or "").startswith(
+            ("tensorflow.", "keras.")) for base in owner.bases)
+
+    def estimator_runs(self, function, guarded):
+        """[(line, guarded)] once per graph an Estimator builds with `function` as its
+        model_fn: each `train`, `evaluate`, `predict` or export of the estimator, two for
+        `tf.estimator.train_and_evaluate`."""
+        found = []
+        for call, qualname in self.module.calls:
+            if qualname not in ESTIMATORS:
+                continue
+            model_fn = _argument(call, "model_fn", 0)
+            if not isinstance(model_fn, ast.Name) or self.names.definitions(
+                    model_fn, self.names.scope_of(call)) is None or self.names.definitions(
+                    model_fn, self.names.scope_of(call)).node is not function:
+                continue
+            for use, times in self.estimator_uses(call):
+                found += self._times([use], guarded, times)  # (twice in a loop)
+                self.estimator_lines.add(use.lineno)
+        return found
+
+    def estimator_uses(self, made):
+        """(call, graphs it builds) of the module's calls that build a graph with the
+        Estimator `made` makes: `est.train(...)` once, `train_and_evaluate(est, ...)` twice
+        (the name `est` bound once to it)."""
+        parent = self.module.parent_of(made)
+        if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1
+                and isinstance(parent.targets[0], ast.Name)):
+            return []
+        name = parent.targets[0].id
+        found = []
+        for call, qualname in self.module.calls:
+            func = call.func
+            if isinstance(func, ast.Attribute) and func.attr in ESTIMATOR_GRAPHS and \
+                    isinstance(func.value, ast.Name) and func.value.id == name:
+                receiver = func.value
+                times = 1
+            elif qualname == "tensorflow.estimator.train_and_evaluate" and call.args and \
+                    isinstance(call.args[0], ast.Name) and call.args[0].id == name:
+                receiver = call.args[0]
+                times = 2
+            else:
+                continue
+            binding = self.names.definitions(receiver, self.names.scope_of(call))
+            if binding is not None and binding.node is made:
+                found.append((call, times))
+        return found
 
     def calls_of(self, defined):
         """The module's calls, by its plain name, of a def or class (`f(x)`, `Layer()`)."""
@@ -330,6 +391,8 @@ class _Builder:
         for call in calls:
             call_scope, call_looped = self.enclosing_scope(call)
             repeat = 2 if call_looped or self.in_loop(call, call_scope.node) else 1
+            if repeat == 2:
+                self.looped_call_lines.add(call.lineno)
             found += [(call.lineno, guarded or self.guarded(call))] * (repeat * times)
         return sorted(found)
 
@@ -679,6 +742,13 @@ def _formatted(format_it):
 _NO_OP_BUILTINS = frozenset(("print", "len", "range", "isinstance", "issubclass", "hasattr",
                              "getattr", "setattr", "type", "id", "repr", "str", "enumerate",
                              "zip", "dict", "set", "bool", "int", "float", "callable"))
+
+
+# Estimators, whose model_fn runs once per graph they build: for each of these methods.
+ESTIMATORS = frozenset("tensorflow.%s" % name for name in (
+    "estimator.Estimator", "contrib.tpu.TPUEstimator", "contrib.learn.Estimator"))
+ESTIMATOR_GRAPHS = frozenset(("train", "evaluate", "predict", "export_savedmodel",
+                              "export_saved_model", "fit"))
 
 
 # Arguments that change which op types a TF function builds: (keyword, position, the

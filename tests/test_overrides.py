@@ -1369,3 +1369,51 @@ def test_a_fan_of_formats_stays_small_and_fast():
     started = time.process_time()
     lint("\n".join(lines) + "\n")
     assert time.process_time() - started < 5
+
+
+@pytest.mark.parametrize("uses, reported", [
+    # fixtures/CG203/bad_registered_in_model_fn.py fails under TF 1.8
+    ("est.train(input_fn)\nest.evaluate(input_fn)", "twice (lines"),
+    ("tf.estimator.train_and_evaluate(est, train_spec, eval_spec)", "more than once on line"),
+    ("for _ in range(3):\n    est.train(input_fn)", "in a loop"),
+    # near-misses: one graph built; another estimator's model_fn; the function not given
+    ("est.train(input_fn)", None),
+    ("other = tf.estimator.Estimator(other_fn)\nother.train(input_fn)\n"
+     "other.evaluate(input_fn)", None),
+])
+def test_cg203_a_registration_inside_an_estimators_model_fn(uses, reported):
+    code = "\n".join([
+        "import tensorflow as tf",
+        "def model_fn(features, labels, mode):",
+        "    @tf.RegisterGradient('ReverseGrad')",
+        "    def _reverse(op, grad):",
+        "        return [-grad]",
+        "    return None",
+        "def other_fn(features, labels, mode):",
+        "    return None",
+        "est = tf.estimator.Estimator(model_fn)",
+        uses])
+    found = [message for message in messages(code) if "ReverseGrad" in message]
+    if reported is None:
+        assert found == []
+    else:
+        assert len(found) == 1 and reported in found[0], found
+
+
+@pytest.mark.parametrize("base, reported", [
+    # fixtures/CG203/bad_registered_in_layer_build.py fails under TF 1.8
+    ("tf.keras.layers.Layer", True),
+    ("tf.layers.Layer", True),
+    ("object", False),  # a plain class's `build` runs when something calls it
+])
+def test_cg203_a_registration_in_a_layers_build(base, reported):
+    code = "\n".join([
+        "import tensorflow as tf",
+        "class Binarize(%s):" % base,
+        "    def build(self, input_shape):",
+        "        @tf.RegisterGradient('STSignGrad')",
+        "        def _st(op, grad):",
+        "            return grad",
+        "a = Binarize()",
+        "b = Binarize()"])
+    assert bool([m for m in messages(code) if "STSignGrad" in m]) is reported

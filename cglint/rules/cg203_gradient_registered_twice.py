@@ -15,8 +15,9 @@ class GradientRegisteredTwice(Rule):
     What: `tf.RegisterGradient("ClippedReluGrad")` (or `tf.NotDifferentiable`) where the
     same name is registered again: twice in one module, inside a function or loop that
     runs more than once (building a model twice, a helper called per layer, a layer
-    class's constructor with two instances, a layer's `call` or a method run twice on
-    instances of its class), or in two
+    class's constructor or a Keras layer's `build` with two instances, a layer's `call` or
+    a method run twice on instances of its class, an Estimator's `model_fn`, which runs
+    once per graph the estimator builds: `train`, then `evaluate`), or in two
     modules that end up in one program; or a name TF 1.8 already registers for its own op
     types (`"Relu"`, `"Identity"`, `"Sign"`). A registration under `try: ... except
     KeyError` is left alone, and so is a module-level one in a module that every project
@@ -152,16 +153,23 @@ def _runs_again(registration, name):
         where = " in `%s`" % function.name if function is not None else ""
         return "gradient `%s` is registered inside a loop%s" % (name, where)
     lines = sorted({line for line, _ in registration.runs})
-    if len(lines) == 1:
+    if len(lines) == 1 and lines[0] in registration.looped_lines:
         calls = "it is called in a loop (line %d)" % lines[0]
+    elif len(lines) == 1:  # two calls on one line (`Layer()(Layer()(x))`)
+        calls = "it is called more than once on line %d" % lines[0]
     else:
         times = "twice" if len(lines) == 2 else "%d times" % len(lines)
         if len(registration.runs) > len(lines):
             times = "more than once"
         calls = "it is called %s (lines %s)" % (times, ", ".join(str(line) for line in lines))
     shown = "`%s`" % function.name
+    if set(lines) <= registration.estimator_lines:  # a model_fn
+        calls = calls.replace("it is called", "an Estimator builds a graph with it")
     if function.name == "__init__":  # runs once per instance of its class
         shown = "constructor `__init__`"
+        calls = calls.replace("it is called", "its class is instantiated")
+    elif function.name == "build":  # a Keras layer's: once per instance
+        shown = "method `build`"
         calls = calls.replace("it is called", "its class is instantiated")
     elif function.name in ("call", "__call__"):  # once per call of an instance
         shown = "method `%s`" % function.name
