@@ -44,6 +44,9 @@ LAYER_MODULES = (
     "tensorflow.contrib.keras.layers.",
     "tensorflow.compat.v1.layers.",
     "keras.layers.",
+    # RNN cells: they make their weights when an RNN first runs them
+    "tensorflow.nn.rnn_cell.",
+    "tensorflow.contrib.rnn.",
 )
 # Layers with weights, by the last part of their name (function and class spellings).
 WEIGHTED_LAYERS = frozenset((
@@ -57,6 +60,10 @@ WEIGHTED_LAYERS = frozenset((
     "embedding", "Embedding", "embed_sequence", "LSTM", "GRU", "SimpleRNN", "LSTMCell",
     "GRUCell", "SimpleRNNCell", "ConvLSTM2D", "PReLU", "LocallyConnected1D",
     "LocallyConnected2D", "bias_add",
+    "BasicRNNCell", "BasicLSTMCell", "MultiRNNCell", "LSTMBlockCell", "GRUBlockCell",
+    "LayerNormBasicLSTMCell", "NASCell", "UGRNNCell", "IntersectionRNNCell", "GLSTMCell",
+    "ConvLSTMCell", "Conv2DLSTMCell", "DropoutWrapper", "ResidualWrapper",
+    "AttentionCellWrapper",
 ))
 
 

@@ -2599,3 +2599,23 @@ def test_an_alias_loop_ends():
     y = a(tf.constant(1.0), k=2)
     """
     assert lint(code, select=["CG103", "CG105", "CG108"]) == []
+
+
+@pytest.mark.parametrize("made, body, expected", [
+    # fixtures/CG102/bad_rnn_cell_made_outside.py: no gradient under TF 1.8
+    ("cell = tf.nn.rnn_cell.GRUCell(2)", "out, _ = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)",
+     ["CG102"]),
+    ("cell = tf.contrib.rnn.BasicLSTMCell(2)",
+     "out, _ = tf.nn.dynamic_rnn(cell=cell, inputs=x, dtype=tf.float32)", ["CG102"]),
+    ("", "out, _ = tf.nn.dynamic_rnn(tf.nn.rnn_cell.GRUCell(2), x, dtype=tf.float32)",
+     ["CG101"]),
+    # near-misses: the cell run outside; an object that owns no weights
+    ("cell = tf.nn.rnn_cell.GRUCell(2)\nouter, _ = tf.nn.dynamic_rnn(cell, tf.ones([1, 1, 3]), "
+     "dtype=tf.float32)", "out = x * 2.0", []),
+    ("cell = tf.nn.rnn_cell.LSTMStateTuple(1, 2)", "out = x * 2.0", []),
+])
+def test_an_rnn_cell_run_inside_a_custom_gradient(made, body, expected):
+    code = "\n".join([
+        "import tensorflow as tf", made, "@tf.custom_gradient", "def f(x):",
+        "    " + body, "    return out, lambda dy: dy"])
+    assert [c for c, _, _ in lint(code, select=["CG101", "CG102"])] == expected

@@ -8,7 +8,8 @@ class VariableReadByClosure(Rule):
     """A custom-gradient function reads a variable from an enclosing scope.
 
     What: the body of a `@tf.custom_gradient` function uses a variable (or an object that
-    owns variables: a layer, a Keras model, a `tf.make_template` template) that was created
+    owns variables: a layer, a Keras model, a `tf.make_template` template, an RNN cell that
+    `tf.nn.dynamic_rnn` runs there) that was created
     outside it and not passed in as an argument, by name, as `self.w` (or `params.w` of an
     object of a class of the module, made outside the function), or as an element of
     a dict or list of variables (`weights['h1']`, the TensorFlow-Examples way), directly
@@ -39,7 +40,7 @@ class VariableReadByClosure(Rule):
                 if _called(module, use.inner):
                     # A layer made outside, called here: its variables are made on its
                     # first call (here, unless it was called before), or read.
-                    message = ("custom-gradient function `%s` calls `%s`, made outside "
+                    message = ("custom-gradient function `%s` runs `%s`, made outside "
                                "it%s: TF 1.8 gives the variables it makes or reads no gradient "
                                "(None); make them outside and pass them in as arguments"
                                % (site.name, use.name, through))
@@ -92,10 +93,24 @@ def _dotted(node):
     return ".".join(reversed(parts))
 
 
+# TensorFlow functions that run an RNN cell they are given (its weights made at the
+# first run).
+_CELL_RUNNERS = frozenset("tensorflow.%s" % name for name in (
+    "nn.dynamic_rnn", "nn.static_rnn", "nn.bidirectional_dynamic_rnn",
+    "nn.static_bidirectional_rnn", "nn.raw_rnn", "contrib.rnn.static_rnn",
+    "contrib.rnn.static_bidirectional_rnn", "contrib.rnn.stack_bidirectional_dynamic_rnn",
+    "keras.layers.RNN"))
+
+
 def _called(module, node):
-    """Whether the read is of an object the code calls (`layer(x)`), not a variable."""
+    """Whether the read is of an object the code calls (`layer(x)`) or has TF run (an
+    RNN cell given to `tf.nn.dynamic_rnn`), not a variable."""
     parent = module.parent_of(node)
-    return isinstance(parent, ast.Call) and parent.func is node
+    if not isinstance(parent, ast.Call):
+        parent = module.parent_of(parent) if isinstance(parent, ast.keyword) else None
+        if not isinstance(parent, ast.Call):
+            return False
+    return parent.func is node or module.resolve(parent.func) in _CELL_RUNNERS
 
 
 RULE = VariableReadByClosure
