@@ -2,6 +2,7 @@
 functions, how they are called, tapes, eager mode. Built once; rules never re-walk.
 """
 import ast
+import builtins
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Optional
@@ -1020,7 +1021,42 @@ class ModuleFacts:
 
     def _imported_site(self, expr, qualname):
         target = self._import_target(expr, qualname)
-        if target is None or _tensorflow_module(target[0], target[1]):
+        if target is None:
+            # `from ops import *` then `scale_grad(x)`: the last star import that offers
+            # the name is where it comes from
+            for star in self._star_targets(expr):
+                site = self._imported_site_of(star)
+                if site is not None:
+                    return site
+                if self._binds(star):
+                    return None  # a later star import's own `scale_grad` wins
+            return None
+        return self._imported_site_of(target)
+
+    def _star_targets(self, expr):
+        """(module, level, name) for each top-level `from m import *` of the module, the
+        last first, when `expr` is a name nothing in the module binds."""
+        if not isinstance(expr, ast.Name) or expr.id.startswith("_") or "*" not in self.text:
+            return []  # (a star import leaves out names starting with `_`)
+        if self.names.lookup(expr.id, self.names.scope_of(expr)) or \
+                expr.id in _BUILTIN_NAMES:
+            return []
+        stars = [node for node in self.tree.body if isinstance(node, ast.ImportFrom)
+                 and any(alias.name == "*" for alias in node.names)]
+        return [(node.module or "", node.level, expr.id) for node in reversed(stars)]
+
+    def _binds(self, target):
+        """Whether the project module of `target` binds its name (a def, an import)."""
+        from cglint import project
+
+        module, level, name = target
+        binds, dependency = project.current().binds_name(self.path, module, name, level)
+        if dependency is not None:
+            self.dependencies.add(dependency)
+        return binds
+
+    def _imported_site_of(self, target):
+        if _tensorflow_module(target[0], target[1]):
             return None
         if target not in self._imported:  # a module calls the same names again and again
             from cglint import project  # only files with project imports need it
@@ -1893,6 +1929,9 @@ class _SiteFinder:
         return site
 
 
+# Python's builtins, which a star import does not provide (Python 2's own among them).
+_BUILTIN_NAMES = frozenset(dir(builtins)) | {"xrange", "unicode", "basestring", "long",
+                                             "raw_input", "reduce", "file", "execfile"}
 # How many plain aliases (`sg = scale_grad`) are followed to a custom-gradient function.
 _MAX_ALIASES = 8
 

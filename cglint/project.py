@@ -258,6 +258,22 @@ class Project:
             return None
         return facts, bindings[0].node, Dependency(path, facts.digest)
 
+    def binds_name(self, importer, module, name, level=0):
+        """(whether the project module binds `name` at its top level, the Dependency on
+        it), or (False, None) when it is not a project module: what `from module import *`
+        may bring."""
+        path = self.module_path(importer, module, level)
+        if path is None:
+            return False, None
+        signature = _signature(path)
+        cached = self._modules.get(path)
+        if cached is None or cached[0] != signature:
+            cached = self._modules[path] = (signature, _module_facts(path))
+        facts = cached[1]
+        if facts is None:
+            return False, None
+        return bool(facts.names.module.bindings.get(name)), Dependency(path, facts.digest)
+
     def offers_sites(self, importer, module, level=0):
         """(whether importing `module` may bring a custom-gradient function: it defines
         one, or is a package `__init__` that re-exports; the Dependency on it, or None)."""

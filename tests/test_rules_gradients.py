@@ -2619,3 +2619,31 @@ def test_an_rnn_cell_run_inside_a_custom_gradient(made, body, expected):
         "import tensorflow as tf", made, "@tf.custom_gradient", "def f(x):",
         "    " + body, "    return out, lambda dy: dy"])
     assert [c for c, _, _ in lint(code, select=["CG101", "CG102"])] == expected
+
+
+@pytest.mark.parametrize("imports, call, reported", [
+    # fixtures/CG103/*star_imported*: Num gradients ValueError under TF 1.8
+    ("from ops import *", "scale_grad(x, 3.0)", True),
+    ("from other import *\nfrom ops import *", "scale_grad(x, 3.0)", True),
+    ("from ops import *\nfrom other import *", "scale_grad(x, 3.0)", True),
+    # near-misses: the module's own def; a name a star import leaves out; no star; a
+    # later star import that defines the name as a plain function
+    ("from ops import *\ndef scale_grad(x, f):\n    return x", "scale_grad(x, 3.0)", False),
+    ("from ops import *", "_private_grad(x, 3.0)", False),
+    ("import ops", "scale_grad(x, 3.0)", False),
+    ("from ops import *\nfrom plain import *", "scale_grad(x, 3.0)", False),
+])
+def test_cg103_a_custom_gradient_function_from_a_star_import(tmp_path, imports, call,
+                                                              reported):
+    site = "\n".join(["import tensorflow as tf", "@tf.custom_gradient",
+                      "def %s(x, factor=1.0):", "    y = tf.identity(x)",
+                      "    return y, lambda dy: dy * factor"])
+    (tmp_path / "ops.py").write_text(site % "scale_grad" + "\n" + site % "_private_grad" + "\n")
+    (tmp_path / "other.py").write_text("def unrelated(x):\n    return x\n")
+    (tmp_path / "plain.py").write_text("def scale_grad(x, factor=1.0):\n    return x\n")
+    model = tmp_path / "model.py"
+    model.write_text("import tensorflow as tf\n%s\nx = tf.constant(1.0)\ny = %s\n" % (
+        imports, call))
+    options = engine.Options(select=("CG103",))
+    found = check.check_alone(str(model), model.read_text(), options).diagnostics
+    assert bool(found) is reported, found
