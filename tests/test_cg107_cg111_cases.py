@@ -312,3 +312,40 @@ def test_cg111_an_output_that_may_be_a_scalar(base, reported):
     y = weighted(tf.constant([1.0, 2.0]), tf.zeros([2]), 0.5)
     """.replace("BASE", base)
     assert bool(lint(code, select=["CG111"])) is reported
+
+
+@pytest.mark.parametrize("made, reported", [
+    # fixtures/CG111/bad_one_element_prelu_slope.py fails under TF 1.8
+    ('tf.get_variable("alpha", shape=[1])', "the one-element tensor `alpha`"),
+    ('tf.get_variable("alpha", (1,))', "the one-element tensor `alpha`"),
+    ('tf.placeholder(tf.float32, [1])', "the one-element tensor `alpha`"),
+    ('tf.get_variable("alpha", shape=[])', "the scalar `alpha`"),
+    # near-misses: per-channel slopes, one element of another kind
+    ('tf.get_variable("alpha", shape=[3])', None),
+    ('tf.get_variable("alpha", shape=[1, 3])', None),
+    ('tf.get_variable("alpha", shape=[1.0])', None),
+])
+def test_cg111_a_one_element_input(made, reported):
+    code = """
+    import tensorflow as tf
+    alpha = MADE
+
+    @tf.custom_gradient
+    def prelu(x, a):
+        def grad(dy):
+            return dy, dy * tf.minimum(x, 0.0)
+        return tf.maximum(x, 0.0) + a * tf.minimum(x, 0.0), grad
+
+    y = prelu(tf.constant([-1.0, 2.0, -3.0]), alpha)
+    """.replace("MADE", made)
+    found = lint(code, select=["CG111"])
+    if reported is None:
+        assert found == []
+    else:
+        from cglint import check, engine
+        import textwrap
+        result = check.check_text("m.py", textwrap.dedent(code),
+                                  engine.Options(select=("CG111",)))
+        (finding,) = result.diagnostics
+        assert reported in finding.message
+        assert ("[1]" in finding.message) is ("one-element" in reported)

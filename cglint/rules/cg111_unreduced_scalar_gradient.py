@@ -9,7 +9,8 @@ class UnreducedScalarGradient(Rule):
 
     What: a `@tf.custom_gradient` function is called with a Python number or a scalar
     tensor (`tf.constant(0.3)`, `tf.Variable(0.3)` or `tf.Variable(initial_value=0.3)`, a
-    placeholder or `get_variable` of shape `[]`, a `get_variable` whose `initializer=` is a
+    placeholder or `get_variable` of shape `[]` (or `[1]`, one element, checked the same
+    way), a `get_variable` whose `initializer=` is a
     scalar such as `tf.constant(0.3)`, directly or through a name bound once) in one
     positional slot, next to tensor inputs, while the gradient function returns, for that
     slot, an elementwise expression of the upstream gradient such as `dy * (x - y)` or
@@ -31,8 +32,10 @@ class UnreducedScalarGradient(Rule):
     request.
 
     Fix: sum the gradient over the broadcast dimensions, e.g.
-    `tf.reduce_sum(dy * (x - y))`, or keep the number a Python constant (a closure or a
-    default) so that it is not an input at all.
+    `tf.reduce_sum(dy * (x - y))` (for a one-element input, keep its shape:
+    `tf.reshape(tf.reduce_sum(...), [1])`, since a gradient of shape () fails the same
+    check), or keep the number a Python constant (a closure or a default) so that it is
+    not an input at all.
     """
 
     code = "CG111"
@@ -68,11 +71,12 @@ class UnreducedScalarGradient(Rule):
                         element = value.elts[slot]
                         if _keeps_upstream_shape(module, element, upstream):
                             reported.add(id(element))
-                            yield self.at(element, "`%s` gets the scalar %s for `%s` (line "
+                            yield self.at(element, "`%s` gets %s for `%s` (line "
                                           "%d), but its gradient `%s` has the shape of the "
-                                          "upstream gradient; reduce it, e.g. tf.reduce_sum"
+                                          "upstream gradient; %s"
                                           % (site.name, number, site.params.names[slot], line,
-                                             ast.unparse(element)), function=site.func)
+                                             ast.unparse(element), _reduce_it(number)),
+                                          function=site.func)
 
     def _imported(self, module):
         """Calls of another project module's custom-gradient function (its ImportedSite
@@ -90,12 +94,15 @@ class UnreducedScalarGradient(Rule):
                 if slot in scalars:
                     arg = scalars[slot]
                     shown = ast.unparse(arg)
-                    yield self.at(arg, "`%s` (%s:%d) gets the scalar %s for `%s` here, but "
+                    what = "the one-element tensor" if _one_element(module, arg) else \
+                        "the scalar"
+                    yield self.at(arg, "`%s` (%s:%d) gets %s %s for `%s` here, but "
                                   "its gradient `%s` has the shape of the upstream gradient; "
-                                  "reduce it there, e.g. tf.reduce_sum" % (
-                                      site.name, os.path.basename(site.path), site.line,
+                                  "%s there" % (
+                                      site.name, os.path.basename(site.path), site.line, what,
                                       shown if isinstance(arg, ast.Constant) else
-                                      "`%s`" % shown, site.positional[slot], gradient))
+                                      "`%s`" % shown, site.positional[slot], gradient,
+                                      _reduce_it(what)))
                     break
 
     @staticmethod
@@ -111,8 +118,10 @@ class UnreducedScalarGradient(Rule):
             if scalars and len(scalars) < len(call.args):
                 for slot, arg in scalars.items():
                     shown = ast.unparse(arg)
-                    slots.setdefault(slot, (shown if isinstance(arg, ast.Constant)
-                                            else "`%s`" % shown, call.lineno))
+                    shown = shown if isinstance(arg, ast.Constant) else "`%s`" % shown
+                    what = "the one-element tensor" if _one_element(module, arg) else \
+                        "the scalar"
+                    slots.setdefault(slot, ("%s %s" % (what, shown), call.lineno))
         return slots
 
 
@@ -203,8 +212,37 @@ def _argument(call, position, keyword):
 
 
 def _empty_shape(shape):
-    """`[]` or `()`: the shape of a scalar."""
-    return isinstance(shape, (ast.List, ast.Tuple)) and not shape.elts
+    """`[]` or `()`: the shape of a scalar; or `[1]`, one element, whose gradient must
+    be reduced the same way (`Original input shape: (1,)`)."""
+    return isinstance(shape, (ast.List, ast.Tuple)) and (not shape.elts or _one(shape))
+
+
+def _reduce_it(what):
+    """The fix: a scalar's gradient summed; a one-element tensor's kept of shape [1] (a
+    plain sum, of shape (), fails the same check: measured under TF 1.8)."""
+    if what.startswith("the one-element"):
+        return "reduce it to shape [1], e.g. tf.reshape(tf.reduce_sum(...), [1])"
+    return "reduce it, e.g. tf.reduce_sum"
+
+
+def _one(shape):
+    """`[1]` or `(1,)`."""
+    return isinstance(shape, (ast.List, ast.Tuple)) and len(shape.elts) == 1 and isinstance(
+        shape.elts[0], ast.Constant) and shape.elts[0].value == 1 and type(
+            shape.elts[0].value) is int
+
+
+def _one_element(module, arg, depth=0):
+    """Whether a scalar-like argument is a tensor of shape [1] (a name bound once to one)."""
+    if isinstance(arg, ast.Name) and depth < 3:
+        bindings = module.names.lookup(arg.id, module.names.scope_of(arg))
+        return len(bindings) == 1 and bindings[0].kind == "assign" and _one_element(
+            module, bindings[0].node, depth + 1)
+    if isinstance(arg, ast.Call):
+        qualname = module.resolve(arg.func)
+        if qualname in _SCALAR_OF_SHAPE:
+            return _one(_argument(arg, _SCALAR_OF_SHAPE[qualname], "shape"))
+    return False
 
 
 def _number(node):
