@@ -246,17 +246,35 @@ class Project:
         path = self.module_path(importer, module, level)
         if path is None:
             return None
-        signature = _signature(path)
-        cached = self._modules.get(path)
-        if cached is None or cached[0] != signature:
-            cached = self._modules[path] = (signature, _module_facts(path))
-        facts = cached[1]
+        facts = self._facts_of(path)
         if facts is None:
             return None
         bindings = facts.names.module.bindings.get(name, [])
         if len(bindings) != 1 or bindings[0].kind != "def" or bindings[0].node.decorator_list:
             return None
         return facts, bindings[0].node, Dependency(path, facts.digest)
+
+    def top_level_value(self, importer, module, name, level=0):
+        """(ModuleFacts, the value, Dependency) when the project module binds `name` once,
+        at its top level, by a plain assignment (`W = tf.get_variable(...)`); else None."""
+        path = self.module_path(importer, module, level)
+        if path is None:
+            return None
+        facts = self._facts_of(path)
+        if facts is None:
+            return None
+        bindings = facts.names.module.bindings.get(name, [])
+        if len(bindings) != 1 or bindings[0].kind != "assign" or bindings[0].node is None:
+            return None
+        return facts, bindings[0].node, Dependency(path, facts.digest)
+
+    def _facts_of(self, path):
+        """The ModuleFacts of a project file, kept while its signature stays."""
+        signature = _signature(path)
+        cached = self._modules.get(path)
+        if cached is None or cached[0] != signature:
+            cached = self._modules[path] = (signature, _module_facts(path))
+        return cached[1]
 
     def binds_name(self, importer, module, name, level=0):
         """(whether the project module binds `name` at its top level, the Dependency on
@@ -265,11 +283,7 @@ class Project:
         path = self.module_path(importer, module, level)
         if path is None:
             return False, None
-        signature = _signature(path)
-        cached = self._modules.get(path)
-        if cached is None or cached[0] != signature:
-            cached = self._modules[path] = (signature, _module_facts(path))
-        facts = cached[1]
+        facts = self._facts_of(path)
         if facts is None:
             return False, None
         return bool(facts.names.module.bindings.get(name)), Dependency(path, facts.digest)

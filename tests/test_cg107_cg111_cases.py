@@ -349,3 +349,30 @@ def test_cg111_a_one_element_input(made, reported):
         (finding,) = result.diagnostics
         assert reported in finding.message
         assert ("[1]" in finding.message) is ("one-element" in reported)
+
+
+@pytest.mark.parametrize("forward", [
+    # from the review: each fails under TF 1.8 (Incompatible shapes, () against (3,))
+    "out = tf.reshape(alpha * x + (1 - alpha) * y, [-1])",
+    "h1 = alpha * x + y\n        h2 = tf.nn.relu(h1)\n        h3 = tf.tanh(h2)\n"
+    "        h4 = tf.sigmoid(h3)\n        out = tf.sigmoid(h4)",
+    "out = x[1:] * alpha + y[1:]",
+    "out = tf.transpose(alpha * x + y)",
+    "out = tf.keras.layers.Dense(3)(x) * alpha",
+    "out = helper(x) * alpha",  # a function cglint does not follow keeps its shape
+])
+def test_cg111_outputs_that_keep_a_tensor_inputs_shape(forward):
+    code = """
+    import tensorflow as tf
+    from somewhere import helper
+
+    @tf.custom_gradient
+    def weighted(x, y, alpha):
+        FORWARD
+        def grad(dy):
+            return dy * alpha, dy * (1 - alpha), dy * (x - y)
+        return out, grad
+
+    z = weighted(tf.ones([3]), tf.zeros([3]), 0.3)
+    """.replace("FORWARD", forward)
+    assert [c for c, _, _ in lint(code, select=["CG111"])] == ["CG111"]

@@ -17,9 +17,10 @@ class UnreducedScalarGradient(Rule):
     `tf.zeros_like(dy)` (directly or kept in a name first: `dalpha = dy * x`): a tensor
     shaped like `dy`, not a scalar. A function whose output may itself be a scalar gets a
     scalar `dy`, and is left alone: a reduction over every axis (`tf.reduce_sum(v) * s`),
-    a `tf.losses` loss, a norm, a helper of the module returning one, or a call whose
-    result's shape cglint does not know; only elementwise arithmetic and functions of the
-    tensor inputs, a matrix product or a layer's output are known not to be.
+    a `tf.losses` loss, a norm, a helper of the module returning one, or another
+    TensorFlow function whose result's shape cglint does not know (`tf.tensordot`);
+    elementwise arithmetic and functions of the tensor inputs, `tf.reshape`, a slice, a
+    matrix product or a layer object's output are known not to be.
     A call of such a function that another module of the project defines is reported at
     the call.
 
@@ -185,7 +186,7 @@ def _scalar(module, arg, depth=0):
         shape = _argument(arg, 1, "shape")
         if value is not None and shape is None and _scalar(module, value, depth + 1):
             return True  # (`tf.constant_initializer(0.3)` is no scalar: its `shape=` decides)
-    if qualname in _REDUCTIONS and len(arg.args) == 1 and not arg.keywords:
+    if _reduces_every_axis(arg, qualname):
         return True  # `tf.reduce_sum(v)`: over every axis
     if qualname in _ELEMENTWISE and arg.args and not arg.keywords and depth < 3:
         return all(_number(a) or _scalar(module, a, depth + 1) for a in arg.args)
@@ -267,12 +268,6 @@ _ELEMENTWISE = frozenset(("tensorflow.%s" % name for name in (
     "square", "abs", "sign", "exp", "sigmoid", "tanh")))
 
 
-# Reductions that give a scalar when no axis is given.
-_REDUCTIONS = frozenset("tensorflow.%s" % name for name in (
-    "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "norm",
-    "nn.l2_loss"))
-
-
 # Calls whose result is a scalar whatever their tensor's shape: losses (reduced to one
 # number by default), norms and counts over every axis; `axis=` (or a position below)
 # makes a reduction keep axes.
@@ -299,6 +294,14 @@ _SHAPE_KEEPING = _ELEMENTWISE | frozenset("tensorflow.%s" % name for name in (
 # Of those, the ones whose later arguments are options (a dtype, a rate), not tensors.
 _OPTIONS_AFTER_FIRST = frozenset("tensorflow.%s" % name for name in (
     "cast", "to_float", "nn.dropout", "nn.leaky_relu"))
+# How many names and calls the output is followed through.
+_MAX_OUTPUT_DEPTH = 12
+# Functions whose result keeps the shape, or the number of elements, of a tensor
+# argument: a scalar only when that is one (a reshape to `[]` aside).
+_SHAPED = frozenset("tensorflow.%s" % name for name in (
+    "reshape", "transpose", "where", "nn.l2_normalize", "nn.batch_normalization",
+    "reverse", "reverse_v2", "cumsum", "cumprod", "nn.softmax", "nn.log_softmax",
+    "image.resize_images", "pad", "tile", "gather", "boolean_mask"))
 # Functions whose result is never a scalar (a matrix product, a layer's output, a
 # concatenation).
 _NEVER_SCALAR = frozenset("tensorflow.%s" % name for name in (
@@ -307,16 +310,24 @@ _NEVER_SCALAR = frozenset("tensorflow.%s" % name for name in (
     "nn.embedding_lookup", "gather", "nn.xw_plus_b"))
 
 
+def _reduces_every_axis(call, qualname):
+    """`tf.reduce_sum(v)`, `K.mean(v)`: a reduction given no axis (`axis=0` is one)."""
+    return qualname in _REDUCING and len(call.args) <= _REDUCING[qualname] and not any(
+        keyword.arg in _AXIS_KEYWORDS and not (
+            isinstance(keyword.value, ast.Constant) and (
+                keyword.value.value is None or keyword.value.value is False))
+        for keyword in call.keywords)
+
+
 def _scalar_output(module, expr, scope, scalar_names, depth=0):
     """Whether the forward output may be a scalar, so that `dy`, and what keeps its
     shape, may be scalars too: a reduction over every axis, a loss, a norm, a helper of
-    the module returning one, arithmetic of those, numbers and the scalar inputs, or a
-    call whose result's shape cglint does not know. Not arithmetic or elementwise
-    functions of the other tensor inputs, nor a matrix product or a layer's output."""
-    if expr is None:
+    the module returning one, an element (`x[0]`), arithmetic of those, numbers and the
+    scalar inputs, or another TensorFlow function whose result's shape cglint does not
+    know. Not arithmetic, elementwise or shape-keeping functions of the other tensor
+    inputs, a slice, a matrix product, or a layer object's output."""
+    if expr is None or depth > _MAX_OUTPUT_DEPTH:
         return False
-    if depth > 4:
-        return True  # too far to follow: it may be
     if isinstance(expr, ast.Name):
         if expr.id in scalar_names:
             return True
@@ -334,16 +345,12 @@ def _scalar_output(module, expr, scope, scalar_names, depth=0):
         return any(_scalar_output(module, branch, scope, scalar_names, depth + 1)
                    for branch in (expr.body, expr.orelse))
     if isinstance(expr, ast.Subscript):
-        return True  # `x[0]` of a vector is one
+        return not isinstance(expr.slice, ast.Slice)  # `x[0]` of a vector is one; `x[1:]` not
     if not isinstance(expr, ast.Call):
         return False
     qualname = module.resolve(expr.func)
     if qualname in _REDUCING:
-        return len(expr.args) <= _REDUCING[qualname] and not any(
-            keyword.arg in _AXIS_KEYWORDS and not (  # (`axis=0` is an axis: no `in`)
-                isinstance(keyword.value, ast.Constant) and (
-                    keyword.value.value is None or keyword.value.value is False))
-            for keyword in expr.keywords)
+        return _reduces_every_axis(expr, qualname)
     if qualname in _SCALAR_RESULTS:
         return True
     if qualname and qualname.startswith("tensorflow.losses."):
@@ -352,14 +359,18 @@ def _scalar_output(module, expr, scope, scalar_names, depth=0):
         tensors = expr.args[:1] if qualname in _OPTIONS_AFTER_FIRST else expr.args[:2]
         return all(_scalar_output(module, arg, scope, scalar_names, depth + 1)
                    for arg in tensors if not isinstance(arg, ast.Starred))
-    if qualname in _NEVER_SCALAR:
+    if qualname in _NEVER_SCALAR or (qualname in _SHAPED and not (
+            qualname == "tensorflow.reshape" and _empty_shape(_argument(expr, 1, "shape")))):
         return False
     returns = module.returned_by_call(expr)
     if returns is not None:  # a helper of the module: `mse(pred, target)`
         function = module.called_function(expr, scope)
         own = module.names.scope_for_def[id(function)]
         return any(_scalar_output(module, value, own, set(), depth + 1) for value in returns)
-    return True  # a function whose result's shape is not known here: it may be one
+    # Another TensorFlow function, whose result's shape is not known here, may be a scalar
+    # (`tf.tensordot(a, b, 1)`, `tf.squeeze`); a call of anything else (a layer object, a
+    # function cglint does not follow) is taken as keeping its input's shape.
+    return bool(qualname) and qualname.startswith(("tensorflow.", "keras."))
 
 
 def _keeps_upstream_shape(module, expr, upstream, depth=0, followed=None):
