@@ -549,7 +549,8 @@ class ModuleFacts:
         """The node `node` is a child of (None for the module, or a node not in the tree).
         Found by descending from the module through the children whose lines and columns
         hold the node's, so climbing from a few nodes (gradient registrations, override
-        maps) costs a path, not a map of the whole tree; the path found is kept."""
+        maps) costs a path, not a map of the whole tree; the path found is kept. Past
+        _PATHS_BEFORE_MAP such descents, one map of every node's parent is made."""
         parents = self._parents
         if id(node) not in parents:
             self._paths_found += 1
@@ -1025,11 +1026,11 @@ class ModuleFacts:
             # `from ops import *` then `scale_grad(x)`: the last star import that offers
             # the name is where it comes from
             for star in self._star_targets(expr):
-                site = self._imported_site_of(star)
-                if site is not None:
-                    return site
-                if self._binds(star):
-                    return None  # a later star import's own `scale_grad` wins
+                brought = self._star_names(star)
+                if brought is None:
+                    return None  # a module cglint cannot read may bring the name
+                if star[2] in brought:  # the last star import that brings it wins
+                    return self._imported_site_of(star)
             return None
         return self._imported_site_of(target)
 
@@ -1045,15 +1046,15 @@ class ModuleFacts:
                  and any(alias.name == "*" for alias in node.names)]
         return [(node.module or "", node.level, expr.id) for node in reversed(stars)]
 
-    def _binds(self, target):
-        """Whether the project module of `target` binds its name (a def, an import)."""
+    def _star_names(self, target):
+        """The names `from module import *` of `target` brings, or None when unknown."""
         from cglint import project
 
-        module, level, name = target
-        binds, dependency = project.current().binds_name(self.path, module, name, level)
+        module, level, _ = target
+        names, dependency = project.current().star_names(self.path, module, level)
         if dependency is not None:
             self.dependencies.add(dependency)
-        return binds
+        return names
 
     def _imported_site_of(self, target):
         if _tensorflow_module(target[0], target[1]):
@@ -1392,14 +1393,20 @@ class ModuleFacts:
 
     def made_functions(self, call, scope):
         """The defs and lambdas a call of a project function hands back (a factory:
-        `make_grad(0.5)` returning its inner `grad`); [] when it may return anything else."""
+        `make_grad(0.5)` returning its inner `grad`, or one of two chosen by a conditional
+        expression); [] when it may return anything else (a `functools.partial`, another
+        factory's result: CG106's _may_give_function still takes those as functions)."""
         function = self.called_function(call, scope)
         if function is None:
             return []
         own_scope = self.names.scope_for_def[id(function)]
         values = [node.value for node in own_nodes(function) if isinstance(node, ast.Return)]
         found = []
-        for value in values:
+        while values:
+            value = values.pop()
+            if isinstance(value, ast.IfExp):  # `(lambda dy: ...) if fast else slow_grad`
+                values += [value.body, value.orelse]
+                continue
             if isinstance(value, ast.Lambda):
                 found.append(value)
                 continue
@@ -1917,6 +1924,8 @@ class _SiteFinder:
         site = by_func.get(id(binding.node)) if binding.kind == "def" else None
         target = binding.node
         if binding.kind == "assign" and isinstance(target, ast.Name):
+            if binding.scope.kind == "module" and self.names.declared_global(expr.id):
+                return None  # a def may rebind the alias (`global activation`)
             return self._site_of_name(target, binding.scope, by_func, wrapped, depth + 1)
         if binding.kind == "assign" and isinstance(target, ast.Call) and target.args:
             # h = tf.custom_gradient(f): calls of h are calls of f's site

@@ -311,7 +311,7 @@ def _undeclared_non_ascii(module, target):
 _NAMING_FIELDS = {ast.Name: ("id",), ast.arg: ("arg",), ast.Attribute: ("attr",),
                   ast.keyword: ("arg",), ast.FunctionDef: ("name",),
                   ast.AsyncFunctionDef: ("name",), ast.ClassDef: ("name",),
-                  ast.alias: ("name", "asname"), ast.ImportFrom: ("module",),
+                  ast.alias: ("name", "asname"), ast.Import: (), ast.ImportFrom: ("module",),
                   ast.Global: ("names",), ast.Nonlocal: ("names",),
                   ast.ExceptHandler: ("name",)}
 
@@ -326,20 +326,35 @@ def _non_ascii_identifiers(module, target):
     # text beyond ASCII)
     for node in ast.walk(module.tree):
         fields = _NAMING_FIELDS.get(type(node))
-        if fields:
-            line = getattr(node, "lineno", None)
-            for field in fields:
-                value = getattr(node, field, None)
-                for name in value if isinstance(value, list) else [value]:
-                    if name and line is not None and not name.isascii():
-                        by_line.setdefault(line, []).append((node.col_offset, name, node))
+        if fields is None or isinstance(node, ast.alias):
+            continue  # (an alias is its import statement's: no position before 3.10)
+        names = [getattr(node, field, None) for field in fields]
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names += [name for alias in node.names for name in (alias.name, alias.asname)]
+        line = getattr(node, "lineno", None)
+        for value in names:
+            for name in value if isinstance(value, list) else [value]:
+                if name and line is not None and not name.isascii():
+                    by_line.setdefault(line, []).append((node.col_offset, name, node))
     construct = "non-ASCII identifier"
     for line, places in by_line.items():
         places.sort(key=lambda place: place[0])
         names = "`, `".join(dict.fromkeys(name for _, name, _ in places))
         node = places[0][2]
-        yield NewSyntax(module.span(node), construct, MINIMUM_VERSION[construct],
-                        _message(construct, names, target), node)
+        yield NewSyntax(_name_span(module, node, places[0][1]), construct,
+                        MINIMUM_VERSION[construct], _message(construct, names, target), node)
+
+
+def _name_span(module, node, name):
+    """The span of a def's or class's own name on its header line (not its whole body);
+    of the node itself for anything else."""
+    span = module.span(node)
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return span
+    at = module.lines.line(span.line).find(name, span.col - 1)
+    if at < 0:
+        return span
+    return Span(span.line, at + 1, span.line, at + 1 + len(name))
 
 
 def _all_fields(fields):

@@ -105,6 +105,8 @@ class Registration:
     in_loop: bool = False  # inside a loop of its own module or function body
     looped_lines: frozenset = frozenset()  # lines of `runs` whose call is in a loop
     estimator_lines: frozenset = frozenset()  # lines of `runs` where an Estimator runs it
+    per_instance: bool = False  # it sits in `__init__` or a layer's `build`: runs are its
+    # class's instantiations
 
 
 @dataclass(eq=False)
@@ -205,6 +207,7 @@ class _Builder:
         self.calls_by_name = {}  # `f` -> the calls `f(...)` of a plain name
         self.looped_call_lines = set()  # lines of calls _times found in a loop
         self.estimator_lines = set()  # lines where an Estimator runs a model_fn
+        self.per_instance_functions = set()  # ids of `__init__`s and layers' `build`s
         self._strings = {}  # (id(expr), id(scope), depth) -> constant_string
         self._module_dicts = {}  # id(the name's one binding) -> _module_dict
 
@@ -264,6 +267,8 @@ class _Builder:
             line for line, _ in registration.runs if line in self.looped_call_lines)
         registration.estimator_lines = frozenset(
             line for line, _ in registration.runs if line in self.estimator_lines)
+        registration.per_instance = registration.in_function is not None and id(
+            registration.in_function) in self.per_instance_functions
         if len(registration.runs) > 1 and self.registers_once(call, home.node):
             registration.runs = registration.runs[:1]
         return registration
@@ -320,6 +325,7 @@ class _Builder:
             if function.name == "__init__" or (
                     function.name == "build" and self.tensorflow_class(owner, scope.parent)):
                 called = owner
+                self.per_instance_functions.add(id(function))
             else:
                 calls = self.instance_calls(owner, function.name, scope.parent)
                 return function, self._times(calls, guarded, times)
@@ -365,9 +371,10 @@ class _Builder:
                     isinstance(func.value, ast.Name) and func.value.id == name:
                 receiver = func.value
                 times = 1
-            elif qualname == "tensorflow.estimator.train_and_evaluate" and call.args and \
-                    isinstance(call.args[0], ast.Name) and call.args[0].id == name:
-                receiver = call.args[0]
+            elif qualname == "tensorflow.estimator.train_and_evaluate" and isinstance(
+                    _argument(call, "estimator", 0), ast.Name) and _argument(
+                    call, "estimator", 0).id == name:
+                receiver = _argument(call, "estimator", 0)
                 times = 2
             else:
                 continue

@@ -172,6 +172,8 @@ class Project:
     def __init__(self):
         self._summaries = _Memo(MEMO_SUMMARIES)  # path -> (stat signature, ModuleSummary or None)
         self._modules = _Memo(MEMO_MODULES)  # path -> (stat signature, ModuleFacts or None)
+        # path -> (stat signature, names a star import of it brings or None, Dependency)
+        self._stars = _Memo(MEMO_LOOKUPS)
         # path -> (stat signature, the words of its import statements)
         self._mentioned = _Memo(MEMO_LOOKUPS)
         self.new_run()
@@ -276,17 +278,21 @@ class Project:
             cached = self._modules[path] = (signature, _module_facts(path))
         return cached[1]
 
-    def binds_name(self, importer, module, name, level=0):
-        """(whether the project module binds `name` at its top level, the Dependency on
-        it), or (False, None) when it is not a project module: what `from module import *`
-        may bring."""
+    def star_names(self, importer, module, level=0):
+        """(the names `from module import *` brings: its `__all__`, else its top-level
+        names not starting with `_`; the Dependency on it), or (None, None) when it is no
+        project module or its `__all__` is not a literal list: unknown."""
         path = self.module_path(importer, module, level)
         if path is None:
-            return False, None
-        facts = self._facts_of(path)
-        if facts is None:
-            return False, None
-        return bool(facts.names.module.bindings.get(name)), Dependency(path, facts.digest)
+            return None, None
+        signature = _signature(path)
+        cached = self._stars.get(path)
+        if cached is None or cached[0] != signature:
+            facts = _module_facts(path)  # (not kept: only its names are wanted again)
+            names = None if facts is None else _star_names(facts)
+            dependency = None if facts is None else Dependency(path, facts.digest)
+            cached = self._stars[path] = (signature, names, dependency)
+        return cached[1], cached[2]
 
     def offers_sites(self, importer, module, level=0):
         """(whether importing `module` may bring a custom-gradient function: it defines
@@ -532,6 +538,20 @@ class Project:
         paths = (self.module_path(importer, module, level)
                  for module, level in summary.imports or ())
         return {os.path.realpath(path) for path in paths if path is not None}
+
+
+def _star_names(facts):
+    """The names `from m import *` binds from a module's facts, or None when unknown."""
+    bindings = facts.names.module.bindings
+    declared = bindings.get("__all__")
+    if declared is None:
+        return frozenset(name for name in bindings if not name.startswith("_"))
+    if len(declared) != 1 or declared[0].kind != "assign" or not isinstance(
+            declared[0].node, (ast.List, ast.Tuple)) or not all(
+            isinstance(element, ast.Constant) and isinstance(element.value, str)
+            for element in declared[0].node.elts):
+        return None  # built, extended or assigned twice: not followed
+    return frozenset(element.value for element in declared[0].node.elts)
 
 
 def enclosing_package_inits(path):

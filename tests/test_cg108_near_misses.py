@@ -433,6 +433,7 @@ def test_an_int_compared_with_ints_as_a_tensor(body, reported):
     ("flag = x > 0.5", False),
     ("flag = True\n    flag = x > 0.5", False),
     ("flag = tf.constant(True)", False),
+    ("flag = x == 1", False),  # a NumPy array's comparison gives an array (review)
 ])
 def test_a_python_bool_in_a_local_name(binding, reported):
     from cglint import check, engine
@@ -452,3 +453,18 @@ def test_a_python_bool_in_a_local_name(binding, reported):
     """).replace("BINDING", binding)
     result = check.check_text("m.py", code, engine.Options(select=("CG001", "CG108")))
     assert [d.code for d in result.diagnostics] == (["CG108"] if reported else [])
+
+
+def test_a_name_passed_to_another_modules_function_is_not_followed(tmp_path):
+    # how `ops.first_k` uses `k` is not judged from here: a literal is what the call shows
+    from cglint import check, engine
+
+    (tmp_path / "ops.py").write_text(
+        "import tensorflow as tf\n@tf.custom_gradient\ndef first_k(x, k):\n"
+        "    return x[:k], lambda dy: (dy, None)\n")
+    model = tmp_path / "model.py"
+    model.write_text("import tensorflow as tf\nfrom ops import first_k\n"
+                     "def f(x):\n    k = 2\n    return first_k(x, k)\n")
+    found = check.check_alone(str(model), model.read_text(),
+                              engine.Options(select=("CG108",))).diagnostics
+    assert found == []

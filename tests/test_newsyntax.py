@@ -347,7 +347,7 @@ def test_non_ascii_names_need_python_3():
         """)
     options = engine.Options(select=("CG302",), target_python=(2, 7))
     found = check.check_bytes("a.py", code.encode("utf-8"), options).diagnostics
-    assert [(d.line, d.col) for d in found] == [(4, 1), (6, 1), (8, 8), (9, 1)]
+    assert [(d.line, d.col) for d in found] == [(4, 5), (6, 7), (8, 1), (9, 1)]
     assert "`ƒ`, `β`, `κ`" in found[0].message and "`λ2`, `γ`" in found[3].message
     py3 = engine.Options(select=("CG302",), target_python=(3, 6))
     assert check.check_bytes("a.py", code.encode("utf-8"), py3).diagnostics == []

@@ -1375,6 +1375,8 @@ def test_a_fan_of_formats_stays_small_and_fast():
     # fixtures/CG203/bad_registered_in_model_fn.py fails under TF 1.8
     ("est.train(input_fn)\nest.evaluate(input_fn)", "twice (lines"),
     ("tf.estimator.train_and_evaluate(est, train_spec, eval_spec)", "more than once on line"),
+    ("tf.estimator.train_and_evaluate(estimator=est, train_spec=t, eval_spec=e)",
+     "more than once on line"),
     ("for _ in range(3):\n    est.train(input_fn)", "in a loop"),
     # near-misses: one graph built; another estimator's model_fn; the function not given
     ("est.train(input_fn)", None),
@@ -1417,3 +1419,29 @@ def test_cg203_a_registration_in_a_layers_build(base, reported):
         "a = Binarize()",
         "b = Binarize()"])
     assert bool([m for m in messages(code) if "STSignGrad" in m]) is reported
+
+
+def test_cg203_a_function_named_build_is_no_layers_build():
+    code = """
+    import tensorflow as tf
+
+    def build(x):
+        @tf.RegisterGradient("ClipGrad")
+        def _clip(op, grad):
+            return grad
+
+    class Builder(object):
+        def build(self):
+            @tf.RegisterGradient("OtherGrad")
+            def _other(op, grad):
+                return grad
+
+    b = Builder()
+    b.build()
+    b.build()
+    build(1)
+    build(2)
+    """
+    found = messages(code)
+    assert len(found) == 2 and all("it is called twice" in m for m in found), found
+    assert not any("instantiated" in m for m in found)

@@ -102,15 +102,24 @@ _CELL_RUNNERS = frozenset("tensorflow.%s" % name for name in (
     "keras.layers.RNN"))
 
 
+_CELL_PARAMETERS = frozenset(("cell", "cell_fw", "cell_bw", "cells_fw", "cells_bw"))
+
+
 def _called(module, node):
     """Whether the read is of an object the code calls (`layer(x)`) or has TF run (an
     RNN cell given to `tf.nn.dynamic_rnn`), not a variable."""
     parent = module.parent_of(node)
+    if isinstance(parent, ast.keyword):  # `dynamic_rnn(cell=cell, ...)`
+        call = module.parent_of(parent)
+        return isinstance(call, ast.Call) and parent.arg in _CELL_PARAMETERS and \
+            module.resolve(call.func) in _CELL_RUNNERS
     if not isinstance(parent, ast.Call):
-        parent = module.parent_of(parent) if isinstance(parent, ast.keyword) else None
-        if not isinstance(parent, ast.Call):
-            return False
-    return parent.func is node or module.resolve(parent.func) in _CELL_RUNNERS
+        return False
+    if parent.func is node:
+        return True
+    # a runner's cells come first (`bidirectional_dynamic_rnn(cell_fw, cell_bw, ...)`)
+    return node in parent.args[:2] and module.resolve(parent.func) in _CELL_RUNNERS and (
+        parent.args.index(node) == 0 or "bidirectional" in module.resolve(parent.func))
 
 
 RULE = VariableReadByClosure

@@ -19,9 +19,9 @@ class ForwardReturnShape(Rule):
 
     Fix: `return y, grad` where `grad` is the function itself (a list `[y, grad]` works too).
     A factory's call that returns the gradient function (`return y, make_grad(0.5)`) is
-    right, and its gradient function is checked like any other: a def of the module that
-    may return a def, a lambda (also one chosen by a conditional expression), a
-    `functools.partial`, or another factory's result.
+    right: a def of the module that may return a def, a lambda (also one chosen by a
+    conditional expression), a `functools.partial`, or another factory's result. The
+    defs and lambdas it returns are checked like any other gradient function.
     """
 
     code = "CG106"

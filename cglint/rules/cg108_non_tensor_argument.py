@@ -97,7 +97,8 @@ class NonTensorArgument(Rule):
             return memo[key]
 
         for index, arg in enumerate(call.args):
-            kind = self._kind(module, arg)
+            # (another module's function: the literal alone, its body's uses unseen here)
+            kind = self._kind(module, arg, follow_names=site is not None)
             if kind in skip:
                 continue
             # (a list's answer depends on how many arguments the call stacks)
@@ -119,7 +120,7 @@ class NonTensorArgument(Rule):
                     name, what, why), function=function)
 
     @staticmethod
-    def _kind(module, arg):
+    def _kind(module, arg, follow_names=True):
         if isinstance(arg, ast.Constant):
             value = arg.value
             if value is None:
@@ -148,12 +149,12 @@ class NonTensorArgument(Rule):
             qualname = module.resolve(arg)
             if qualname in _STRING_CONSTANTS:
                 return "str"  # `tf.estimator.ModeKeys.TRAIN` is the string "train"
-            if isinstance(arg, ast.Name):
+            if isinstance(arg, ast.Name) and follow_names:
                 # a local name assigned once: `is_training = mode == ModeKeys.TRAIN`
                 value = module.single_value(arg, module.names.scope_of(arg))
                 if isinstance(value, ast.Constant):
                     return NonTensorArgument._kind(module, value)
-                if _python_bool(value):
+                if _python_bool(module, value):
                     return "bool"
             if qualname and qualname.startswith("tensorflow.") and qualname.split(".")[-1][:1].islower():
                 return "callable"
@@ -165,11 +166,21 @@ class NonTensorArgument(Rule):
 _OBJECT_COMPARISONS = (ast.Eq, ast.NotEq, ast.Is, ast.IsNot, ast.In, ast.NotIn)
 
 
-def _python_bool(value):
-    """`a == b`, `x is None`, `k in modes`, `not flag`: a Python bool."""
+def _python_bool(module, value):
+    """`mode == "train"`, `mode == ModeKeys.TRAIN`, `x is None`, `k in modes`, `not
+    flag`: a Python bool. (`labels == 1` may be a NumPy array's comparison: an array.)"""
     if isinstance(value, ast.Compare):
-        return all(isinstance(op, _OBJECT_COMPARISONS) for op in value.ops)
+        return all(isinstance(op, _OBJECT_COMPARISONS) for op in value.ops) and (
+            not any(isinstance(op, (ast.Eq, ast.NotEq)) for op in value.ops) or any(
+                _plain_constant(module, side) for side in [value.left] + value.comparators))
     return isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.Not)
+
+
+def _plain_constant(module, node):
+    """A string, None or a bool, or TF's string constants (`ModeKeys.TRAIN`)."""
+    if isinstance(node, ast.Constant):
+        return node.value is None or isinstance(node.value, (str, bytes, bool))
+    return isinstance(node, ast.Attribute) and module.resolve(node) in _STRING_CONSTANTS
 
 
 def _method_decorator_below(module, site):

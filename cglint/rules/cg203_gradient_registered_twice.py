@@ -165,11 +165,9 @@ def _runs_again(registration, name):
     shown = "`%s`" % function.name
     if set(lines) <= registration.estimator_lines:  # a model_fn
         calls = calls.replace("it is called", "an Estimator builds a graph with it")
-    if function.name == "__init__":  # runs once per instance of its class
-        shown = "constructor `__init__`"
-        calls = calls.replace("it is called", "its class is instantiated")
-    elif function.name == "build":  # a Keras layer's: once per instance
-        shown = "method `build`"
+    if registration.per_instance:  # `__init__`, or a layer's `build`: once per instance
+        shown = "constructor `__init__`" if function.name == "__init__" else \
+            "method `%s`" % function.name
         calls = calls.replace("it is called", "its class is instantiated")
     elif function.name in ("call", "__call__"):  # once per call of an instance
         shown = "method `%s`" % function.name
