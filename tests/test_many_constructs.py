@@ -58,3 +58,35 @@ def test_hundreds_of_calls_of_one_long_custom_gradient_function():
     # the int is a slice bound each time (handled); None is not
     assert [(code, line) for code, line, _ in found] == [("CG108", len(lines))]
     assert seconds < BOUND
+
+
+def test_a_chain_of_modules_registering_patterns(tmp_path):
+    # 22 modules, each importing the one before and registering `"G<k>_%s" % x`: every
+    # file's patterns were added to the run's own lists, which doubled with each file (a
+    # hang)
+    from cglint import lint_run
+
+    for k in range(24):
+        lines = ["import tensorflow as tf"] + (["import m%d" % (k - 1)] if k else [])
+        lines += ['def reg(x, f):\n    tf.RegisterGradient("G%d_%%s" %% x)(f)' % k,
+                  "g = tf.get_default_graph()",
+                  'with g.gradient_override_map({"Identity": "Missing%d"}):' % k,
+                  "    y = tf.identity(1.0)"]
+        (tmp_path / ("m%d.py" % k)).write_text("\n".join(lines) + "\n")
+    started = time.process_time()
+    found = _run_folder(tmp_path)
+    assert sorted(found) == sorted("CG202 m%d.py" % k for k in range(24))
+    assert time.process_time() - started < BOUND
+
+
+def _run_folder(folder):
+    """`cglint --no-cache FOLDER`'s findings as `CODE file` strings."""
+    import subprocess
+    import sys
+
+    completed = subprocess.run([sys.executable, "-m", "cglint", "--no-cache",
+                                "--format", "json", str(folder)],
+                               stdout=subprocess.PIPE, universal_newlines=True)
+    import json
+    return ["%s %s" % (item["code"], item["path"].rsplit("/", 1)[1])
+            for item in json.loads(completed.stdout)["findings"]]

@@ -1,4 +1,5 @@
 import difflib
+import functools
 import re
 
 from cglint import overrides, project
@@ -81,8 +82,10 @@ class OverrideGradientNotRegistered(Rule):
                     registered.setdefault(name, {}).setdefault(other, line)
             for name, where, line in imported:
                 registered.setdefault(name, {}).setdefault(where, line)
-            patterns += [pattern for other in together[path] for pattern in summaries[other][4]]
-            patterns = [re.compile(pattern) for pattern in patterns]
+            # (a new list: the summaries' own lists stay as they are, for the next file)
+            patterns = [_compiled(pattern) for pattern in sorted(set(patterns).union(
+                pattern for other in together[path] for pattern in summaries[other][4]))]
+            names = _Names(registered)
             for value, key, place in uses:
                 if value in registered or any(p.fullmatch(value) for p in patterns):
                     continue
@@ -92,31 +95,51 @@ class OverrideGradientNotRegistered(Rule):
                     "gradient `%s`%s is never registered with `tf.RegisterGradient` in this "
                     "file or the project modules loaded with it: `tf.gradients` raises "
                     "`LookupError: No gradient defined for operation ...%s`%s"
-                    % (value, override, op_type, _did_you_mean(value, registered, path)),
+                    % (value, override, op_type, names.did_you_mean(value, path)),
                     span=Span(*place), path=path)
 
 
-def _did_you_mean(value, registered, path):
-    by_lower = {}
-    for name in sorted(registered):
-        by_lower.setdefault(name.lower(), name)
-    for name in sorted(load_ops().registered):
-        by_lower.setdefault(name.lower(), name)
-    match = by_lower.get(value.lower())
-    if match is None:
-        close = difflib.get_close_matches(value, sorted(registered), n=1, cutoff=0.8)
-        match = close[0] if close else None
-    if match is None:
-        return ""
-    if match not in registered:
-        return "; did you mean TF's own `%s`?" % match
-    places = registered[match]
-    if path in places:
-        place = "line %d" % places[path]
-    else:
-        where = min(places)
-        place = "%s:%d" % (where, places[where])
-    return "; did you mean `%s` (registered at %s)?" % (match, place)
+@functools.lru_cache(maxsize=1024)  # one pattern per registration site, asked per file
+def _compiled(pattern):
+    return re.compile(pattern)
+
+
+# Past this many suggestions in a file, the rest are not looked for: each compares the
+# value with every registered name, and a generated file may hold thousands of both.
+_MAX_SUGGESTIONS = 50
+
+
+class _Names:
+    """The registered names of one file's program, for "did you mean" suggestions: sorted
+    and lowered once, not once per unregistered use."""
+
+    def __init__(self, registered):
+        self.registered = registered
+        self.sorted = sorted(registered)
+        self.by_lower = {}
+        for name in self.sorted:
+            self.by_lower.setdefault(name.lower(), name)
+        for name in sorted(load_ops().registered):
+            self.by_lower.setdefault(name.lower(), name)
+        self.looked_for = 0
+
+    def did_you_mean(self, value, path):
+        match = self.by_lower.get(value.lower())
+        if match is None and self.looked_for < _MAX_SUGGESTIONS:
+            self.looked_for += 1
+            close = difflib.get_close_matches(value, self.sorted, n=1, cutoff=0.8)
+            match = close[0] if close else None
+        if match is None:
+            return ""
+        if match not in self.registered:
+            return "; did you mean TF's own `%s`?" % match
+        places = self.registered[match]
+        if path in places:
+            place = "line %d" % places[path]
+        else:
+            where = min(places)
+            place = "%s:%d" % (where, places[where])
+        return "; did you mean `%s` (registered at %s)?" % (match, place)
 
 
 RULE = OverrideGradientNotRegistered
