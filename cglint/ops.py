@@ -34,6 +34,11 @@ class OpRegistry:
                                  for name, types in data["functions_other_arguments"].items()}
         self._operators = {name: tuple(types) for name, types in data["operators"].items()}
         self.function_ops = frozenset(data["function_ops"])
+        self._similar = {}  # name -> similar_op(name)
+        # the function each name reads as, from its op type spelling
+        self._by_spelling = {}
+        for function in sorted(self._functions, reverse=True):  # (the first name wins)
+            self._by_spelling[function.rsplit(".", 1)[-1].replace("_", "")] = function
 
     def is_op(self, op_type):
         return op_type in self._inputs
@@ -74,7 +79,15 @@ class OpRegistry:
         return self._operators.get(operator, ())
 
     def similar_op(self, name):
-        """The op type `name` most likely means (case-insensitive), or None."""
+        """The op type `name` most likely means (case-insensitive), or None. Worked out
+        once per name: a map held in a module constant is reported at each of its uses."""
+        if name not in self._similar:
+            if len(self._similar) >= _MAX_REMEMBERED:  # (a long-lived server stays flat)
+                self._similar.clear()
+            self._similar[name] = self._similar_op(name)
+        return self._similar[name]
+
+    def _similar_op(self, name):
         lowered = name.lower()
         if lowered in self._lowered:
             return self._lowered[lowered]
@@ -89,11 +102,11 @@ class OpRegistry:
 
     def function_named(self, op_type):
         """`nn.leaky_relu` for `LeakyRelu`: the function whose name reads as the op type."""
-        wanted = op_type.lower()
-        for name in sorted(self._functions):
-            if name.rsplit(".", 1)[-1].replace("_", "") == wanted:
-                return name
-        return None
+        return self._by_spelling.get(op_type.lower())
+
+
+# How many names similar_op keeps its answer for.
+_MAX_REMEMBERED = 4096
 
 
 @lru_cache(maxsize=1)
