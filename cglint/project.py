@@ -195,6 +195,9 @@ class Project:
         self._listings = _Memo(MEMO_MODULES)  # package root -> the files importers() reads
         self._words_this_run = _Memo(MEMO_LOOKUPS)  # path -> _import_words, stat'ed once
         self._candidates = _Memo(MEMO_LOOKUPS)  # (folder, level, module) -> files it would be
+        # (what the disk resolves to, as the lookups above: per run)
+        self._imports_resolved = _Memo(MEMO_SUMMARIES)  # (importer, digest) -> real paths
+        self._real = _Memo(MEMO_LOOKUPS)  # path -> os.path.realpath(path)
         # The files the lookups since the last absent_lookups() looked for and did not
         # find: a result drawn from their absence holds only while they stay absent.
         self._absent = set()
@@ -433,9 +436,9 @@ class Project:
         what they import; bounded, nearest first. Every one is a dependency: one that
         registers nothing today may later."""
         summaries, dependencies = [], []
-        seen = {os.path.realpath(path)}
+        seen = {self._realpath(path)}
         queue = [(path, 0)] + [(importer, 1) for importer in self.importers(path)]
-        seen.update(os.path.realpath(importer) for importer, _ in queue[1:])
+        seen.update(self._realpath(importer) for importer, _ in queue[1:])
         while queue and len(seen) <= MAX_IMPORTED_MODULES:
             importer, depth = queue.pop(0)
             summary = self.summary(importer, with_imports=True)
@@ -452,15 +455,15 @@ class Project:
             found += [self.module_path(importer, module, level)
                       for module, level in summary.imports or ()]
             for module_file in found:
-                if module_file is not None and os.path.realpath(module_file) not in seen:
-                    seen.add(os.path.realpath(module_file))
+                if module_file is not None and self._realpath(module_file) not in seen:
+                    seen.add(self._realpath(module_file))
                     queue.append((module_file, depth + 1))
         return summaries, dependencies
 
     def imports_all_catch_key_error(self, path):
         """(whether `path` has importers in the project and every one imports it inside a
         `try` that catches KeyError, [Dependency] on them)."""
-        target = os.path.realpath(path)
+        target = self._realpath(path)
         importers = self.importers(path)
         dependencies = []
         for importer in importers:
@@ -470,7 +473,7 @@ class Project:
             dependencies.append(Dependency(summary.path, summary.digest))
             for module, level in summary.imports or ():
                 found = self.module_path(importer, module, level)
-                if found is not None and os.path.realpath(found) == target and \
+                if found is not None and self._realpath(found) == target and \
                         (module, level) not in summary.imports_catching_key_error:
                     return False, dependencies
         return bool(importers), dependencies
@@ -478,7 +481,7 @@ class Project:
     def importers(self, path):
         """Project files that import `path`: those under its package root (at most
         MAX_SCANNED_FILES) whose text names its module and whose imports resolve to it."""
-        target = os.path.realpath(path)
+        target = self._realpath(path)
         stem = os.path.splitext(os.path.basename(path))[0]
         if stem == "__init__":
             stem = os.path.basename(os.path.dirname(target))
@@ -489,7 +492,7 @@ class Project:
             # asked first (and kept while the file is unchanged), the real path only of
             # the few that do.
             if word not in self._import_words(candidate) or \
-                    os.path.realpath(candidate) == target:
+                    self._realpath(candidate) == target:
                 continue
             summary = self.summary(candidate, with_imports=True)
             if summary is not None and target in self._imported_files(candidate, summary):
@@ -533,11 +536,25 @@ class Project:
         self._words_this_run[path] = cached[1]
         return cached[1]
 
+    def _realpath(self, path):
+        """os.path.realpath, once per path in a run (a hub's imports are asked by every
+        module it imports)."""
+        found = self._real.get(path)
+        if found is None:
+            found = self._real[path] = os.path.realpath(path)
+        return found
+
     def _imported_files(self, importer, summary):
-        """Real paths of the project files an importer's imports resolve to."""
-        paths = (self.module_path(importer, module, level)
-                 for module, level in summary.imports or ())
-        return {os.path.realpath(path) for path in paths if path is not None}
+        """Real paths of the project files an importer's imports resolve to: worked out
+        once per importer's content (a hub importing 500 modules is asked by each)."""
+        key = (importer, summary.digest)
+        found = self._imports_resolved.get(key)
+        if found is None:
+            paths = (self.module_path(importer, module, level)
+                     for module, level in summary.imports or ())
+            found = self._imports_resolved[key] = frozenset(
+                self._realpath(path) for path in paths if path is not None)
+        return found
 
 
 def _star_names(facts):
