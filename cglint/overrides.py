@@ -208,6 +208,8 @@ class _Builder:
         self.looped_call_lines = set()  # lines of calls _times found in a loop
         self.estimator_lines = set()  # lines where an Estimator runs a model_fn
         self.per_instance_functions = set()  # ids of `__init__`s and layers' `build`s
+        self._runs_of = {}  # (id(scope), looped, guarded) -> runs()
+        self._flag_tests = {}  # id(If) -> _sets_its_flag
         self._strings = {}  # (id(expr), id(scope), depth) -> constant_string
         self._module_dicts = {}  # id(the name's one binding) -> _module_dict
 
@@ -278,16 +280,25 @@ class _Builder:
         True`): the registration runs the first time only."""
         child, parent = call, self.module.parent_of(call)
         while parent is not None and parent is not stop:
-            if isinstance(parent, ast.If) and child in parent.body and isinstance(
-                    parent.test, ast.UnaryOp) and isinstance(parent.test.op, ast.Not):
-                flag = ast.unparse(parent.test.operand)
-                if any(isinstance(statement, ast.Assign) and isinstance(
-                        statement.value, ast.Constant) and statement.value.value is True
-                        and any(ast.unparse(target) == flag for target in statement.targets)
-                        for statement in parent.body):
-                    return True
+            if isinstance(parent, ast.If) and child in parent.body and self._sets_its_flag(
+                    parent):
+                return True
             child, parent = parent, self.module.parent_of(parent)
         return False
+
+    def _sets_its_flag(self, test):
+        """`if not flag:` whose body sets `flag = True` (once per `if`, however many
+        registrations it holds)."""
+        if id(test) not in self._flag_tests:
+            found = False
+            if isinstance(test.test, ast.UnaryOp) and isinstance(test.test.op, ast.Not):
+                flag = ast.unparse(test.test.operand)
+                found = any(isinstance(statement, ast.Assign) and isinstance(
+                    statement.value, ast.Constant) and statement.value.value is True
+                    and any(ast.unparse(target) == flag for target in statement.targets)
+                    for statement in test.body)
+            self._flag_tests[id(test)] = found
+        return self._flag_tests[id(test)]
 
     def registered_function(self, expr, scope):
         if isinstance(expr, ast.Lambda):
@@ -305,7 +316,17 @@ class _Builder:
         return GradFunction(node, node.name, scope, Parameters.of(node), returns)
 
     def runs(self, line, scope, looped, guarded):
-        """(the def a registration sits in, [(line, guarded)] once per time it runs)."""
+        """(the def a registration sits in, [(line, guarded)] once per time it runs);
+        worked out once per def (it may hold hundreds of registrations)."""
+        if scope.kind in ("module", "class"):
+            return self._runs(line, scope, looped, guarded)
+        key = (id(scope), looped, guarded)
+        if key not in self._runs_of:
+            self._runs_of[key] = self._runs(line, scope, looped, guarded)
+        function, runs = self._runs_of[key]
+        return function, list(runs)
+
+    def _runs(self, line, scope, looped, guarded):
         times = 2 if looped else 1
         if scope.kind in ("module", "class"):
             if scope.kind == "class" and scope.parent.kind != "module":
