@@ -84,7 +84,7 @@ def _span(module, node, text, safe=True):
 
 
 def _source(module, node):
-    return ast.get_source_segment(module.text, node)
+    return module.lines.segment(node)
 
 
 def _plain(module, node):

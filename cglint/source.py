@@ -70,6 +70,16 @@ class LineIndex:
         """The character offset of a 0-based character column on a 1-based line."""
         return self.starts[line - 1] + col
 
+    def segment(self, node):
+        """The text of an `ast` node, as ast.get_source_segment gives it (None without a
+        position), without splitting the whole text again for each node."""
+        try:
+            start = self.ast_offset(node.lineno, node.col_offset)
+            end = self.ast_offset(node.end_lineno, node.end_col_offset)
+        except (AttributeError, TypeError, IndexError):
+            return None
+        return self.text[start:end]
+
     def ast_offset(self, line, byte_col):
         """The character offset of an `ast` position."""
         return self.offset(line, self.char_col(line, byte_col))

@@ -180,7 +180,7 @@ def _import_message(use, target, why):
 
 
 def _text(module, node):
-    text = ast.get_source_segment(module.text, node)
+    text = module.lines.segment(node)
     return text if text and "\n" not in text else None
 
 
@@ -269,7 +269,7 @@ def _fix(module, use, missing):
     if not isinstance(root, ast.Name):
         return None
     root_qualname = module.resolve(root)
-    text = ast.get_source_segment(module.text, use.node)
+    text = module.lines.segment(use.node)
     if not root_qualname or text != ast.unparse(use.node):
         return None  # spans lines or holds comments: leave it to a human
     if not replacement.startswith(root_qualname + "."):
