@@ -1344,13 +1344,19 @@ class ModuleFacts:
         if len(bindings) != 1 or bindings[0].kind != "assign" or isinstance(
                 bindings[0].node, ast.Name) or not self._empty_dict(bindings[0].node):
             return False
-        for node in self.nodes[ast.Subscript] + self.nodes[ast.Attribute]:
-            if isinstance(node.value, ast.Name) and node.value.id == expr.id:
-                return False  # filled: opts["scale"] = 2.0, opts.update(...)
+        return expr.id not in self._names_used_as_more_than_unpacked
+
+    @cached_property
+    def _names_used_as_more_than_unpacked(self):
+        """Names the module fills (`opts["scale"] = 2.0`, `opts.update(...)`) or reads
+        other than by `**` unpacking: one walk, however many calls ask (_empty_dict)."""
+        found = {node.value.id for node in self.nodes[ast.Subscript] + self.nodes[ast.Attribute]
+                 if isinstance(node.value, ast.Name)}
         unpacked = {id(keyword.value) for call in self.nodes[ast.Call]
                     for keyword in call.keywords if keyword.arg is None}
-        return not any(node.id == expr.id and isinstance(node.ctx, ast.Load)
-                       and id(node) not in unpacked for node in self.nodes[ast.Name])
+        found.update(node.id for node in self.nodes[ast.Name]
+                     if isinstance(node.ctx, ast.Load) and id(node) not in unpacked)
+        return frozenset(found)
 
     def imported_function(self, call):
         """(ModuleFacts of another project module, the def there that the call runs) for a

@@ -131,8 +131,14 @@ def read(module, site):
                         if isinstance(n, (ast.Name, ast.Attribute, ast.Subscript))
                         and isinstance(n.ctx, ast.Load) and id(n) not in described),
                        key=lambda n: (n.lineno, n.col_offset))
+        answers = {}  # name -> _read_variable: a name read again has the same bindings
         for node in nodes:
-            shown = _read_variable(facts, node, scope, site)
+            if isinstance(node, ast.Name):
+                if node.id not in answers:
+                    answers[node.id] = _read_variable(facts, node, scope, site)
+                shown = answers[node.id]
+            else:
+                shown = _read_variable(facts, node, scope, site)
             if shown is not None and (facts.path, shown) not in seen:
                 seen.add((facts.path, shown))
                 found.append(_use(module, facts, node, shown, function, via))
