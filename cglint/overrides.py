@@ -13,6 +13,7 @@ import os
 import re
 import string
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Optional
 
 from cglint.facts import EAGER_SWITCHES, GradFunction, Parameters, own_nodes
@@ -363,17 +364,24 @@ class _Builder:
         model_fn: each `train`, `evaluate`, `predict` or export of the estimator, two for
         `tf.estimator.train_and_evaluate`."""
         found = []
+        for call in self.estimators_of.get(id(function), ()):
+            for use, times in self.estimator_uses(call):
+                found += self._times([use], guarded, times)  # (twice in a loop)
+                self.estimator_lines.add(use.lineno)
+        return found
+
+    @cached_property
+    def estimators_of(self):
+        """{id(def): [the Estimator constructions given it as model_fn]}, found once."""
+        found = {}
         for call, qualname in self.module.calls:
             if qualname not in ESTIMATORS:
                 continue
             model_fn = _argument(call, "model_fn", 0)
-            if not isinstance(model_fn, ast.Name) or self.names.definitions(
-                    model_fn, self.names.scope_of(call)) is None or self.names.definitions(
-                    model_fn, self.names.scope_of(call)).node is not function:
-                continue
-            for use, times in self.estimator_uses(call):
-                found += self._times([use], guarded, times)  # (twice in a loop)
-                self.estimator_lines.add(use.lineno)
+            if isinstance(model_fn, ast.Name):
+                binding = self.names.definitions(model_fn, self.names.scope_of(call))
+                if binding is not None and binding.kind == "def":
+                    found.setdefault(id(binding.node), []).append(call)
         return found
 
     def estimator_uses(self, made):
