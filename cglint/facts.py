@@ -674,8 +674,12 @@ class ModuleFacts:
     def stored_by_imports(self, qualname):
         """Whether a project module imported at the top assigns `qualname` (or a module
         above it) on TensorFlow: a backport that gives 1.8 the name."""
-        return any(qualname == name or qualname.startswith(name + ".")
-                   for summary in self._top_level_imports for name in summary.tf_stores)
+        return not self._imported_tf_stores.isdisjoint(_and_above(qualname))
+
+    @cached_property
+    def _imported_tf_stores(self):
+        return frozenset(name for summary in self._top_level_imports
+                         for name in summary.tf_stores)
 
     @cached_property
     def tape_calls(self):
@@ -713,8 +717,7 @@ class ModuleFacts:
                         owner = self.resolve(node.value)
                         uses.append(ApiUse(node.value, owner, None))
         if stored:
-            uses = [use for use in uses if not any(
-                use.qualname == name or use.qualname.startswith(name + ".") for name in stored)]
+            uses = [use for use in uses if stored.isdisjoint(_and_above(use.qualname))]
         return uses
 
     @cached_property
@@ -2065,6 +2068,12 @@ def _takes_arguments(function):
     arguments = function.args
     return bool(arguments.args or arguments.posonlyargs or arguments.vararg
                 or arguments.kwonlyargs or arguments.kwarg)
+
+
+def _and_above(qualname):
+    """`a.b.c`, `a.b`, `a`: a dotted name and every module above it."""
+    parts = qualname.split(".")
+    return [".".join(parts[:end]) for end in range(len(parts), 0, -1)]
 
 
 def _tensorflow_module(module, level):
