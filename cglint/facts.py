@@ -1429,14 +1429,20 @@ class ModuleFacts:
     def _overridden(self, class_name, method):
         """True when a class of the module derives from `class_name` and defines `method`:
         `self.method()` may then run the subclass's."""
+        return (class_name, method) in self._overridden_methods
+
+    @cached_property
+    def _overridden_methods(self):
+        """{(base class name, method)} that some class of the module defines again."""
+        found = set()
         for node in self.nodes[ast.ClassDef]:
             bases = {b.id if isinstance(b, ast.Name) else getattr(b, "attr", None)
                      for b in node.bases}
-            if class_name in bases and any(
-                    isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Assign))
-                    and method in _defined_names(item) for item in node.body):
-                return True
-        return False
+            methods = {name for item in node.body if isinstance(
+                item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Assign))
+                for name in _defined_names(item)}
+            found.update((base, method) for base in bases for method in methods)
+        return frozenset(found)
 
     def instance_class(self, name, scope):
         """The class scope when `name` is the `self` parameter of one of its methods."""
