@@ -27,11 +27,7 @@ class NumberAsGradient(Rule):
 
     def check(self, module):
         for site, grad in module.grad_functions:
-            for _, value in grad.returns:
-                for number, what in _numbers(module, value):
-                    yield self.at(number, "gradient function `%s` returns %s as a "
-                                  "gradient: TF 1.8 needs a tensor or None" % (grad.name, what),
-                                  function=site.func)
+            yield from self._numbers_returned(module, grad, "", site.func)
         seen = set()
         for defun in module.defun_sites:
             # python_grad_func returns the op's input gradients (grad_func, a Defun
@@ -40,12 +36,8 @@ class NumberAsGradient(Rule):
             if grad is None or grad.node is None or id(grad.node) in seen:
                 continue
             seen.add(id(grad.node))
-            for _, value in grad.returns:
-                for number, what in _numbers(module, value):
-                    yield self.at(number, "gradient function `%s` (python_grad_func of `%s`) "
-                                  "returns %s as a gradient: TF 1.8 needs a tensor or None"
-                                  % (grad.name, defun.name, what),
-                                  function=grad.node if grad.name != "lambda" else None)
+            yield from self._numbers_returned(
+                module, grad, " (python_grad_func of `%s`)" % defun.name, _anchor(grad))
         if "RegisterGradient" not in module.text:
             return
         for registration in module.overrides.registrations:
@@ -53,12 +45,21 @@ class NumberAsGradient(Rule):
             if grad is None or not registration.differentiable or id(grad.node) in seen:
                 continue
             seen.add(id(grad.node))
-            for _, value in grad.returns:
-                for number, what in _numbers(module, value):
-                    yield self.at(number, "gradient function `%s` (registered as `%s`) "
-                                  "returns %s as a gradient: TF 1.8 needs a tensor or None"
-                                  % (grad.name, registration.name.value or "...", what),
-                                  function=grad.node if grad.name != "lambda" else None)
+            yield from self._numbers_returned(
+                module, grad, " (registered as `%s`)" % (registration.name.value or "..."),
+                _anchor(grad))
+
+    def _numbers_returned(self, module, grad, which, function):
+        for _, value in grad.returns:
+            for number, what in _numbers(module, value):
+                yield self.at(number, "gradient function `%s`%s returns %s as a gradient: "
+                              "TF 1.8 needs a tensor or None" % (grad.name, which, what),
+                              function=function)
+
+
+def _anchor(grad):
+    """The def a finding belongs to (a lambda is no def of its own)."""
+    return grad.node if grad.name != "lambda" else None
 
 
 def _numbers(module, value):
