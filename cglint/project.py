@@ -536,11 +536,16 @@ class Project:
         key = (importer, summary.digest)
         found = self._imports_resolved.get(key)
         if found is None:
-            paths = (self.module_path(importer, module, level)
-                     for module, level in summary.imports or ())
-            found = self._imports_resolved[key] = frozenset(
-                self._realpath(path) for path in paths if path is not None)
-        return found
+            found = self._imports_resolved[key] = self._recording(
+                self._resolve_imports, importer, summary)
+        answer, absent = found
+        self._absent.update(absent)  # a kept answer still rests on what was not found
+        return answer
+
+    def _resolve_imports(self, importer, summary):
+        paths = (self.module_path(importer, module, level)
+                 for module, level in summary.imports or ())
+        return frozenset(self._realpath(path) for path in paths if path is not None)
 
 
 def _star_names(facts):
@@ -548,6 +553,9 @@ def _star_names(facts):
     bindings = facts.names.module.bindings
     declared = bindings.get("__all__")
     if declared is None:
+        if any(isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
+               for node in facts.tree.body):
+            return None  # it passes on another module's names too: not followed
         return frozenset(name for name in bindings if not name.startswith("_"))
     if len(declared) != 1 or declared[0].kind != "assign" or not isinstance(
             declared[0].node, (ast.List, ast.Tuple)) or not all(

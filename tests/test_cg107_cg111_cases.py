@@ -376,3 +376,53 @@ def test_cg111_outputs_that_keep_a_tensor_inputs_shape(forward):
     z = weighted(tf.ones([3]), tf.zeros([3]), 0.3)
     """.replace("FORWARD", forward)
     assert [c for c, _, _ in lint(code, select=["CG111"])] == ["CG111"]
+
+
+@pytest.mark.parametrize("body, reported", [
+    # from the review: each name followed once (16 reassignments took 86 s)
+    ("h = x * alpha\n" + "        h = tf.nn.relu(h)\n" * 10, True),
+    ("h = x\n" + "        h = h * alpha\n" * 16, True),
+    # shape-keeping functions of a scalar are a scalar: dy is one
+    ("s = tf.reduce_sum(x)\n        h = tf.transpose(s * alpha)", False),
+    ("s = tf.reduce_sum(x)\n        h = tf.reshape(s * alpha, [])", False),
+    ("h = tf.reshape(x * alpha, [-1])", True),
+])
+def test_cg111_names_assigned_again_and_shape_keeping_functions(body, reported):
+    import time
+
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def f(x, alpha):
+        BODY
+        def grad(dy):
+            return dy * alpha, dy * x
+        return h, grad
+
+    y = f(tf.ones([3]), 0.3)
+    """.replace("BODY", body)
+    started = time.process_time()
+    assert bool(lint(code, select=["CG111"])) is reported
+    assert time.process_time() - started < 5
+
+
+@pytest.mark.parametrize("weight, reported", [
+    ("tf.nn.l2_loss(w)", True),  # a scalar tensor input (the review)
+    ("tf.reduce_sum(w, **options)", False),  # `options` may hold an axis
+])
+def test_cg111_scalar_inputs_from_reductions(weight, reported):
+    code = """
+    import tensorflow as tf
+    w = tf.ones([3])
+    options = {}
+
+    @tf.custom_gradient
+    def weighted(x, y, alpha):
+        def grad(dy):
+            return dy * alpha, dy * (1 - alpha), dy * (x - y)
+        return alpha * x + (1 - alpha) * y, grad
+
+    z = weighted(tf.ones([3]), tf.zeros([3]), WEIGHT)
+    """.replace("WEIGHT", weight)
+    assert bool(lint(code, select=["CG111"])) is reported

@@ -455,8 +455,17 @@ def test_a_python_bool_in_a_local_name(binding, reported):
     assert [d.code for d in result.diagnostics] == (["CG108"] if reported else [])
 
 
-def test_a_name_passed_to_another_modules_function_is_not_followed(tmp_path):
-    # how `ops.first_k` uses `k` is not judged from here: a literal is what the call shows
+@pytest.mark.parametrize("binding, reported", [
+    # how `ops.first_k` uses an int, bool or list is not seen from here: a name holding
+    # one is left alone (the literal is what the call shows); None and strings fail
+    # whatever the body does
+    ("k = 2", False),
+    ("k = True", False),
+    ("k = None", True),
+    ("k = mode == 'train'", False),
+    ("k = 'train'", True),
+])
+def test_a_name_passed_to_another_modules_function(tmp_path, binding, reported):
     from cglint import check, engine
 
     (tmp_path / "ops.py").write_text(
@@ -464,7 +473,7 @@ def test_a_name_passed_to_another_modules_function_is_not_followed(tmp_path):
         "    return x[:k], lambda dy: (dy, None)\n")
     model = tmp_path / "model.py"
     model.write_text("import tensorflow as tf\nfrom ops import first_k\n"
-                     "def f(x):\n    k = 2\n    return first_k(x, k)\n")
+                     "def f(x, mode):\n    %s\n    return first_k(x, k)\n" % binding)
     found = check.check_alone(str(model), model.read_text(),
                               engine.Options(select=("CG108",))).diagnostics
-    assert found == []
+    assert bool(found) is reported, found

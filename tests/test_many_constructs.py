@@ -88,6 +88,7 @@ def _run_folder(folder, *options):
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     completed = subprocess.run([sys.executable, "-m", "cglint", "--no-cache",
                                 "--format", "json"] + list(options) + [str(folder)],
+                               timeout=300,
                                stdout=subprocess.PIPE, universal_newlines=True)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     import json

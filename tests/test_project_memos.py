@@ -198,3 +198,21 @@ def test_finding_the_importers_of_many_modules_reads_each_file_once_per_run(tmp_
     check.check_texts(texts, engine.Options(select=("CG203", "CG204")))
     # a few reads each (summary, import words), not one per asking module (30)
     assert reads and max(reads.values()) <= 3, max(reads.items(), key=lambda kv: kv[1])
+
+
+def test_a_kept_answer_still_hands_on_the_files_it_looked_for_in_vain(tmp_path):
+    # (review) importers() of a second module reused the hub's resolved imports and lost
+    # the files their lookups had not found, which a later file's appearing must change
+    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "b.py").write_text("y = 1\n")
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "hub.py").write_text("import a\nimport b\n")
+    where = project.Project()
+    where.absent_lookups()
+    where.importers(str(tmp_path / "a.py"))
+    first = {d.path for d in where.absent_lookups()}
+    where.importers(str(tmp_path / "b.py"))
+    second = {d.path for d in where.absent_lookups()}
+    assert str(tmp_path / "pkg" / "a.py") in first
+    assert second == first

@@ -2663,6 +2663,7 @@ def test_an_rnn_cell_run_inside_a_custom_gradient(made, body, expected):
     ("from plain import *\nfrom listed import *", "scale_grad(x, 3.0)", False),
     ("from ops import *\nfrom listed import *", "scale_grad(x, 3.0)", True),
     ("from ops import *\nfrom numpy import *", "scale_grad(x, 3.0)", False),
+    ("from ops import *\nfrom passes_on import *", "scale_grad(x, 3.0)", False),
 ])
 def test_cg103_a_custom_gradient_function_from_a_star_import(tmp_path, imports, call,
                                                               reported):
@@ -2672,7 +2673,10 @@ def test_cg103_a_custom_gradient_function_from_a_star_import(tmp_path, imports, 
     (tmp_path / "ops.py").write_text(site % "scale_grad" + "\n" + site % "_private_grad" + "\n")
     (tmp_path / "other.py").write_text("def unrelated(x):\n    return x\n")
     (tmp_path / "plain.py").write_text("def scale_grad(x, factor=1.0):\n    return x\n")
-    (tmp_path / "listed.py").write_text('__all__ = ["conv"]\n' + site % "scale_grad" + "\n")
+    # (its own `scale_grad` is plain: honouring `__all__` is what leaves `ops`'s in place)
+    (tmp_path / "listed.py").write_text(
+        '__all__ = ["conv"]\ndef scale_grad(x, factor=1.0):\n    return x\n')
+    (tmp_path / "passes_on.py").write_text("from plain import *\n")
     model = tmp_path / "model.py"
     model.write_text("import tensorflow as tf\n%s\nx = tf.constant(1.0)\ny = %s\n" % (
         imports, call))

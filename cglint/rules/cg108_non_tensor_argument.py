@@ -97,9 +97,11 @@ class NonTensorArgument(Rule):
             return memo[key]
 
         for index, arg in enumerate(call.args):
-            # (another module's function: the literal alone, its body's uses unseen here)
-            kind = self._kind(module, arg, follow_names=site is not None)
-            if kind in skip:
+            kind = self._kind(module, arg)
+            if kind in skip or (site is None and kind in _HANDLED and not isinstance(
+                    arg, (ast.Constant, ast.List, ast.Tuple))):
+                # (another module's function may handle what a name holds: its body is
+                # not seen here, and the literal is what the call shows)
                 continue
             # (a list's answer depends on how many arguments the call stacks)
             if kind in _HANDLED and site is not None and once(_handled, kind, len(call.args)):
@@ -120,7 +122,7 @@ class NonTensorArgument(Rule):
                     name, what, why), function=function)
 
     @staticmethod
-    def _kind(module, arg, follow_names=True):
+    def _kind(module, arg):
         if isinstance(arg, ast.Constant):
             value = arg.value
             if value is None:
@@ -149,7 +151,7 @@ class NonTensorArgument(Rule):
             qualname = module.resolve(arg)
             if qualname in _STRING_CONSTANTS:
                 return "str"  # `tf.estimator.ModeKeys.TRAIN` is the string "train"
-            if isinstance(arg, ast.Name) and follow_names:
+            if isinstance(arg, ast.Name):
                 # a local name assigned once: `is_training = mode == ModeKeys.TRAIN`
                 value = module.single_value(arg, module.names.scope_of(arg))
                 if isinstance(value, ast.Constant):

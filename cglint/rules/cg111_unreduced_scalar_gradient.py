@@ -186,8 +186,8 @@ def _scalar(module, arg, depth=0):
         shape = _argument(arg, 1, "shape")
         if value is not None and shape is None and _scalar(module, value, depth + 1):
             return True  # (`tf.constant_initializer(0.3)` is no scalar: its `shape=` decides)
-    if _reduces_every_axis(arg, qualname):
-        return True  # `tf.reduce_sum(v)`: over every axis
+    if _reduces_every_axis(arg, qualname) or qualname in _SCALAR_RESULTS:
+        return True  # `tf.reduce_sum(v)`: over every axis; `tf.nn.l2_loss(w)`
     if qualname in _ELEMENTWISE and arg.args and not arg.keywords and depth < 3:
         return all(_number(a) or _scalar(module, a, depth + 1) for a in arg.args)
     returns = module.returned_by_call(arg) if depth < 3 else None
@@ -301,7 +301,7 @@ _MAX_OUTPUT_DEPTH = 12
 _SHAPED = frozenset("tensorflow.%s" % name for name in (
     "reshape", "transpose", "where", "nn.l2_normalize", "nn.batch_normalization",
     "reverse", "reverse_v2", "cumsum", "cumprod", "nn.softmax", "nn.log_softmax",
-    "image.resize_images", "pad", "tile", "gather", "boolean_mask"))
+    "image.resize_images", "pad", "tile"))
 # Functions whose result is never a scalar (a matrix product, a layer's output, a
 # concatenation).
 _NEVER_SCALAR = frozenset("tensorflow.%s" % name for name in (
@@ -312,6 +312,9 @@ _NEVER_SCALAR = frozenset("tensorflow.%s" % name for name in (
 
 def _reduces_every_axis(call, qualname):
     """`tf.reduce_sum(v)`, `K.mean(v)`: a reduction given no axis (`axis=0` is one)."""
+    if any(isinstance(arg, ast.Starred) for arg in call.args) or any(
+            keyword.arg is None for keyword in call.keywords):
+        return False  # `*args` or `**options` may give an axis
     return qualname in _REDUCING and len(call.args) <= _REDUCING[qualname] and not any(
         keyword.arg in _AXIS_KEYWORDS and not (
             isinstance(keyword.value, ast.Constant) and (
@@ -319,58 +322,88 @@ def _reduces_every_axis(call, qualname):
         for keyword in call.keywords)
 
 
-def _scalar_output(module, expr, scope, scalar_names, depth=0):
+def _scalar_output(module, expr, scope, scalar_names):
     """Whether the forward output may be a scalar, so that `dy`, and what keeps its
     shape, may be scalars too: a reduction over every axis, a loss, a norm, a helper of
     the module returning one, an element (`x[0]`), arithmetic of those, numbers and the
     scalar inputs, or another TensorFlow function whose result's shape cglint does not
     know. Not arithmetic, elementwise or shape-keeping functions of the other tensor
     inputs, a slice, a matrix product, or a layer object's output."""
-    if expr is None or depth > _MAX_OUTPUT_DEPTH:
-        return False
-    if isinstance(expr, ast.Name):
-        if expr.id in scalar_names:
+    return _OutputShape(module, frozenset(scalar_names)).may_be_scalar(expr, scope, 0)
+
+
+class _OutputShape:
+    """_scalar_output, with each expression's answer kept: a name assigned again and
+    again (`h = tf.nn.relu(h)`) is followed once, not once per path to it."""
+
+    def __init__(self, module, scalar_names):
+        self.module = module
+        self.scalar_names = scalar_names
+        self.answers = {}  # (id(expr), id(scope), names) -> answer
+
+    def may_be_scalar(self, expr, scope, depth, names=None):
+        names = self.scalar_names if names is None else names
+        if expr is None or depth > _MAX_OUTPUT_DEPTH:
+            return False
+        key = (id(expr), id(scope), names)
+        if key not in self.answers:
+            self.answers[key] = False  # while it is worked out (`h = h * alpha`)
+            self.answers[key] = self._may_be_scalar(expr, scope, depth, names)
+        return self.answers[key]
+
+    def _may_be_scalar(self, expr, scope, depth, names):
+        module, deeper = self.module, depth + 1
+
+        def scalar(node, node_scope=scope, node_names=names):
+            return self.may_be_scalar(node, node_scope, deeper, node_names)
+
+        if isinstance(expr, ast.Name):
+            if expr.id in names:
+                return True
+            values = module.assigned_values(expr, scope)
+            return bool(values) and any(scalar(value) for value in values)
+        if isinstance(expr, ast.Constant):
+            return isinstance(expr.value, (int, float))
+        if isinstance(expr, ast.BinOp):
+            return scalar(expr.left) and scalar(expr.right)
+        if isinstance(expr, ast.UnaryOp):
+            return scalar(expr.operand)
+        if isinstance(expr, ast.IfExp):
+            return scalar(expr.body) or scalar(expr.orelse)
+        if isinstance(expr, ast.Subscript):
+            return not isinstance(expr.slice, ast.Slice)  # `x[0]` of a vector; not `x[1:]`
+        if not isinstance(expr, ast.Call):
+            return False
+        qualname = module.resolve(expr.func)
+        tensors = [arg for arg in expr.args if not isinstance(arg, ast.Starred)]
+        if qualname in _REDUCING:
+            return _reduces_every_axis(expr, qualname)
+        if qualname in _SCALAR_RESULTS:
             return True
-        values = module.assigned_values(expr, scope)
-        return bool(values) and any(
-            _scalar_output(module, value, scope, scalar_names, depth + 1) for value in values)
-    if isinstance(expr, ast.Constant):
-        return isinstance(expr.value, (int, float))
-    if isinstance(expr, ast.BinOp):
-        return all(_scalar_output(module, side, scope, scalar_names, depth + 1)
-                   for side in (expr.left, expr.right))
-    if isinstance(expr, ast.UnaryOp):
-        return _scalar_output(module, expr.operand, scope, scalar_names, depth + 1)
-    if isinstance(expr, ast.IfExp):
-        return any(_scalar_output(module, branch, scope, scalar_names, depth + 1)
-                   for branch in (expr.body, expr.orelse))
-    if isinstance(expr, ast.Subscript):
-        return not isinstance(expr.slice, ast.Slice)  # `x[0]` of a vector is one; `x[1:]` not
-    if not isinstance(expr, ast.Call):
-        return False
-    qualname = module.resolve(expr.func)
-    if qualname in _REDUCING:
-        return _reduces_every_axis(expr, qualname)
-    if qualname in _SCALAR_RESULTS:
-        return True
-    if qualname and qualname.startswith("tensorflow.losses."):
-        return not any(keyword.arg == "reduction" for keyword in expr.keywords)
-    if qualname in _SHAPE_KEEPING:
-        tensors = expr.args[:1] if qualname in _OPTIONS_AFTER_FIRST else expr.args[:2]
-        return all(_scalar_output(module, arg, scope, scalar_names, depth + 1)
-                   for arg in tensors if not isinstance(arg, ast.Starred))
-    if qualname in _NEVER_SCALAR or (qualname in _SHAPED and not (
-            qualname == "tensorflow.reshape" and _empty_shape(_argument(expr, 1, "shape")))):
-        return False
-    returns = module.returned_by_call(expr)
-    if returns is not None:  # a helper of the module: `mse(pred, target)`
-        function = module.called_function(expr, scope)
-        own = module.names.scope_for_def[id(function)]
-        return any(_scalar_output(module, value, own, set(), depth + 1) for value in returns)
-    # Another TensorFlow function, whose result's shape is not known here, may be a scalar
-    # (`tf.tensordot(a, b, 1)`, `tf.squeeze`); a call of anything else (a layer object, a
-    # function cglint does not follow) is taken as keeping its input's shape.
-    return bool(qualname) and qualname.startswith(("tensorflow.", "keras."))
+        if qualname and qualname.startswith("tensorflow.losses."):
+            return not any(keyword.arg in ("reduction", None) for keyword in expr.keywords)
+        if qualname in _SHAPE_KEEPING:
+            first = tensors[:1] if qualname in _OPTIONS_AFTER_FIRST else tensors[:2]
+            return all(scalar(arg) for arg in first)
+        if qualname in _SHAPED:
+            if qualname == "tensorflow.reshape":
+                shape = _argument(expr, 1, "shape")
+                return _empty_shape(shape) and not _one(shape) or (
+                    bool(tensors) and scalar(tensors[0]))
+            # `tf.where(c, a, b)`: of its arguments' shape; the others, of the first's
+            return all(scalar(arg) for arg in tensors) if qualname == "tensorflow.where" \
+                else bool(tensors) and scalar(tensors[0])
+        if qualname in _NEVER_SCALAR:
+            return False
+        returns = module.returned_by_call(expr)
+        if returns is not None:  # a helper of the module: `mse(pred, target)`
+            function = module.called_function(expr, scope)
+            own = module.names.scope_for_def[id(function)]
+            return any(scalar(value, own, frozenset()) for value in returns)
+        # Another TensorFlow function, whose result's shape is not known here, may be a
+        # scalar (`tf.tensordot(a, b, 1)`, `tf.squeeze`); a call of anything else (a layer
+        # object, a function cglint does not follow) is taken as keeping its input's shape.
+        return bool(qualname) and qualname.startswith(("tensorflow.", "keras."))
 
 
 def _keeps_upstream_shape(module, expr, upstream, depth=0, followed=None):
