@@ -332,6 +332,10 @@ def _non_ascii_identifiers(module, target):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             names += [name for alias in node.names for name in (alias.name, alias.asname)]
         line = getattr(node, "lineno", None)
+        if isinstance(node, ast.Name) and node.id.isascii():
+            # Python 3 folds a name to NFKC (`ﬁle` is `file`): the text shows what 2.7 reads
+            written = module.lines.segment(node)
+            names = [written] if written and not written.isascii() else []
         for value in names:
             for name in value if isinstance(value, list) else [value]:
                 if name and line is not None and not name.isascii():

@@ -427,3 +427,15 @@ def test_where_python_2_looks_for_a_coding_line(data, reported, fixable):
     found = check.check_bytes("a.py", data, options).diagnostics
     assert bool(found) == reported
     assert bool(found and found[0].fix) == fixable
+
+
+def test_a_name_python_3_folds_to_ascii_is_still_reported():
+    # `ﬁle` (a ligature) is `file` in Python 3's tree; 2.7 refuses the text (measured:
+    # SyntaxError: invalid syntax)
+    from cglint import check
+
+    code = "# -*- coding: utf-8 -*-\n\ufb01le = 2\nfile2 = 'caf\u00e9'\n"
+    options = engine.Options(select=("CG302",), target_python=(2, 7))
+    found = check.check_bytes("a.py", code.encode("utf-8"), options).diagnostics
+    assert [(d.line, d.col) for d in found] == [(2, 1)]
+    assert "`\ufb01le`" in found[0].message
