@@ -426,3 +426,26 @@ def test_cg111_scalar_inputs_from_reductions(weight, reported):
     z = weighted(tf.ones([3]), tf.zeros([3]), WEIGHT)
     """.replace("WEIGHT", weight)
     assert bool(lint(code, select=["CG111"])) is reported
+
+
+@pytest.mark.parametrize("product", ["a * b", "b * a"])
+def test_cg111_a_local_name_is_judged_alike_in_either_operand_order(product):
+    # (review) a name first met at the depth bound was remembered as not keeping dy's
+    # shape, and the order of operands decided the finding
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def f(x, alpha):
+        def grad(dy):
+            b = dy * x
+            c3 = b * 2.0
+            c2 = c3 * 2.0
+            c1 = c2 * 2.0
+            a = c1 * 2.0
+            return dy * alpha, PRODUCT
+        return x * alpha, grad
+
+    y = f(tf.ones([3]), 0.3)
+    """.replace("PRODUCT", product)
+    assert [c for c, _, _ in lint(code, select=["CG111"])] == ["CG111"]

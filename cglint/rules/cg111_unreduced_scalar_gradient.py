@@ -421,11 +421,14 @@ def _keeps_upstream_shape(module, expr, upstream, depth=0, followed=None):
         value = _assigned_once(module, expr)
         if value is None:
             return False
-        if id(value) not in followed:
-            followed[id(value)] = False  # while it is worked out
-            followed[id(value)] = _keeps_upstream_shape(module, value, upstream, depth + 1,
-                                                        followed)
-        return followed[id(value)]
+        # (by depth too: a value cut off by the depth bound may hold nearer up; at most
+        # _MAX_LOCAL_NAMES answers per value)
+        key = (id(value), depth)
+        if key not in followed:
+            followed[key] = False  # while it is worked out
+            followed[key] = _keeps_upstream_shape(module, value, upstream, depth + 1,
+                                                  followed)
+        return followed[key]
     if isinstance(expr, ast.BinOp):
         return (_keeps_upstream_shape(module, expr.left, upstream, depth, followed)
                 or _keeps_upstream_shape(module, expr.right, upstream, depth, followed))
