@@ -1927,8 +1927,20 @@ class _SiteFinder:
 
     def _site_named(self, expr, where, by_func, wrapped):
         """The site a Name refers to at `where`: a decorated def, or `h` of
-        `h = tf.custom_gradient(f)`, also through plain aliases (`sg = scale_grad`)."""
-        return self._site_of_name(expr, self.names.scope_of(where), by_func, wrapped, 0)
+        `h = tf.custom_gradient(f)`, also through plain aliases (`sg = scale_grad`) and
+        an attribute a class's methods set to one once (`self.act = soft_clip`)."""
+        scope = self.names.scope_of(where)
+        if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
+            owner = self.module.instance_class(expr.value, scope)
+            if owner is None:
+                return None
+            stores = [(value, method_scope) for attr, value, method_scope
+                      in self.module._class_attribute_stores(owner) if attr == expr.attr]
+            if len(stores) != 1 or not isinstance(stores[0][0], ast.Name):
+                return None  # set twice, or to what is no plain name
+            value, method_scope = stores[0]
+            return self._site_of_name(value, method_scope, by_func, wrapped, 0)
+        return self._site_of_name(expr, scope, by_func, wrapped, 0)
 
     def _site_of_name(self, expr, scope, by_func, wrapped, depth):
         if not isinstance(expr, ast.Name) or depth > _MAX_ALIASES:

@@ -2705,3 +2705,33 @@ def test_many_star_imports_stay_fast(tmp_path):
     found = check.check_alone(str(model), model.read_text(), engine.Options()).diagnostics
     assert [d.code for d in found] == ["CG103"]  # `site(1, 2)`: the lookups did run
     assert time.process_time() - started < 5
+
+
+@pytest.mark.parametrize("stores, reported", [
+    # fixtures/CG105/*_through_an_attribute.py: ValueError under TF 1.8
+    ("self.act = soft_clip", True),
+    ("act = soft_clip\n            self.act = act", True),
+    # near-misses: set twice, to something else, or a method of the class
+    ("self.act = soft_clip\n            self.act = tf.identity", False),
+    ("self.act = tf.nn.relu", False),
+    ("self.act = self.method", False),
+])
+def test_cg105_a_custom_gradient_function_kept_on_self(stores, reported):
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def soft_clip(x, limit=1.0):
+        return limit * tf.tanh(x / limit), lambda dy: dy
+
+    class Model(object):
+        def __init__(self):
+            STORES
+
+        def method(self, x, limit=1.0):
+            return x
+
+        def __call__(self, x):
+            return self.act(x, limit=2.0)
+    """.replace("STORES", stores)
+    assert bool(lint(code, select=["CG001", "CG105"])) is reported

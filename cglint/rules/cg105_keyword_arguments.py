@@ -9,7 +9,8 @@ class KeywordArguments(Rule):
     """A custom-gradient function is called with keyword arguments.
 
     What: `f(x, scale=3.0)` or `f(x, **options)` where `f` is decorated with
-    `@tf.custom_gradient` (also called by a plain alias: `clip = f; clip(x, limit=2.0)`);
+    `@tf.custom_gradient` (also called by a plain alias, `clip = f; clip(x, limit=2.0)`, or
+    kept on `self`, `self.act = f; self.act(x, limit=2.0)`);
     `functools.partial(f, scale=3.0)`, which passes the keyword on each call; or `f` has a keyword-only parameter, or reads `kwargs["scale"]` from its
     `**kwargs`, which can only be filled by keyword. `**options` of a dict that stays empty
     (`{}`, only ever unpacked) passes no keyword and is not reported.
