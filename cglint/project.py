@@ -259,6 +259,20 @@ class Project:
             return None
         return facts, bindings[0].node, Dependency(path, facts.digest)
 
+    def top_level_value(self, importer, module, name, level=0):
+        """(ModuleFacts, the value, Dependency) when the project module binds `name` once,
+        at its top level, by a plain assignment (`W = tf.get_variable(...)`); else None."""
+        if importer == "-":
+            return None
+        path = self.module_path(importer, module, level)
+        facts = None if path is None else self._facts_of(path)
+        if facts is None:
+            return None
+        bindings = facts.names.module.bindings.get(name, [])
+        if len(bindings) != 1 or bindings[0].kind != "assign" or bindings[0].node is None:
+            return None
+        return facts, bindings[0].node, Dependency(path, facts.digest)
+
     def _facts_of(self, path):
         """The ModuleFacts of a project file, kept while its signature stays."""
         signature = _signature(path)

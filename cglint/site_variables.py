@@ -188,10 +188,13 @@ def _read_variable(module, node, scope, site):
     """How a read of `node` in `scope` shows the outside variable it reads, or None."""
     if isinstance(node, ast.Attribute):
         return instance_variable(module, node, scope) or _made_instance_variable(
-            module, node, scope, site)
+            module, node, scope, site) or _imported_variable(module, node, scope)
     if isinstance(node, ast.Subscript):
         return _held_variable(module, node, scope, site)
     bindings = module.names.lookup(node.id, scope)
+    if len(bindings) == 1 and bindings[0].kind == "import" and isinstance(
+            bindings[0].node, ast.ImportFrom):
+        return _imported_variable(module, node, scope)
     if bindings and all(_is_outer_variable(module, binding, scope, site)
                         for binding in bindings):
         return node.id
@@ -243,6 +246,37 @@ def instance_variable(module, node, scope):
     if owner is None or node.attr not in module.instance_variables(owner):
         return None
     return "%s.%s" % (node.value.id, node.attr)
+
+
+def _imported_variable(module, node, scope):
+    """`W` of `from params import W`, or `params.W` of `import params`, where that project
+    module binds `W` once, at its top level, to a new variable: read from disk, never
+    imported."""
+    if isinstance(node, ast.Attribute):
+        if not isinstance(node.value, ast.Name):
+            return None
+        bindings = module.names.lookup(node.value.id, scope)
+        if len(bindings) != 1 or bindings[0].kind != "import" or not isinstance(
+                bindings[0].node, ast.Import):
+            return None
+        imported, name = bindings[0].qualname, node.attr
+        shown = "%s.%s" % (node.value.id, node.attr)
+    else:
+        imported, _, name = module.names.lookup(node.id, scope)[0].qualname.rpartition(".")
+        shown = node.id
+    if not imported or (imported + ".").startswith("tensorflow."):
+        return None
+    from cglint import project  # only reads of imported names in custom gradients need it
+
+    found = project.current().top_level_value(module.path, imported, name)
+    if found is None:
+        return None
+    facts, value, dependency = found
+    module.dependencies.add(dependency)
+    if isinstance(value, ast.Call) and creates_trained_variables(
+            value, facts.names.resolve(value.func, facts.names.module)):
+        return shown
+    return None
 
 
 def _made_instance_variable(module, node, scope, site):

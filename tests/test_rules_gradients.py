@@ -2735,3 +2735,27 @@ def test_cg105_a_custom_gradient_function_kept_on_self(stores, reported):
             return self.act(x, limit=2.0)
     """.replace("STORES", stores)
     assert bool(lint(code, select=["CG001", "CG105"])) is reported
+
+
+@pytest.mark.parametrize("params, imports, read, reported", [
+    # fixtures/CG102/bad_variable_from_another_module: None gradient under TF 1.8
+    ('W = tf.get_variable("W", [2])', "from params import W", "W", True),
+    ('W = tf.Variable([1.0, 2.0])', "import params", "params.W", True),
+    # near-misses: no variable, bound twice, TensorFlow's own module, not trained
+    ('W = tf.constant([1.0, 2.0])', "from params import W", "W", False),
+    ('W = tf.Variable([1.0])\nW = tf.constant([1.0])', "from params import W", "W", False),
+    ('W = tf.Variable([1.0], trainable=False)', "from params import W", "W", False),
+    ("", "from tensorflow import float32 as W", "W", False),
+])
+def test_cg102_a_variable_another_project_module_makes(tmp_path, params, imports, read,
+                                                        reported):
+    (tmp_path / "params.py").write_text("import tensorflow as tf\n%s\n" % params)
+    model = tmp_path / "main.py"
+    model.write_text("\n".join([
+        "import tensorflow as tf", imports, "@tf.custom_gradient", "def st_scale(x):",
+        "    y = tf.round(x * %s)" % read, "    return y, lambda dy: dy", ""]))
+    options = engine.Options(select=("CG102",))
+    found = check.check_alone(str(model), model.read_text(), options)
+    assert bool(found.diagnostics) is reported, found.diagnostics
+    if reported:  # the finding rests on params.py: the cache must know
+        assert any(d.path.endswith("params.py") for d in found.dependencies)

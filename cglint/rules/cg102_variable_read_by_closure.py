@@ -11,7 +11,9 @@ class VariableReadByClosure(Rule):
     owns variables: a layer, a Keras model, a `tf.make_template` template, an RNN cell that
     `tf.nn.dynamic_rnn` runs there) that was created
     outside it and not passed in as an argument, by name, as `self.w` (or `params.w` of an
-    object of a class of the module, made outside the function), or as an element of
+    object of a class of the module, made outside the function), as a variable another
+    project module makes at its top level (`from params import W`, or `params.W` after
+    `import params`: read from disk, never imported), or as an element of
     a dict or list of variables (`weights['h1']`, the TensorFlow-Examples way), directly
     or in a function that its body calls (`project(x)` returning `x * w`, in the module or
     imported from another module of the project), reported at that call. A read under
