@@ -1536,11 +1536,15 @@ class ModuleFacts:
                 and isinstance(func.value, ast.Name)
                 and self.instance_class(func.value, scope) is owner):
             return False
-        class_scope = self.names.scope_of(owner.node)
-        if not any((self.names.resolve(base, class_scope) or "").startswith("tensorflow.")
-                   for base in owner.node.bases):
+        if not self.tensorflow_class(owner):
             return False
         return creates_trained_variables(call, "tensorflow.Variable")
+
+    def tensorflow_class(self, owner, prefixes=("tensorflow.",)):
+        """Whether a class (its scope) derives from a class whose qualified name starts
+        with one of `prefixes`: TensorFlow's (a Keras or tf.layers Layer) by default."""
+        return any((self.names.resolve(base, owner.parent) or "").startswith(prefixes)
+                   for base in owner.node.bases)
 
     def _is_tensor(self, expr, scope, depth, arguments=None):
         """True for expressions that are one tensor: TF calls and arithmetic on tensors."""

@@ -344,8 +344,8 @@ class _Builder:
         if scope.parent is not None and scope.parent.kind == "class":
             owner = scope.parent.node
             # (a Keras layer's `build` runs once per instance too, at its first call)
-            if function.name == "__init__" or (
-                    function.name == "build" and self.tensorflow_class(owner, scope.parent)):
+            if function.name == "__init__" or (function.name == "build" and (
+                    self.module.tensorflow_class(scope.parent, ("tensorflow.", "keras.")))):
                 called = owner
                 self.per_instance_functions.add(id(function))
             else:
@@ -353,11 +353,6 @@ class _Builder:
                 return function, self._times(calls, guarded, times)
         runs = self._times(self.calls_of(called), guarded, times)
         return function, sorted(runs + self.estimator_runs(function, guarded))
-
-    def tensorflow_class(self, owner, class_scope):
-        """Whether a class derives from a TensorFlow (or Keras) class."""
-        return any((self.names.resolve(base, class_scope.parent) or "").startswith(
-            ("tensorflow.", "keras.")) for base in owner.bases)
 
     def estimator_runs(self, function, guarded):
         """[(line, guarded)] once per graph an Estimator builds with `function` as its
@@ -437,9 +432,7 @@ class _Builder:
         `Layer()(x)` or `layer(x)` after `layer = Layer()` for `__call__` (and for `call`
         of a class with a TensorFlow base, which its `__call__` runs), `obj.apply(x)`
         for another method. Calls through `self` are not followed."""
-        if method == "call" and any(
-                (self.names.resolve(base, class_scope.parent) or "").startswith("tensorflow.")
-                for base in owner.bases):
+        if method == "call" and self.module.tensorflow_class(class_scope):
             method = "__call__"
         found = []
         for call, _ in self.module.calls:

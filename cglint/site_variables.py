@@ -106,8 +106,7 @@ def _layer_weight(facts, call):
     owner = facts.instance_class(func.value, facts.names.scope_of(call))
     if owner is None:
         return False
-    bases = [facts.names.resolve(base, owner.parent) for base in owner.node.bases]
-    return any(base and base.startswith("tensorflow.") for base in bases)
+    return facts.tensorflow_class(owner)
 
 
 def read(module, site):
