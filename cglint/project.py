@@ -248,28 +248,26 @@ class Project:
     def imported_function(self, importer, module, name, level=0):
         """(ModuleFacts of the project module, the plain def `name` it defines once at its
         top level, Dependency) for `from module import name` in `importer`; else None."""
-        path = self.module_path(importer, module, level)
-        if path is None:
+        found = self._top_level_binding(importer, module, name, level, "def")
+        if found is None or found[1].decorator_list:
             return None
-        facts = self._facts_of(path)
-        if facts is None:
-            return None
-        bindings = facts.names.module.bindings.get(name, [])
-        if len(bindings) != 1 or bindings[0].kind != "def" or bindings[0].node.decorator_list:
-            return None
-        return facts, bindings[0].node, Dependency(path, facts.digest)
+        return found
 
     def top_level_value(self, importer, module, name, level=0):
         """(ModuleFacts, the value, Dependency) when the project module binds `name` once,
         at its top level, by a plain assignment (`W = tf.get_variable(...)`); else None."""
-        if importer == "-":
-            return None
+        found = self._top_level_binding(importer, module, name, level, "assign")
+        return None if found is None or found[1] is None else found
+
+    def _top_level_binding(self, importer, module, name, level, kind):
+        """(ModuleFacts, the node `name`'s one top-level binding of `kind` binds, Dependency)
+        in the project module `importer` imports as `module`, or None."""
         path = self.module_path(importer, module, level)
         facts = None if path is None else self._facts_of(path)
         if facts is None:
             return None
         bindings = facts.names.module.bindings.get(name, [])
-        if len(bindings) != 1 or bindings[0].kind != "assign" or bindings[0].node is None:
+        if len(bindings) != 1 or bindings[0].kind != kind:
             return None
         return facts, bindings[0].node, Dependency(path, facts.digest)
 

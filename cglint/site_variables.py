@@ -187,13 +187,14 @@ def _read_variable(module, node, scope, site):
     """How a read of `node` in `scope` shows the outside variable it reads, or None."""
     if isinstance(node, ast.Attribute):
         return instance_variable(module, node, scope) or _made_instance_variable(
-            module, node, scope, site) or _imported_variable(module, node, scope)
+            module, node, scope, site) or _imported_module_variable(module, node, scope)
     if isinstance(node, ast.Subscript):
         return _held_variable(module, node, scope, site)
     bindings = module.names.lookup(node.id, scope)
     if len(bindings) == 1 and bindings[0].kind == "import" and isinstance(
             bindings[0].node, ast.ImportFrom):
-        return _imported_variable(module, node, scope)
+        imported, _, name = bindings[0].qualname.rpartition(".")
+        return _imported_variable(module, imported, name, node.id)
     if bindings and all(_is_outer_variable(module, binding, scope, site)
                         for binding in bindings):
         return node.id
@@ -247,24 +248,24 @@ def instance_variable(module, node, scope):
     return "%s.%s" % (node.value.id, node.attr)
 
 
-def _imported_variable(module, node, scope):
-    """`W` of `from params import W`, or `params.W` of `import params`, where that project
-    module binds `W` once, at its top level, to a new variable: read from disk, never
-    imported."""
-    if isinstance(node, ast.Attribute):
-        if not isinstance(node.value, ast.Name):
-            return None
-        bindings = module.names.lookup(node.value.id, scope)
-        if len(bindings) != 1 or bindings[0].kind != "import" or not isinstance(
-                bindings[0].node, ast.Import):
-            return None
-        imported, name = bindings[0].qualname, node.attr
-        shown = "%s.%s" % (node.value.id, node.attr)
-    else:
-        imported, _, name = module.names.lookup(node.id, scope)[0].qualname.rpartition(".")
-        shown = node.id
-    if not imported or (imported + ".").startswith("tensorflow."):
+def _imported_module_variable(module, node, scope):
+    """`params.W` after `import params`: see _imported_variable."""
+    if not isinstance(node.value, ast.Name):
         return None
+    bindings = module.names.lookup(node.value.id, scope)
+    if len(bindings) != 1 or bindings[0].kind != "import" or not isinstance(
+            bindings[0].node, ast.Import):
+        return None
+    return _imported_variable(module, bindings[0].qualname, node.attr,
+                              "%s.%s" % (node.value.id, node.attr))
+
+
+def _imported_variable(module, imported, name, shown):
+    """`shown` (`W` of `from params import W`, or `params.W`) when the project module
+    `imported` binds `name` once, at its top level, to a new variable: read from disk,
+    never imported."""
+    if not imported or (imported + ".").startswith("tensorflow.") or module.path == "-":
+        return None  # (standard input has no project on disk)
     from cglint import project  # only reads of imported names in custom gradients need it
 
     found = project.current().top_level_value(module.path, imported, name)
