@@ -307,11 +307,12 @@ def _undeclared_non_ascii(module, target):
                     _message(construct, None, target))
 
 
-# The nodes that name something, and their fields that hold the name (or names).
+# The nodes that name something, and their fields that hold the name (or names); an
+# import's aliases are read from the import itself.
 _NAMING_FIELDS = {ast.Name: ("id",), ast.arg: ("arg",), ast.Attribute: ("attr",),
                   ast.keyword: ("arg",), ast.FunctionDef: ("name",),
                   ast.AsyncFunctionDef: ("name",), ast.ClassDef: ("name",),
-                  ast.alias: ("name", "asname"), ast.Import: (), ast.ImportFrom: ("module",),
+                  ast.Import: (), ast.ImportFrom: ("module",),
                   ast.Global: ("names",), ast.Nonlocal: ("names",),
                   ast.ExceptHandler: ("name",)}
 
@@ -326,10 +327,11 @@ def _non_ascii_identifiers(module, target):
     # text beyond ASCII)
     for node in ast.walk(module.tree):
         fields = _NAMING_FIELDS.get(type(node))
-        if fields is None or isinstance(node, ast.alias):
-            continue  # (an alias is its import statement's: no position before 3.10)
+        if fields is None:
+            continue
         names = [getattr(node, field, None) for field in fields]
         if isinstance(node, (ast.Import, ast.ImportFrom)):
+            # (an alias is its import statement's: it has no position before 3.10)
             names += [name for alias in node.names for name in (alias.name, alias.asname)]
         line = getattr(node, "lineno", None)
         if isinstance(node, ast.Name) and node.id.isascii():

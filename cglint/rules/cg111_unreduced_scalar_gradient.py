@@ -95,8 +95,7 @@ class UnreducedScalarGradient(Rule):
                 if slot in scalars:
                     arg = scalars[slot]
                     shown = ast.unparse(arg)
-                    what = "the one-element tensor" if _one_element(module, arg) else \
-                        "the scalar"
+                    what = _described(module, arg)
                     yield self.at(arg, "`%s` (%s:%d) gets %s %s for `%s` here, but "
                                   "its gradient `%s` has the shape of the upstream gradient; "
                                   "%s there" % (
@@ -120,9 +119,8 @@ class UnreducedScalarGradient(Rule):
                 for slot, arg in scalars.items():
                     shown = ast.unparse(arg)
                     shown = shown if isinstance(arg, ast.Constant) else "`%s`" % shown
-                    what = "the one-element tensor" if _one_element(module, arg) else \
-                        "the scalar"
-                    slots.setdefault(slot, ("%s %s" % (what, shown), call.lineno))
+                    slots.setdefault(slot, ("%s %s" % (_described(module, arg), shown),
+                                            call.lineno))
         return slots
 
 
@@ -218,6 +216,11 @@ def _empty_shape(shape):
     return isinstance(shape, (ast.List, ast.Tuple)) and (not shape.elts or _one(shape))
 
 
+def _described(module, arg):
+    """How a message names a scalar-like argument."""
+    return "the one-element tensor" if _one_element(module, arg) else "the scalar"
+
+
 def _reduce_it(what):
     """The fix: a scalar's gradient summed; a one-element tensor's kept of shape [1] (a
     plain sum, of shape (), fails the same check: measured under TF 1.8)."""
@@ -305,9 +308,9 @@ _SHAPED = frozenset("tensorflow.%s" % name for name in (
 # Functions whose result is never a scalar (a matrix product, a layer's output, a
 # concatenation).
 _NEVER_SCALAR = frozenset("tensorflow.%s" % name for name in (
-    "matmul", "nn.conv2d", "nn.conv1d", "nn.bias_add", "nn.softmax", "nn.log_softmax",
-    "concat", "stack", "one_hot", "tile", "expand_dims", "layers.dense", "layers.conv2d",
-    "nn.embedding_lookup", "gather", "nn.xw_plus_b"))
+    "matmul", "nn.conv2d", "nn.conv1d", "nn.bias_add", "concat", "stack", "one_hot",
+    "expand_dims", "layers.dense", "layers.conv2d", "nn.embedding_lookup", "gather",
+    "nn.xw_plus_b"))
 
 
 def _reduces_every_axis(call, qualname):
