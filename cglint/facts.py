@@ -1045,9 +1045,8 @@ class ModuleFacts:
         if self.names.lookup(expr.id, self.names.scope_of(expr)) or \
                 expr.id in _BUILTIN_NAMES:
             return []
-        stars = [node for node in self.tree.body if isinstance(node, ast.ImportFrom)
-                 and any(alias.name == "*" for alias in node.names)]
-        return [(node.module or "", node.level, expr.id) for node in reversed(stars)]
+        return [(node.module or "", node.level, expr.id)
+                for node in reversed(star_imports(self.tree))]
 
     def _star_names(self, target):
         """The names `from module import *` of `target` brings, or None when unknown."""
@@ -2090,6 +2089,12 @@ def _takes_arguments(function):
     arguments = function.args
     return bool(arguments.args or arguments.posonlyargs or arguments.vararg
                 or arguments.kwonlyargs or arguments.kwarg)
+
+
+def star_imports(tree):
+    """The module's top-level `from m import *` statements, in order."""
+    return [node for node in tree.body if isinstance(node, ast.ImportFrom)
+            and any(alias.name == "*" for alias in node.names)]
 
 
 def _and_above(qualname):

@@ -565,8 +565,9 @@ def _star_names(facts):
     bindings = facts.names.module.bindings
     declared = bindings.get("__all__")
     if declared is None:
-        if any(isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names)
-               for node in facts.tree.body):
+        from cglint.facts import star_imports
+
+        if star_imports(facts.tree):
             return None  # it passes on another module's names too: not followed
         return frozenset(name for name in bindings if not name.startswith("_"))
     if len(declared) != 1 or declared[0].kind != "assign" or not isinstance(
