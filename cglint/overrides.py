@@ -391,16 +391,13 @@ class _Builder:
         found = []
         for call, qualname in self.module.calls:
             func = call.func
-            if isinstance(func, ast.Attribute) and func.attr in ESTIMATOR_GRAPHS and \
-                    isinstance(func.value, ast.Name) and func.value.id == name:
-                receiver = func.value
-                times = 1
-            elif qualname == "tensorflow.estimator.train_and_evaluate" and isinstance(
-                    _argument(call, "estimator", 0), ast.Name) and _argument(
-                    call, "estimator", 0).id == name:
-                receiver = _argument(call, "estimator", 0)
-                times = 2
+            if isinstance(func, ast.Attribute) and func.attr in ESTIMATOR_GRAPHS:
+                receiver, times = func.value, 1
+            elif qualname == "tensorflow.estimator.train_and_evaluate":
+                receiver, times = _argument(call, "estimator", 0), 2
             else:
+                continue
+            if not (isinstance(receiver, ast.Name) and receiver.id == name):
                 continue
             binding = self.names.definitions(receiver, self.names.scope_of(call))
             if binding is not None and binding.node is made:

@@ -119,9 +119,12 @@ def _called(module, node):
         return False
     if parent.func is node:
         return True
+    if node not in parent.args[:2]:
+        return False
     # a runner's cells come first (`bidirectional_dynamic_rnn(cell_fw, cell_bw, ...)`)
-    return node in parent.args[:2] and module.resolve(parent.func) in _CELL_RUNNERS and (
-        parent.args.index(node) == 0 or "bidirectional" in module.resolve(parent.func))
+    runner = module.resolve(parent.func)
+    return runner in _CELL_RUNNERS and (
+        parent.args.index(node) == 0 or "bidirectional" in runner)
 
 
 RULE = VariableReadByClosure
