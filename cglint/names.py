@@ -54,6 +54,22 @@ class Scope:
     def bind(self, name, binding):
         binding._scope = weakref.ref(self)
         self.bindings.setdefault(name, []).append(binding)
+        if name in self.nonlocals:
+            # `nonlocal k; k = ...` rebinds the enclosing function's `k`: that one now
+            # has this value too (lookups skip this scope's binding of a nonlocal name).
+            owner = self._nonlocal_owner(name)
+            if owner is not None:
+                owner.bindings.setdefault(name, []).append(binding)
+
+    def _nonlocal_owner(self, name):
+        """The enclosing function scope whose `name` a `nonlocal name` here means."""
+        scope = self.parent
+        while scope is not None and scope.kind != "module":
+            if scope.kind == "function" and name in scope.bindings and (
+                    name not in scope.nonlocals):
+                return scope
+            scope = scope.parent
+        return None
 
 
 class Names:

@@ -477,3 +477,26 @@ def test_a_name_passed_to_another_modules_function(tmp_path, binding, reported):
     found = check.check_alone(str(model), model.read_text(),
                               engine.Options(select=("CG108",))).diagnostics
     assert bool(found) is reported, found
+
+
+def test_an_int_a_nested_def_rebinds_by_nonlocal_is_not_judged_as_an_int():
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def scale(x, k):
+        return x * k, lambda dy: (dy * k, tf.reduce_sum(dy * x))
+
+    def rebound(x):
+        k = 3
+        def to_tensor():
+            nonlocal k
+            k = tf.constant(2.0)
+        to_tensor()
+        return scale(x, k)
+
+    def plain(x):
+        k = 3
+        return scale(x, k)
+    """
+    assert lint(code, select=["CG108"], target_python=(3, 6)) == [("CG108", 18, 21)]

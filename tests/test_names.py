@@ -115,3 +115,32 @@ def test_the_walk_indexes_every_node_except_leaves_and_signatures():
     assert missing == []
     assert not any(isinstance(node, skipped) for node in
                    (n for nodes in Names(tree).index.values() for n in nodes))
+
+
+def test_a_nonlocal_rebinding_is_a_binding_of_the_enclosing_function():
+    # `nonlocal k; k = ...` in a nested def (or a method of a nested class) rebinds the
+    # enclosing function's `k`: its bindings list both values, and the inner scope's
+    # binding is never what a lookup finds.
+    tree = ast.parse(textwrap.dedent("""
+    def outer(p):
+        k = 3
+        def inner():
+            nonlocal k, p
+            k = tf.constant(2.0)
+            p = 1
+        class C:
+            def m(self):
+                nonlocal k
+                k = None
+        unrelated = 1
+        def other():
+            unrelated = 2
+        return k, p
+    """))
+    names = Names(tree)
+    outer = names.scope_for_def[id(tree.body[0])]
+    assert [b.kind for b in outer.bindings["k"]] == ["assign", "assign", "assign"]
+    assert [b.kind for b in outer.bindings["p"]] == ["param", "assign"]
+    assert [b.kind for b in outer.bindings["unrelated"]] == ["assign"]
+    inner = names.scope_for_def[id(tree.body[0].body[1])]
+    assert names.lookup("k", inner) is outer.bindings["k"]
