@@ -125,12 +125,13 @@ def module_file(roots, dotted):
 
 def candidate_files(roots, parts):
     """The files a module of dotted `parts` may be, in the order a lookup tries them
-    (a package folder's `__init__.py` alone when `parts` is empty)."""
+    (a package folder's `__init__.py` alone when `parts` is empty). Python's path finder
+    tries the package before the module: `pkg/__init__.py` shadows a `pkg.py` beside it."""
     for root in roots:
         base = os.path.join(root, *parts)
+        yield os.path.join(base, "__init__.py")
         if parts:
             yield base + ".py"
-        yield os.path.join(base, "__init__.py")
 
 
 def relative_base(path, level, module):
