@@ -67,6 +67,14 @@ DATASET_TRANSFORMATIONS = frozenset((
     "apply", "batch", "cache", "concatenate", "filter", "flat_map", "interleave", "map",
     "padded_batch", "prefetch", "repeat", "shard", "shuffle", "skip", "take",
     "unbatch", "with_options", "map_with_legacy_function", "window"))
+# What TF 1.8 traces into a graph function even under eager execution, so that code in it
+# meets graph mode's rules (custom_gradient's keyword check sees graph mode): the function
+# a tf.data transformation takes, and a `tfe.defun`'s (measured: ValueError there too).
+DATASET_FUNCTION_TAKERS = frozenset(("map", "flat_map", "filter", "interleave"))
+GRAPH_TRACERS = frozenset((
+    "tensorflow.contrib.eager.defun", "tensorflow.contrib.eager.python.tfe.defun",
+    "tensorflow.python.eager.function.defun", "tensorflow.contrib.data.map_and_batch",
+    "tensorflow.contrib.data.parallel_interleave"))
 # `function.Defun(*input_types, python_grad_func=f, grad_func=g)`: TF 1.8's third way
 # to give an op a custom gradient (tensor2tensor and sonnet use it).
 DEFUN = frozenset(("tensorflow.python.framework.function.Defun",))
@@ -488,14 +496,57 @@ class ModuleFacts:
         """EAGER when `node` runs only under eager execution, GRAPH when only in graph
         mode, by the `tf.executing_eagerly()` tests around it in its function: the
         branches of `if tf.executing_eagerly():`, and what follows one whose branch
-        returns or raises. None when no such test decides (and in a file that never asks)."""
-        if "executing_eagerly" not in self.text:
-            return None
+        returns or raises. In an eager module, GRAPH too inside a function TF traces into
+        a graph (graph_traced). None when nothing decides."""
+        if "executing_eagerly" in self.text:
+            def mode(test, holds):
+                eager = self._tests_eager(test)
+                return None if eager is None else EAGER if eager == holds else GRAPH
+            found = self._decided_by_tests(node, mode, stop_at_defs=True)
+            if found is not None:
+                return found
+        traced = self.graph_traced
+        if traced:
+            parent = self.parent_of(node)
+            while parent is not None:
+                if id(parent) in traced:
+                    return GRAPH
+                parent = self.parent_of(parent)
+        return None
 
-        def mode(test, holds):
-            eager = self._tests_eager(test)
-            return None if eager is None else EAGER if eager == holds else GRAPH
-        return self._decided_by_tests(node, mode, stop_at_defs=True)
+    @cached_property
+    def graph_traced(self):
+        """ids of the defs and lambdas an eager module hands TF to trace into a graph:
+        the function of a tf.data pipeline's `.map`/`.flat_map`/`.filter`/`.interleave`
+        (the receiver visibly a dataset), of `tf.contrib.data.map_and_batch`, and a
+        `tfe.defun`'s, as a decorator or a call. Empty in a graph module, where every
+        function is traced anyway."""
+        if not any(word in self.text for word in ("map", "filter", "interleave", "defun")) \
+                or not self.eager:
+            return frozenset()
+        found = set()
+        for function in self.nodes[ast.FunctionDef]:
+            if any(self.resolve(decorator) in GRAPH_TRACERS
+                   for decorator in function.decorator_list):
+                found.add(id(function))
+        for call, qualname in self.calls:
+            func = call.func
+            if qualname in GRAPH_TRACERS:
+                taken = call.args[0] if call.args else None
+            elif isinstance(func, ast.Attribute) and func.attr in DATASET_FUNCTION_TAKERS and \
+                    _is_dataset(self._receiver_class(func.value, self.names.scope_of(call),
+                                                     self._with_targets)):
+                taken = call.args[0] if call.args else next(
+                    (k.value for k in call.keywords if k.arg in ("map_func", "predicate")), None)
+            else:
+                continue
+            if isinstance(taken, ast.Lambda):
+                found.add(id(taken))
+            elif isinstance(taken, ast.Name):
+                binding = self.names.definitions(taken, self.names.scope_of(taken))
+                if binding is not None and binding.kind == "def":
+                    found.add(id(binding.node))
+        return frozenset(found)
 
     def python_at_least(self, node):
         """The oldest Python (major, minor) that the tests around `node` let it run on:

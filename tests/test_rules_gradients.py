@@ -369,6 +369,44 @@ def test_cg105_keywords_graph_only():
     assert codes(eager, select=["CG105"]) == []
 
 
+
+def test_cg105_under_eager_only_what_tf_traces_into_a_graph_is_reported():
+    # Eager execution takes keywords, but `tfe.defun` and a dataset's `.map`/`.filter`
+    # trace their function into a graph. Definitions (a keyword-only parameter) are fine
+    # under eager, and so are calls outside those functions, an `if
+    # tf.executing_eagerly():` branch inside one, and `.map` of something not a dataset.
+    code = """
+    import tensorflow as tf
+    tfe = tf.contrib.eager
+    tf.enable_eager_execution()
+
+    @tf.custom_gradient
+    def f(x, *, scale=2.0):
+        return x * scale, lambda dy: dy
+
+    @tfe.defun
+    def traced(x):
+        return f(x, scale=3.0)
+
+    def eager_only(x):
+        return f(x, scale=3.0)
+
+    def each(row):
+        return f(row, scale=3.0)
+
+    def checked(row):
+        if tf.executing_eagerly():
+            return f(row, scale=3.0)
+        return row
+
+    ds = tf.data.TFRecordDataset(["a"]).map(each).map(checked)
+    other = tfe.defun(lambda x: f(x, scale=1.0))
+    items = Pool().map(lambda x: f(x, scale=1.0))
+    """
+    assert lint(code, select=["CG105"], target_python=(3, 6)) == [
+        ("CG105", 12, 12), ("CG105", 18, 12), ("CG105", 26, 29)]
+
+
 def test_cg105_call_form_only_calls_through_the_wrapper():
     code = """
     import tensorflow as tf

@@ -1,6 +1,6 @@
 import ast
 
-from cglint.facts import EAGER, keyword_reads
+from cglint.facts import EAGER, GRAPH, keyword_reads
 from cglint.rules.base import Rule
 from cglint.wording import tf_name
 
@@ -20,7 +20,11 @@ class KeywordArguments(Rule):
     when eager execution is enabled.` In eager mode it runs, but a tensor passed by keyword
     is not a recorded input, so its gradient is silently None. Not reported in a module
     that turns eager execution on, or imports a project module whose top level does, nor
-    for a call that runs only eagerly (in the branch of `if tf.executing_eagerly():`).
+    for a call that runs only eagerly (in the branch of `if tf.executing_eagerly():`);
+    but reported there too inside what TF 1.8 traces into a graph even under eager
+    execution: a `tfe.defun` function, and the function of a tf.data pipeline's `.map`,
+    `.flat_map`, `.filter` or `.interleave` (or `tf.contrib.data.map_and_batch`), where
+    the same ValueError is raised.
 
     Fix: pass it positionally (and return a gradient for it), or keep it a Python constant by
     binding it in a closure or a default value that callers do not override.
@@ -32,26 +36,28 @@ class KeywordArguments(Rule):
 
     def check(self, module):
         if not (module.sites or module.imported_calls or module.imported_partials) \
-                or module.eager:
+                or (module.eager and not module.graph_traced):
             return  # (eager asked last: it may look at the modules this one imports)
         known = {}
 
         def passed(call):
             """The keywords the call may pass (module.passed_keywords), once per call: the
-            test and the message ask alike. None under `if tf.executing_eagerly():`,
-            where keywords are taken."""
+            test and the message ask alike. None where keywords are taken: under `if
+            tf.executing_eagerly():`, and in an eager module but in what TF traces."""
             if id(call) not in known:
-                known[id(call)] = module.execution_mode(call) != EAGER and \
-                    module.passed_keywords(call)
+                known[id(call)] = _in_graph(module, call) and module.passed_keywords(call)
             return known[id(call)]
 
+        # In an eager module only code TF traces takes no keywords: say why.
+        traced = _TRACED if module.eager else ""
         for site in module.sites:
-            for arg in site.params.kwonly:
+            for arg in site.params.kwonly if not module.eager else ():
+                # (a definition's keywords are taken eagerly)
                 if site.func.args.kw_defaults[site.params.kwonly.index(arg)] is None:
                     yield self.at(arg, "custom-gradient function `%s` has a required "
                                   "keyword-only parameter `%s`: TF 1.8 graph mode raises "
                                   "ValueError on any keyword argument" % (site.name, arg.arg), function=site.func)
-            if site.params.kwarg is not None:
+            if site.params.kwarg is not None and not module.eager:
                 for read in keyword_reads(site.func, site.params.kwarg):
                     if read.required:
                         yield self.at(read.node, "custom-gradient function `%s` needs keyword "
@@ -64,27 +70,29 @@ class KeywordArguments(Rule):
                     yield self.at(call, "`functools.partial` binds keyword argument %s to "
                                   "custom-gradient function `%s`: TF 1.8 graph mode raises "
                                   "ValueError when the partial is called; bind it positionally "
-                                  "or in a closure" % (_keywords(passed(call)), site.name),
-                                  function=site.func)
+                                  "or in a closure%s" % (_keywords(passed(call)), site.name,
+                                                         traced), function=site.func)
             for call in site.calls:
                 if passed(call):
                     yield self.at(call, "`%s` is called with keyword argument %s: TF 1.8 "
-                                  "graph mode raises ValueError; pass it positionally"
-                                  % (site.name, _keywords(passed(call))), function=site.func)
-        yield from self._keras_lambdas(module)
+                                  "graph mode raises ValueError; pass it positionally%s"
+                                  % (site.name, _keywords(passed(call)), traced),
+                                  function=site.func)
+        if not module.eager:  # (Keras layers run eagerly there)
+            yield from self._keras_lambdas(module)
         for call, site in module.imported_calls:
             if passed(call):
                 yield self.at(call, "`%s` (a custom-gradient function of %s) is called with "
                               "keyword argument %s: TF 1.8 graph mode raises ValueError; pass "
-                              "it positionally" % (site.name, _where(module, site),
-                                                   _keywords(passed(call))))
+                              "it positionally%s" % (site.name, _where(module, site),
+                                                     _keywords(passed(call)), traced))
         for call, site in module.imported_partials:
             if passed(call):
                 yield self.at(call, "`functools.partial` binds keyword argument %s to "
                               "custom-gradient function `%s` of %s: TF 1.8 graph mode raises "
                               "ValueError when the partial is called; bind it positionally "
-                              "or in a closure" % (_keywords(passed(call)), site.name,
-                                                   _where(module, site)))
+                              "or in a closure%s" % (_keywords(passed(call)), site.name,
+                                                     _where(module, site), traced))
 
 
     def _keras_lambdas(self, module):
@@ -104,7 +112,7 @@ class KeywordArguments(Rule):
             binding = module.names.definitions(function, module.names.scope_of(function)) \
                 if isinstance(function, ast.Name) else None
             site = by_def.get(id(binding.node)) if binding is not None else None
-            if site is not None and module.execution_mode(call) != EAGER:
+            if site is not None and _in_graph(module, call):
                 yield self.at(call, "`%s` passes its `arguments` to custom-gradient function "
                               "`%s` as keyword arguments: TF 1.8 graph mode raises "
                               "ValueError; bind them in a closure" % (
@@ -117,6 +125,17 @@ _KERAS_LAMBDAS = frozenset(("tensorflow.keras.layers.Lambda",
                             "tensorflow.compat.v1.keras.layers.Lambda",
                             # standalone Keras (2.1, on the TF backend), as most code then
                             "keras.layers.Lambda", "keras.layers.core.Lambda"))
+
+
+# Said after a message on a call in an eager module (facts.graph_traced).
+_TRACED = " (TF 1.8 traces this code into a graph, eager execution or not)"
+
+
+def _in_graph(module, call):
+    """Whether the call may run in graph mode: anywhere but under `if
+    tf.executing_eagerly():` in a graph module, only in what TF traces in an eager one."""
+    mode = module.execution_mode(call)
+    return mode == GRAPH if module.eager else mode != EAGER
 
 
 def _keywords(keywords):
