@@ -1,7 +1,7 @@
 import ast
 
 from cglint import tfapi
-from cglint.facts import CUSTOM_GRADIENT, gradient_counts
+from cglint.facts import CUSTOM_GRADIENT, GRAPH, gradient_counts
 from cglint.names import within
 from cglint.rules.base import Rule
 
@@ -30,7 +30,9 @@ class NonTensorArgument(Rule):
     branch); a list of tensors is stacked into one tensor, so the function sees one input.
     A float is a float tensor, which is fine, unless the function tests it in Python
     (`if scale > 1.0:`, facts f6): that raises TypeError too. Eager mode passes the raw
-    values, so the same code works there, which hides the bug.
+    values, so the same code works there, which hides the bug; except inside what TF
+    traces into a graph even under eager execution (a `tfe.defun` function, a dataset's
+    `.map` function), where the graph-mode failures return, and which is reported.
 
     Not reported where the function visibly takes the tensor it gets: an int used only
     where TF takes an int tensor, as an index, slice bound, shape, count or axis (`x[:k]`,
@@ -111,7 +113,10 @@ class NonTensorArgument(Rule):
             if kind == "float" and builtin is None and (
                     site is None or not once(_tested)):
                 continue  # a float is a float tensor: fine, unless Python tests it
-            if kind and (kind in _ALWAYS or not module.eager):
+            # (eager execution passes raw values, but not into what TF traces: a
+            # `tfe.defun`, a dataset's `.map` function)
+            if kind and (kind in _ALWAYS or not module.eager or
+                         module.execution_mode(call) == GRAPH):
                 what, why = _DESCRIPTIONS[kind]
                 if isinstance(arg, ast.Tuple):  # stacked the same way as a list
                     what = "a Python tuple"
