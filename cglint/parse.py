@@ -47,6 +47,7 @@ PY2_MAX_DEPTH = 200  # the stdlib parser's own limit for nested brackets
 _PY2_CONSTRUCTS = tuple((re.compile(pattern), bounded) for pattern, bounded in (
     (r"print\b", True), (r"exec\b", True), (r"`[^`\n]*`", False), (r"<>", False),
     (r"0[0-7]+[lL]?\b", True), (r"[0-9]+[lL]\b", True), (r"[uU][rR]['\"]", True),
+    (r"0(?:[xX][0-9a-fA-F]+|[oO][0-7]+)[lL]\b", True),  # `0xFFFFFFFFL` (fissix reads no `0b1L`)
     (r"except\b[^\n:]*,", True), (r"raise\b[^\n]*,", True),
     # tuple parameters: `lambda (k, v):`, `def f(a, (b, c)):`
     (r"lambda[ \t]*\(", True), (r"def[ \t]+\w+[ \t]*\([^()\n:]*\(", True),
@@ -266,7 +267,12 @@ def _from_python2(text):
     try:
         tree = _parse_stdlib(rewritten)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None
+        # `async` and `await` as names, in a Python 2 file (`def save(path, async=False)`
+        # beside `0644`): renamed at the same length, so the column maps still hold.
+        renamed = _rename_async_identifiers(rewritten)
+        if renamed is None:
+            return None
+        tree, rewritten = renamed.tree, renamed.text
     return Parsed(tree, text=rewritten, column_maps=_column_maps(source, rewritten))
 
 

@@ -30,6 +30,13 @@ from cglint.parse import parse
     # ... with no other Python 2 construct in the file (tensorflow/lingvo's download_lm1b)
     "f = sorted({1: 2}.items(), key=lambda (k, v): (-v, k))\n",
     "def f(a, (b, c)):\n    return a + b + c\n",
+    # Hex, binary and `0o` longs alone (a 32-bit mask), and `async` as a name beside
+    # Python 2 syntax (TF 1.8's own `async=` parameters, `os.chmod(path, 0644)`)
+    "MASK = 0xFFFFFFFFL\n",
+    "FLAGS = 0XFFl | 0o777L\n",
+    "def save(path, async=False):\n    os.chmod(path, 0644)\n",
+    "def f(x, async=1):\n    print x, async\n",
+    "await = 1\nif await <> 2:\n    pass\n",
 ])
 def test_python2_only_syntax_is_parsed(code):
     parsed = parse(code)
@@ -107,6 +114,13 @@ def test_async_and_await_as_names_parse_like_python_36_did():
     parsed = parse(code)
     assert parsed.tree is not None and parsed.error is None and not parsed.python2_syntax
     assert parsed.original_col(2, 4) == 4  # columns unchanged
+
+
+def test_async_as_a_name_in_a_python2_file_keeps_its_columns():
+    parsed = parse("def save(path, async=False):\n    os.chmod(path, 0644); x = async\n")
+    assert parsed.python2_syntax and parsed.error is None
+    assign = parsed.tree.body[0].body[-1]
+    assert parsed.original_col(2, assign.value.col_offset) == 30
 
 
 def test_real_async_functions_still_parse():
