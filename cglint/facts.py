@@ -333,11 +333,25 @@ def variable_gradients(module, site, grad, value):
             and isinstance(value.elts[1], (ast.List, ast.ListComp))):
         return None
     if grad.variables_param is not None or grad.variables_read is not None:
-        return value.elts[1]
+        listed = value.elts[1]
+        if isinstance(listed, ast.ListComp) and any(
+                empty_without_variables(grad, generator.iter) for generator in listed.generators):
+            return None  # `[... for v in (variables or [])]`: always empty on 1.8
+        return listed
     covered = module.count_values(value.elts[0], grad.scope)
     if covered is not None and not site.params.vararg and covered == len(site.params.names):
         return value.elts[1]
     return None
+
+
+def empty_without_variables(grad, expr):
+    """Whether `expr` is `variables or []` (or `()`) of the gradient function's
+    `variables` parameter: always empty on TF 1.8, which never passes it."""
+    param = grad.variables_param
+    return param is not None and isinstance(expr, ast.BoolOp) and isinstance(
+        expr.op, ast.Or) and isinstance(expr.values[0], ast.Name) and (
+            expr.values[0].id == param.arg) and isinstance(
+                expr.values[-1], (ast.List, ast.Tuple)) and not expr.values[-1].elts
 
 
 def gradient_count(module, site, ret, value):

@@ -44,6 +44,9 @@ def _cg107(code):
     "unused = [v for v in [dy] if not variables]",
     "msg = 'none' if not variables else 'some'",
     "pass",
+    # always empty on 1.8, which passes None: no variable is left without a gradient
+    "extra = variables or []",
+    "extra = [tf.zeros_like(v) for v in (variables or ())]",
 ])
 def test_cg107_variables_only_deleted_or_truth_tested_is_harmless(body):
     assert _cg107(POSITIONAL_VARIABLE.format(body=body)) == []
@@ -53,7 +56,6 @@ def test_cg107_variables_only_deleted_or_truth_tested_is_harmless(body):
     "assert len(variables) == 0",  # the value is used: a TypeError on None, not harmless
     "print(variables[0])",
     "extra = [tf.zeros_like(v) for v in variables]",
-    "extra = variables or []",  # the value of `or`, not only its truth
     "if variables:\n            extra = variables[0]",
     "if variables is not None:\n            extra = [dy * v for v in variables]",
 ])
@@ -101,6 +103,25 @@ def test_cg107_a_local_bool_is_not_the_builtin():
     code = POSITIONAL_VARIABLE.format(body="assert bool(variables)").replace(
         "import tensorflow as tf\n", "import tensorflow as tf\nfrom checks import bool\n")
     assert _cg107(code) == [("CG107", 10, 18)]
+
+
+def test_cg107_a_returned_list_over_variables_or_nothing_is_empty_on_18():
+    # `[... for v in (variables or [])]` is `[]` when variables is None: TF 1.8 flattens
+    # `(dx, [])` to one gradient (measured). Over `variables` itself it is not excused.
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def half(x):
+        def grad(dy, variables=None):
+            return dy * 0.5, [tf.zeros_like(v) for v in (variables or [])]
+        return tf.identity(x), grad
+    """
+    assert _cg107(code) == []
+    assert _cg107(code.replace("(variables or [])", "variables")) == [
+        ("CG107", 6, 18), ("CG107", 7, 26)]
+    assert _cg107(code.replace("(variables or [])", "(variables or [x])")) == [
+        ("CG107", 6, 18), ("CG107", 7, 26)]
 
 
 def test_cg107_variables_list_returned_is_still_reported():

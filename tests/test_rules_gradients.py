@@ -1290,7 +1290,13 @@ def test_cg107_a_variables_parameter_is_harmless_only_when_nothing_needs_it():
     @tf.custom_gradient
     def uses_it(x):
         def grad(dy, variables=None):
-            return dy * len(variables or [])
+            return dy * len(variables)
+        return tf.identity(x), grad
+
+    @tf.custom_gradient
+    def empty_on_18(x):
+        def grad(dy, variables=None):
+            return dy * (1 + len(variables or []))
         return tf.identity(x), grad
 
     @tf.custom_gradient
@@ -1310,8 +1316,8 @@ def test_cg107_a_variables_parameter_is_harmless_only_when_nothing_needs_it():
             "t.py", textwrap.dedent(code), engine.Options(select=("CG107",))).diagnostics]]
     assert found == [
         (15, "gradient function `grad` takes `variables`, which TF 1.8 never passes"),
-        (21, "gradient function `grad` takes `variables`, which TF 1.8 never passes"),
-        (27, "gradient function `grad` requires `variables`, which TF 1.8 never passes")]
+        (27, "gradient function `grad` takes `variables`, which TF 1.8 never passes"),
+        (33, "gradient function `grad` requires `variables`, which TF 1.8 never passes")]
 
 
 def test_cg103_star_args_functions_are_checked_at_each_call():

@@ -1,7 +1,7 @@
 import ast
 
 from cglint import site_variables
-from cglint.facts import own_nodes, variable_gradients
+from cglint.facts import empty_without_variables, own_nodes, variable_gradients
 from cglint.rules.base import Rule
 
 
@@ -19,8 +19,10 @@ class VariablesProtocol(Rule):
     `TypeError: grad() missing 1 required positional argument: 'variables'`.
 
     A `variables=None` parameter that the gradient function only tests (against None, or
-    for truth: `assert not variables`) or deletes (`del variables  # Unused.`), in a
-    function that creates and reads no variable, is harmless on 1.8 and not reported.
+    for truth: `assert not variables`), deletes (`del variables  # Unused.`) or reads as
+    `variables or []`, in a function that creates and reads no variable, is harmless on
+    1.8 and not reported; so is returning `dx, [... for v in (variables or [])]`, a list
+    that is always empty there.
 
     Fix: pass each variable as a positional input of the decorated function and return its
     gradient in that input's slot.
@@ -83,6 +85,8 @@ def _matters(module, site, grad, param):
         elif isinstance(node, ast.comprehension):
             for test in node.ifs:
                 harmless.update(_truth_tested(test))
+        elif empty_without_variables(grad, node):
+            harmless.add(id(node.values[0]))  # `variables or []`: empty on 1.8
         elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
             harmless.update(_truth_tested(node.operand))  # `ok = not variables`
         elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
