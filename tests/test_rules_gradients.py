@@ -2803,3 +2803,33 @@ def test_cg102_a_variable_another_project_module_makes(tmp_path, params, imports
     assert bool(found.diagnostics) is reported, found.diagnostics
     if reported:  # the finding rests on params.py: the cache must know
         assert any(d.path.endswith("params.py") for d in found.dependencies)
+
+
+def test_cg109_a_tape_is_judged_by_the_override_maps_its_block_opens():
+    # A graph-mode tape records only the ops made in its block: an override map opened
+    # elsewhere in the module never reaches it (measured: both gradients right).
+    code = """
+    import tensorflow as tf
+    from helpers import unknown
+
+    def binarize(x):
+        with tf.get_default_graph().gradient_override_map({"Sign": "Identity"}):
+            return tf.sign(x)
+
+    x = tf.constant([-0.5, 2.0])
+    y = binarize(x)
+    with tf.GradientTape() as unrelated:
+        unrelated.watch(x)
+        loss = tf.reduce_sum(x * x)
+    with tf.GradientTape() as through_a_helper:
+        through_a_helper.watch(x)
+        loss = tf.reduce_sum(binarize(x))
+    with tf.GradientTape() as direct:
+        direct.watch(x)
+        with tf.get_default_graph().gradient_override_map({"Sign": "Identity"}):
+            loss = tf.reduce_sum(tf.sign(x))
+    with tf.GradientTape() as not_followed:
+        loss = unknown(x)
+    """
+    assert lint(code, select=["CG109"]) == [("CG109", 14, 6), ("CG109", 17, 6),
+                                            ("CG109", 21, 6)]

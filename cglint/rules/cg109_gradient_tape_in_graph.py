@@ -12,8 +12,8 @@ class GradientTapeInGraphMode(Rule):
     What: a module that defines a `@tf.custom_gradient` function, calls one of another
     project module, or uses `gradient_override_map` takes gradients with `tf.GradientTape`
     without enabling eager execution. A tape whose `with` block visibly runs no
-    custom-gradient function (only TF ops, builtins, and functions of the module that run
-    none) is left alone, and so is one that runs only eagerly (in the branch of `if
+    custom-gradient function and opens no override map (only TF ops, builtins, and
+    functions of the module that do neither) is left alone, and so is one that runs only eagerly (in the branch of `if
     tf.executing_eagerly():`); one that runs such a function directly, through functions
     of the module or of other project modules (`grads.domain_loss(h)`), or as a value
     (`tf.map_fn(f, x)`), or runs what cglint cannot follow, is reported.
@@ -41,13 +41,16 @@ class GradientTapeInGraphMode(Rule):
         for call in module.tape_calls:
             if module.execution_mode(call) == EAGER:
                 continue  # under `if tf.executing_eagerly():`, where tapes see them
-            what = "gradient_override_map" if module.override_maps else None
-            if what is None:
-                reached = _reached(module, call, sites)
-                if reached is _NONE or (reached is _UNKNOWN and not module.sites):
-                    # The tape's block visibly runs no custom gradient; or only one of
-                    # another module could be run, through what cglint cannot follow.
-                    continue
+            reached = _reached(module, call, sites)
+            if reached is _NONE or (reached is _UNKNOWN and not module.sites
+                                    and not module.override_maps):
+                # The tape's block visibly runs no custom gradient and opens no override
+                # map (the tape records only the ops made in it); or only one of another
+                # module could be run, through what cglint cannot follow.
+                continue
+            if reached is _OVERRIDE or (reached is _UNKNOWN and not module.sites):
+                what = "gradient_override_map"
+            else:
                 site = reached if reached is not _UNKNOWN else module.sites[0]
                 what = "custom gradient `%s`" % site.name
             message = "`tf.GradientTape` in graph mode ignores %s in TF 1.8 (natural " \
@@ -119,8 +122,9 @@ def _ref_variable(call, qualname):
             for keyword in call.keywords)
 
 
-# What a tape's `with` block runs: no custom gradient, or one cglint cannot rule out.
-_NONE, _UNKNOWN = "none", "unknown"
+# What a tape's `with` block runs: no custom gradient, one cglint cannot rule out, or
+# a `gradient_override_map` block.
+_NONE, _UNKNOWN, _OVERRIDE = "none", "unknown", "override"
 # Builtins a block may call that run no custom gradient.
 _INERT_BUILTINS = frozenset(("print", "len", "range", "float", "int", "bool", "str", "list",
                              "tuple", "dict", "set", "zip", "enumerate", "isinstance", "abs",
@@ -143,13 +147,14 @@ def _reached(module, call, sites):
 
 def _sites(module, memo):
     """({id(def): site}, {id(call): site}) of the custom-gradient functions a module
-    defines and the calls of them it makes (of other modules' too); kept in `memo` by
-    module."""
+    defines and the calls of them it makes (of other modules' too), its override maps'
+    calls giving _OVERRIDE; kept in `memo` by module."""
     if id(module) in memo:
         return memo[id(module)][1]
     by_def = {id(site.func): site for site in module.sites}
     by_call = {id(c): site for site in module.sites for c in site.calls + site.partials}
     by_call.update((id(c), site) for c, site in module.imported_calls)
+    by_call.update((id(c), _OVERRIDE) for c in module.override_maps)
     memo[id(module)] = (module, (by_def, by_call))  # (the module kept: its id stays its own)
     return by_def, by_call
 
