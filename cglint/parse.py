@@ -103,6 +103,48 @@ def _parse_stdlib(text):
 
 def parse(text, target_python=(2, 7)):
     """Parsed for `text`. Never raises for any input text."""
+    parsed = _parse(text, target_python)
+    if parsed.tree is not None and parsed.error is None and "__future__" in text:
+        misplaced = _misplaced_future(parsed.tree, text)
+        if misplaced is not None:
+            # The compiler's error, not the parser's: every Python refuses the file, but
+            # the tree is sound, so the other rules still read it.
+            parsed.error = misplaced + (
+                "invalid syntax: from __future__ imports must occur at the beginning of the "
+                "file (only the module docstring may come before them)",)
+    return parsed
+
+
+def _misplaced_future(tree, text):
+    """(line, 1-based col) of the first `from __future__ import` that follows other code,
+    in the module or nested in a statement, or None."""
+    body = tree.body
+    start = 1 if body and isinstance(body[0], ast.Expr) and isinstance(
+        body[0].value, ast.Constant) and isinstance(body[0].value.value, str) else 0
+    at_the_start, top_level = True, 0
+    for statement in body[start:]:
+        if _is_future_import(statement):
+            if not at_the_start:
+                return statement.lineno, statement.col_offset + 1
+            top_level += 1
+        else:
+            at_the_start = False
+    if len(_FUTURE_LINE.findall(text)) <= top_level:
+        return None  # none nested: the tree need not be walked (most files)
+    nested = [node for statement in body for node in ast.walk(statement)
+              if _is_future_import(node) and node not in body]
+    return (nested[0].lineno, nested[0].col_offset + 1) if nested else None
+
+
+def _is_future_import(node):
+    return isinstance(node, ast.ImportFrom) and node.module == "__future__" and not node.level
+
+
+# A line that may begin a `from __future__ import` (or a docstring line that reads so).
+_FUTURE_LINE = re.compile(r"^[ \t]*from[ \t]+__future__[ \t]+import", re.MULTILINE)
+
+
+def _parse(text, target_python):
     try:
         return Parsed(_parse_stdlib(text), text=text)
     except SyntaxError as error:

@@ -239,3 +239,30 @@ def test_a_python_2_file_that_goes_wrong_further_on_is_reported_there():
     # near-miss: Python 3 code with a plain syntax error keeps Python 3's position
     broken = parse("x = (1,\ny = 2\n")
     assert broken.tree is None and "Python 2" not in broken.error[2]
+
+
+@pytest.mark.parametrize("code, position", [
+    ("import tensorflow as tf\nfrom __future__ import print_function\n", (2, 1)),
+    ('"""doc."""\n"""not the docstring."""\nfrom __future__ import division\n', (3, 1)),
+    ("from __future__ import division\nx = 1\nfrom __future__ import print_function\n", (3, 1)),
+    ("import os\ndef f():\n    from __future__ import division\n", (3, 5)),
+    ("if True:\n    from __future__ import division\n", (2, 5)),
+])
+def test_a_future_import_after_other_code_is_the_compilers_syntax_error(code, position):
+    # ast.parse takes these; every Python's compiler refuses the file (measured on 2.7
+    # and 3.6): `from __future__ imports must occur at the beginning of the file`.
+    parsed = parse(code)
+    assert parsed.tree is not None
+    assert parsed.error[:2] == position and "beginning of the file" in parsed.error[2]
+
+
+@pytest.mark.parametrize("code", [
+    '"""doc."""\nfrom __future__ import (absolute_import,\n    division)\n'
+    "from __future__ import print_function\nimport os\n",
+    '"""Usage:\n\nfrom __future__ import braces\n"""\nfrom __future__ import division\n',
+    "# a comment\n\nfrom __future__ import division\n",
+    "from __future__ import division\nfrom . import __future__\n",  # not the future
+])
+def test_future_imports_at_the_beginning_are_fine(code):
+    parsed = parse(code)
+    assert parsed.tree is not None and parsed.error is None

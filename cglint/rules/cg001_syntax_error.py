@@ -5,14 +5,19 @@ class SyntaxErrorRule(Rule):
     """The file cannot be parsed for the target Python.
 
     What: the file is not valid Python 2.7 (or the `--target-python` version): a syntax
-    error, a NUL byte, nesting too deep to parse, or Python 2 only syntax (print statement,
-    `except E, e`) when the target is Python 3.
+    error, a NUL byte, nesting too deep to parse, Python 2 only syntax (print statement,
+    `except E, e`) when the target is Python 3, or a `from __future__ import` after other
+    code (added below `import tensorflow as tf` to get the print function), which the
+    compiler refuses on every Python: `SyntaxError: from __future__ imports must occur at
+    the beginning of the file`.
 
     Why it breaks on TF 1.8: Python refuses the whole file before any line runs, so not even
     `import tensorflow` happens; a module that imports it fails at that import.
 
-    Fix: correct the syntax at the reported position. cglint still checks the rest of the
-    run; this file gets no other findings until it parses.
+    Fix: correct the syntax at the reported position (move `from __future__` imports to
+    the top, below the module docstring only). cglint still checks the rest of the run;
+    this file gets no other findings until it parses, but for a misplaced `__future__`
+    import, after which the file is read as it stands.
     """
 
     code = "CG001"
