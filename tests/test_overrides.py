@@ -1313,6 +1313,45 @@ def test_cg204_a_py_func_has_the_inputs_of_its_list(call, returned, reported):
     assert bool(found) is reported, found
 
 
+OUTPUTS = """
+import numpy as np
+import tensorflow as tf
+
+
+@tf.RegisterGradient("ByOutputs")
+def _grad(PARAMETERS):
+    return op.inputs[0]
+
+
+x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+with tf.get_default_graph().gradient_override_map({"KEY": "ByOutputs"}):
+    y = CALL
+"""
+
+
+@pytest.mark.parametrize("key, call, parameters, reported", [
+    # one upstream gradient per output, the count given by the call (measured TypeError)
+    ("PyFunc", "tf.py_func(f, [x], [tf.float32, tf.float32])", "op, grad", True),
+    ("PyFunc", "tf.py_func(f, [x], Tout=(tf.float32, tf.int32))", "op, grad", True),
+    ("Unpack", "tf.unstack(x, num=2)", "op, grad", True),
+    ("Unpack", "tf.unstack(x, 2)", "op, a, b, c", True),
+    ("Split", "tf.split(x, 2)", "op, grad", True),
+    # near-misses: the right count; one dtype; a count not written; disagreeing calls
+    ("PyFunc", "tf.py_func(f, [x], [tf.float32, tf.float32])", "op, a, b", False),
+    ("PyFunc", "tf.py_func(f, [x], tf.float32)", "op, grad", False),
+    ("PyFunc", "tf.py_func(f, [x], dtypes)", "op, grad", False),
+    ("Unpack", "tf.unstack(x)", "op, grad", False),
+    ("Unpack", "tf.unstack(x, num=2)", "op, *grads", False),
+    ("Unpack", "tf.unstack(x, num=2) + tf.unstack(x, num=3)", "op, a, b", False),
+    ("Split", "tf.split(x, [1, 1])", "op, grad", False),  # SplitV, not Split
+])
+def test_cg204_outputs_a_call_gives_its_op(key, call, parameters, reported):
+    code = OUTPUTS.replace("KEY", key).replace("CALL", call).replace(
+        "PARAMETERS", parameters)
+    found = [finding for finding in lint(code) if finding[0] == "CG204"]
+    assert bool(found) is reported, found
+
+
 @pytest.mark.parametrize("block, reported", [
     # keras-grad-cam's modify_backprop without the model rebuilt inside: nothing is built
     ("layers = [l for l in model.layers if hasattr(l, 'activation')]\n"

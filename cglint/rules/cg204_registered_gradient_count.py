@@ -26,7 +26,9 @@ class RegisteredGradientCount(Rule):
     function nor its registration.
 
     The function must also take `(op, *grads)`, one upstream gradient per output of the
-    op type (`Identity`: one, `TopKV2`: two): `def grad(op)` is called with two arguments,
+    op type (`Identity`: one, `TopKV2`: two; for a `PyFunc`, `Unpack` or `Split` the one
+    the block builds gives it: `tf.py_func(f, [x], [tf.float32, tf.float32])`,
+    `tf.unstack(x, num=2)`, `tf.split(x, 2)`): `def grad(op)` is called with two arguments,
     and `tf.gradients` raises `TypeError: grad() takes 1 positional argument but 2 were
     given`.
 
@@ -48,8 +50,7 @@ class RegisteredGradientCount(Rule):
             maps = [(entry.key, found.call.lineno, found) for found in facts.maps
                     for entry in found.entries
                     if entry.value.identity == registration.name.identity and entry.key]
-            uses = [(key, line) for key, line, _ in maps]
-            yield from self._arity(registration, uses)
+            yield from self._arity(registration, maps)
             for anchor, count, key, line, inputs in _mismatches(module, registration, maps):
                 node = anchor.body if isinstance(anchor, ast.Lambda) else anchor
                 function = registration.function
@@ -64,8 +65,10 @@ class RegisteredGradientCount(Rule):
         ops = load_ops()
         function = registration.function
         params = function.params
-        for key, line in uses:
+        for key, line, found in uses:
             outputs = ops.fixed_outputs(key)
+            if outputs is None:
+                outputs = _block_outputs(key, found)
             if outputs is None or params.vararg:
                 continue
             given = 1 + outputs
@@ -205,6 +208,49 @@ def _py_func_inputs(key, found):
             return None
         counts.add(len(given.elts))
     return counts.pop() if len(counts) == 1 else None
+
+
+# Op types whose output count a call's argument gives: {op type: (function, the
+# argument's position, its keyword, what it is)}. `tf.py_func(f, inp, Tout)` has one
+# output per dtype of a `Tout` list (one for a single dtype); `tf.unstack(x, num)` num;
+# `tf.split(x, 3)` three.
+_OUTPUTS_GIVEN_BY = {
+    "PyFunc": ("tensorflow.py_func", 2, "Tout", "dtypes"),
+    "PyFuncStateless": ("tensorflow.py_func", 2, "Tout", "dtypes"),
+    "Unpack": ("tensorflow.unstack", 1, "num", "count"),
+    "Split": ("tensorflow.split", 1, "num_or_size_splits", "count"),
+}
+
+
+def _block_outputs(key, found):
+    """The outputs of the `key` ops the map's block builds, when each call building one
+    shows the same count (`Tout=[tf.float32, tf.float32]`, `num=2`); else None."""
+    given_by = _OUTPUTS_GIVEN_BY.get(key)
+    if given_by is None or not found.built:
+        return None
+    qualname, position, keyword, kind = given_by
+    counts = set()
+    for built in found.built:
+        if built.qualname != qualname or key not in built.op_types:
+            continue
+        call = built.call
+        value = next((k.value for k in call.keywords if k.arg == keyword), None)
+        if value is None and len(call.args) > position:
+            value = call.args[position]
+        if kind == "count" and isinstance(value, ast.Constant) and type(value.value) is int:
+            counts.add(value.value)
+        elif kind == "dtypes" and isinstance(value, (ast.List, ast.Tuple)) and not any(
+                isinstance(element, ast.Starred) for element in value.elts):
+            counts.add(len(value.elts))
+        elif kind == "dtypes" and isinstance(value, ast.Attribute) and value.attr in _DTYPES:
+            counts.add(1)  # `Tout=tf.float32`: one output
+        else:
+            return None
+    return counts.pop() if len(counts) == 1 else None
+
+
+_DTYPES = frozenset(("float16", "float32", "float64", "int8", "int16", "int32", "int64",
+                     "uint8", "uint16", "bool", "string", "complex64", "complex128"))
 
 
 def _count(module, registration, value):
