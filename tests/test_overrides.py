@@ -1484,3 +1484,18 @@ def test_cg203_a_function_named_build_is_no_layers_build():
     found = messages(code)
     assert len(found) == 2 and all("it is called twice" in m for m in found), found
     assert not any("instantiated" in m for m in found)
+
+
+def test_cg201_names_the_op_types_a_blocks_operators_build():
+    # `x // 1.0` builds FloorDiv, not Floor: the message says what the block builds
+    # instead of "no TensorFlow op" (measured: the Floor override leaves dx None).
+    code = textwrap.dedent("""
+    import tensorflow as tf
+
+    x = tf.constant([0.4, 1.6])
+    with tf.get_default_graph().gradient_override_map({"Floor": "Identity"}):
+        q = x // 1.0
+    """)
+    found = engine.lint_text("t.py", code, engine.Options(select=("CG201",))).diagnostics
+    assert [(d.line, d.message.split(": ", 1)[1]) for d in found] == [
+        (5, "its operators build `FloorDiv` on tensors in TF 1.8")]

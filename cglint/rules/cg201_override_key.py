@@ -202,6 +202,9 @@ def _suggestion(entry, facts, ops):
 
 
 def _built(found, ops):
+    operators = sorted(found.maybe_built)
+    if not found.built and operators:  # `x // 1.0` builds FloorDiv, not Floor
+        return "its operators build %s on tensors in TF 1.8" % listed(operators)
     if not found.built:
         return "the block builds no TensorFlow op (ops created after it keep their gradient)"
     parts = []
@@ -217,6 +220,8 @@ def _built(found, ops):
     for part in parts:
         if part not in unique:
             unique.append(part)
+    if operators:
+        unique.append("its operators %s" % listed(operators))
     return "; ".join(unique) + " in TF 1.8"
 
 
