@@ -2,8 +2,11 @@
 count, an axis) and a bool used only as a tensor predicate work on TF 1.8 graph mode, which
 makes them an int32 and a bool tensor; the same arguments meeting a float tensor or a
 Python test still fail and are still reported."""
+import textwrap
+
 import pytest
 
+from cglint import check, engine
 from conftest import lint
 
 
@@ -500,3 +503,21 @@ def test_an_int_a_nested_def_rebinds_by_nonlocal_is_not_judged_as_an_int():
         return scale(x, k)
     """
     assert lint(code, select=["CG108"], target_python=(3, 6)) == [("CG108", 18, 21)]
+
+
+def test_a_dtype_is_named_a_dtype_not_a_function():
+    code = textwrap.dedent("""
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def ste_cast(x, dtype):
+        return tf.cast(tf.round(x), dtype), lambda dy: (dy, None)
+
+    ste_cast(tf.constant([0.4]), tf.float32)
+    ste_cast(tf.constant([0.4]), tf.dtypes.int32)
+    ste_cast(tf.constant([0.4]), tf.round)
+    """)
+    found = check.check_alone("t.py", code, engine.Options(select=("CG108",))).diagnostics
+    assert [d.message.split(" as a")[0] for d in found] == [
+        "`ste_cast` gets a `tf.DType`", "`ste_cast` gets a `tf.DType`",
+        "`ste_cast` gets a function"]

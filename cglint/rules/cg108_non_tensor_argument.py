@@ -6,7 +6,7 @@ from cglint.names import within
 from cglint.rules.base import Rule
 
 # Argument kinds that fail in both modes, and those that only graph mode converts.
-_ALWAYS = ("None", "callable", "dict")
+_ALWAYS = ("None", "callable", "dict", "dtype")
 
 
 class NonTensorArgument(Rule):
@@ -23,8 +23,8 @@ class NonTensorArgument(Rule):
     descriptor, which TF 1.8 cannot call: TypeError).
 
     Why it breaks on TF 1.8: graph mode calls `convert_to_tensor` on every positional
-    argument. `None` raises `ValueError: None values not supported`; a function, a dict or
-    `self` raise `TypeError: Failed to convert object of type ...`; an int becomes an int32
+    argument. `None` raises `ValueError: None values not supported`; a function, a dict, a
+    dtype (`tf.float32`) or `self` raise `TypeError: Failed to convert object of type ...`; an int becomes an int32
     tensor that cannot mix with float tensors; `if flag:` on a bool tensor raises TypeError;
     a string becomes a `tf.string` tensor and `opt == "fast"` is silently False (wrong
     branch); a list of tensors is stacked into one tensor, so the function sees one input.
@@ -163,6 +163,8 @@ class NonTensorArgument(Rule):
                     return NonTensorArgument._kind(module, value)
                 if _python_bool(module, value):
                     return "bool"
+            if qualname in _DTYPES:
+                return "dtype"  # `tf.float32`: a DType object, not a function
             if qualname and qualname.startswith("tensorflow.") and qualname.split(".")[-1][:1].islower():
                 return "callable"
         return None
@@ -548,7 +550,15 @@ _DESCRIPTIONS = {
                               "input, not one per element"),
     "callable": ("a function", "TF 1.8 cannot convert it to a tensor (TypeError); bind it in "
                                "a closure"),
+    "dtype": ("a `tf.DType`", "TF 1.8 cannot convert it to a tensor (`TypeError: Failed to "
+                              "convert object of type <class '...DType'> to Tensor`); bind it "
+                              "in a closure"),
 }
+# TF 1.8's dtype objects, as `tf.float32` or `tf.dtypes.float32` spells them.
+_DTYPES = frozenset("tensorflow.%s%s" % (module, name) for module in ("", "dtypes.") for name in (
+    "float16 float32 float64 bfloat16 half double int8 int16 int32 int64 uint8 uint16 "
+    "bool string complex64 complex128 qint8 quint8 qint16 quint16 qint32 resource "
+    "variant").split())
 
 
 RULE = NonTensorArgument
