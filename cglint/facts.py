@@ -3,6 +3,7 @@ functions, how they are called, tapes, eager mode. Built once; rules never re-wa
 """
 import ast
 import builtins
+import re
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Optional
@@ -786,21 +787,22 @@ class ModuleFacts:
         return uses
 
     @cached_property
-    def private_op_uses(self):
-        """[ApiUse] of the private names of TF's generated op modules the code reaches
-        (`gen_nn_ops._relu_grad(...)`), which api_uses, holding public names, leaves out."""
-        if "gen_" not in self.text:
-            return []
-        aliases = set()  # the names imports bind to generated op modules of TensorFlow
+    def private_uses(self):
+        """[ApiUse] of the private names of TF's own modules the code reaches
+        (`gen_nn_ops._relu_grad(...)`, `variable_scope._VARSCOPE_KEY`, `tf.nn._nn_grad`),
+        which api_uses, holding public names, leaves out: each first private attribute of a
+        chain whose owner is a module whose private names TF 1.8's are recorded."""
+        if not _ANY_PRIVATE_READ.search(self.text):
+            return []  # (most files with one are `self._x`: the aliases decide)
+        aliases = set()  # the names imports bind to TensorFlow or to its modules
         for node in self.statements[ast.ImportFrom]:
             if not node.level and (node.module or "").startswith("tensorflow"):
-                aliases.update(alias.asname or alias.name for alias in node.names
-                               if alias.name.startswith("gen_"))
+                aliases.update(alias.asname or alias.name for alias in node.names)
         for node in self.statements[ast.Import]:
             # `import ...gen_nn_ops as g` reads `g._x`; without `as`, the whole path is
-            # written, and the module's own name stands before the private one.
-            aliases.update(alias.asname or alias.name.rpartition(".")[2] for alias in node.names
-                           if alias.name.startswith("tensorflow.") and ".gen_" in alias.name)
+            # written: `tensorflow.python...._x` reads from the top name on.
+            aliases.update(alias.asname or alias.name.partition(".")[0] for alias in node.names
+                           if alias.name.partition(".")[0] == "tensorflow")
         if not any(_reads_private_attribute(self.text, alias) for alias in aliases):
             return []
         from cglint import tfimports
@@ -2091,18 +2093,24 @@ _IMPORT_ERRORS = frozenset(("ImportError", "ModuleNotFoundError", "Exception", "
 
 
 def _reads_private_attribute(text, name):
-    """Whether `text` holds `name._x` (blanks and line continuations allowed around the
-    dot): a private attribute read of the name, as text."""
+    """Whether `text` holds `name._x` or `name.a.b._x` (blanks and line continuations
+    allowed around the dots): a private attribute read through the name, as text."""
     at = text.find(name)
     while at >= 0:
         end = at + len(name)
-        if at == 0 or not (text[at - 1].isalnum() or text[at - 1] == "_"):
-            # (a bounded look past the name: blanks and continuations are short)
-            rest = text[end:end + 64].lstrip(" \t\\\r\n")
-            if rest[:1] == "." and rest[1:].lstrip(" \t\\\r\n")[:1] == "_":
+        if at == 0 or not (text[at - 1].isalnum() or text[at - 1] in "_."):
+            if _PRIVATE_AFTER.match(text, end):
                 return True
         at = text.find(name, end)
     return False
+
+
+# `._x` anywhere: a private attribute read of something. Blanks, line breaks (in
+# brackets) and continuations may stand around the dots, a bounded run of them.
+_ANY_PRIVATE_READ = re.compile(r"\.[ \t\\\r\n]{0,64}_(?!_)")
+# After a name: `.a.b` segments, then `._x`.
+_PRIVATE_AFTER = re.compile(r"(?:[ \t\\\r\n]{0,64}\.[ \t\\\r\n]{0,64}[A-Za-z]\w{0,63}){0,8}"
+                            r"[ \t\\\r\n]{0,64}\.[ \t\\\r\n]{0,64}_(?!_)")
 
 
 def _failing_fallback_imports(tries):

@@ -93,13 +93,14 @@ def contents(path):
     return data.parsed[path]
 
 
-_PRIVATE_PATH = os.path.join(os.path.dirname(_PATH), "tf18_private_ops.json")
+_PRIVATE_PATH = os.path.join(os.path.dirname(_PATH), "tf18_private_names.json")
 _PRIVATE = None
 
 
 def private_names(path):
-    """The private names (`_sum`) that generated op module `path` (`...gen_math_ops`)
-    defines in TF 1.8, or None when unknown (tools/gen_tf18_private_ops.py)."""
+    """The private names (`_sum`, `_VARSTORE_KEY`) that TF 1.8's module `path`
+    (`...gen_math_ops`, `...ops.variable_scope`, or a public API module by its public path,
+    `tensorflow.nn`) holds, or None when unknown (tools/gen_tf18_private_names.py)."""
     global _PRIVATE
     if _PRIVATE is None:
         with open(_PRIVATE_PATH, encoding="utf-8") as f:
@@ -122,7 +123,10 @@ def import_fails(module, name=None):
     if is_attribute_module(module):
         return None, None
     if name.startswith("_"):
-        return False, None  # private names are not recorded: not known to be missing
+        private = private_names(module)
+        if private is None or name.startswith("__") or name in private:
+            return False, None  # (a module whose private names are not recorded)
+        return True, "module `%s` has no `%s`" % (module, name)
     names = contents(module)
     if names is None:
         return (False, None) if build == GPU else (None, None)

@@ -38,11 +38,14 @@ class MissingApi(Rule):
     optimizer's (from the 1.8 argspecs, which record every public method of these
     classes).
 
-    Also the private functions of TF's generated op modules that 1.8 does not have: the
-    hidden ops of TF 1.0-1.4 such as `gen_nn_ops._relu_grad` (guided backpropagation in
-    Grad-CAM code) are public in 1.8 (`relu_grad`), and `--fix` writes that name; the
-    private names 1.8 keeps (`gen_math_ops._sum`) come from
-    `tools/gen_tf18_private_ops.py`.
+    Also the private names of TF's own modules that 1.8's do not have, read or imported:
+    the hidden ops of TF 1.0-1.4 such as `gen_nn_ops._relu_grad` (guided backpropagation
+    in Grad-CAM code) are public in 1.8 (`relu_grad`), and `--fix` writes that name;
+    `variable_scope._VARSCOPE_KEY` and `from tensorflow.python.ops.rnn_cell_impl import
+    _linear` are gone; 1.8's public modules (`tf.nn._nn_grad`) are generated and hold
+    none. The private names 1.8 keeps (`gen_math_ops._sum`, `array_ops._all_dimensions`)
+    come from `tools/gen_tf18_private_names.py`; modules it could not import (most of
+    contrib) are not judged.
 
     Code for TF 1 and 2 alike that picks its alias at the top (`if hasattr(tf.compat,
     "v1"): tf = tf.compat.v1`, a test of `tf.__version__`, or the one-line `tf =
@@ -79,7 +82,7 @@ class MissingApi(Rule):
                     and not failing_imports.through_failing_import(module, use, target) \
                     and not module.stored_by_imports(use.qualname):
                 yield finding
-        for use in module.private_op_uses:
+        for use in module.private_uses:
             finding = self._judge_private(module, use, target)
             if finding is not None and not guards.of(module).covers(use.node, use.qualname) \
                     and not module.stored_by_imports(use.qualname):
@@ -132,8 +135,8 @@ class MissingApi(Rule):
         return self.at(use.node, message, _fix(module, use, missing))
 
     def _judge_private(self, module, use, target):
-        """A private function of a generated op module that TF 1.8's lacks: the hidden ops
-        of TF 1.0-1.4 (`gen_nn_ops._relu_grad`) are public there (`relu_grad`)."""
+        """A private name of TF's own module that TF 1.8's lacks: the hidden ops of TF
+        1.0-1.4 (`gen_nn_ops._relu_grad`) are public there (`relu_grad`)."""
         if tfapi.normalize_version(target) != failing_imports.WHEELS_TARGET:
             return None  # the table records 1.8's modules only
         owner, _, name = use.qualname.rpartition(".")
