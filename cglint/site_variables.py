@@ -145,7 +145,49 @@ def read(module, site):
 
 
 def uses_variables(module, site):
-    return bool(created(module, site) or read(module, site))
+    return bool(created(module, site) or read(module, site) or defaults(module, site))
+
+
+def defaults(module, site):
+    """[(parameter, default, call)] of the site's parameters whose default value is a
+    variable made outside (`def scale(x, w=w)`, bound when the `def` runs), read in the
+    body, and left to that default by a call of the module (`call`, the first): no
+    positional input then, so no gradient. A site no call of the module shows is not
+    judged (its callers may pass the argument)."""
+    function, enclosing = site.func, site.scope.parent
+    if not site.calls or enclosing is None or not (
+            function.args.defaults or any(function.args.kw_defaults)):
+        return []
+    positional = list(function.args.posonlyargs) + list(function.args.args)
+    pairs = list(zip(positional[len(positional) - len(function.args.defaults):],
+                     function.args.defaults))
+    pairs += [(arg, default) for arg, default in zip(function.args.kwonlyargs,
+                                                      function.args.kw_defaults) if default]
+    read = {node.id for statement in function.body for node in ast.walk(statement)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+    found = []
+    for param, default in pairs:
+        if param.arg not in read or not isinstance(default, ast.Name):
+            continue
+        bindings = module.names.lookup(default.id, enclosing)
+        if not bindings or not all(_is_outer_variable(module, binding, site.scope, site)
+                                   for binding in bindings):
+            continue
+        index = positional.index(param) if param in positional else len(positional)
+        left = next((call for call in site.calls if _leaves_to_default(call, index, param)),
+                    None)
+        if left is not None:
+            found.append((param, default, left))
+    return found
+
+
+def _leaves_to_default(call, index, param):
+    """Whether `call` passes nothing for the parameter at `index` (by position, keyword,
+    `*args` or `**kwargs`)."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(
+            k.arg is None or k.arg == param.arg for k in call.keywords):
+        return False
+    return len(call.args) <= index
 
 
 def _use(module, facts, node, name, function, via):

@@ -2833,3 +2833,38 @@ def test_cg109_a_tape_is_judged_by_the_override_maps_its_block_opens():
     """
     assert lint(code, select=["CG109"]) == [("CG109", 14, 6), ("CG109", 17, 6),
                                             ("CG109", 21, 6)]
+
+
+def test_cg102_a_variable_default_is_read_only_by_calls_that_leave_it_out():
+    code = """
+    import tensorflow as tf
+
+    w = tf.get_variable("w", [2])
+    k = 2.0
+
+    @tf.custom_gradient
+    def scale(x, w=w):
+        return x * w, lambda dy: (dy * w, dy * x)
+
+    @tf.custom_gradient
+    def passed(x, w=w):
+        return x * w, lambda dy: (dy * w, dy * x)
+
+    @tf.custom_gradient
+    def constant(x, k=k):
+        return x * k, lambda dy: (dy * k, None)
+
+    @tf.custom_gradient
+    def unused(x, w=w):
+        return x * 2.0, lambda dy: (dy * 2.0, None)
+
+    @tf.custom_gradient
+    def never_called_here(x, w=w):
+        return x * w, lambda dy: (dy * w, dy * x)
+
+    x = tf.ones([2])
+    a = scale(x, w) + scale(x)
+    b = passed(x, w) + passed(x, *[w])
+    c = constant(x) + unused(x)
+    """
+    assert lint(code, select=["CG102"]) == [("CG102", 8, 16)]

@@ -19,7 +19,9 @@ class VariableReadByClosure(Rule):
     imported from another module of the project), reported at that call. A read under
     `tf.stop_gradient(w)` asks for no gradient and is not reported, nor is a variable that
     every call in the module also passes in (`weighted(x, w)` whose body reads `w`, not its
-    parameter): its gradient comes through that argument's slot.
+    parameter): its gradient comes through that argument's slot. A variable bound as a
+    parameter's default (`def scale(x, w=w)`) is read the same way by each call of the
+    module that leaves the argument out.
 
     Why it breaks on TF 1.8: only positional inputs get gradients. A variable read by closure
     gets `None` from `tf.gradients`, silently; an optimizer leaves it unchanged (no warning),
@@ -52,6 +54,12 @@ class VariableReadByClosure(Rule):
                                "never trains; pass it in as an argument"
                                % (site.name, use.name, through))
                 yield self.at(use.node, message, function=site.func)
+            for param, default, call in site_variables.defaults(module, site):
+                yield self.at(default, "custom-gradient function `%s` reads variable `%s` "
+                              "as the default of its parameter `%s`, which the call on "
+                              "line %d leaves out: TF 1.8 gives it no gradient (None); pass "
+                              "it positionally" % (site.name, default.id, param.arg,
+                                                   call.lineno), function=site.func)
 
 
 def _passed_at_every_call(module, site, use):
