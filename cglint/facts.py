@@ -892,6 +892,28 @@ class ModuleFacts:
                 found.append(ApiUse(func, "%s.%s" % (kind, func.attr), call))
         return found
 
+    @cached_property
+    def tape_target_lists(self):
+        """The target arguments of `tape.gradient([y1, y2], x)` on a tape the code visibly
+        made (`with tf.GradientTape() as tape`): a list or tuple display, which TF 1.8's
+        `GradientTape.gradient` cannot take (it wants one tensor, facts e6)."""
+        if not self.public_tensorflow or "GradientTape" not in self.text:
+            return []
+        found = []
+        for call in self.nodes[ast.Call]:
+            func = call.func
+            if not isinstance(func, ast.Attribute) or func.attr != "gradient":
+                continue
+            target = call.args[0] if call.args else next(
+                (k.value for k in call.keywords if k.arg == "target"), None)
+            if not isinstance(target, (ast.List, ast.Tuple, ast.ListComp)):
+                continue
+            kind = self._receiver_class(func.value, self.names.scope_of(call),
+                                        self._with_targets)
+            if kind is not None and kind.rpartition(".")[2] == "GradientTape":
+                found.append(target)
+        return found
+
     def _stored_on(self, attribute):
         """Whether the module assigns the attribute on that receiver (`opt.warm = f`)."""
         receiver = ast.unparse(attribute.value)

@@ -549,3 +549,22 @@ def test_a_keyword_whose_initials_the_18_signature_has_gets_a_hint_not_a_fix():
     messages = [d.message for d in result.diagnostics]
     assert messages[0].endswith("did you mean `lr`?") and not result.fixes
     assert "did you mean" not in messages[1]  # near-miss: it passes `lr` already
+
+
+def test_cg402_a_tapes_gradient_of_a_list_of_targets():
+    # facts e6: TF 1.8's GradientTape.gradient takes one target tensor (measured in eager
+    # and graph mode); sources may be a list, and other objects' `gradient` are not tapes.
+    code = """
+    import tensorflow as tf
+
+    x = tf.constant([1.0, 2.0])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y1, y2 = x * x, x * 3.0
+    a = tape.gradient([y1, y2], x)
+    b = tape.gradient(target=(y1, y2), sources=x)
+    c = tape.gradient(y1 + y2, [x])
+    d = tape.gradient([y1, y2][0], x)
+    e = model.gradient([y1, y2], x)
+    """
+    assert lint(code, select=["CG402"]) == [("CG402", 8, 19), ("CG402", 9, 26)]

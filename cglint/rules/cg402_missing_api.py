@@ -47,6 +47,11 @@ class MissingApi(Rule):
     come from `tools/gen_tf18_private_names.py`; modules it could not import (most of
     contrib) are not judged.
 
+    Also a tape's gradient of several targets (`tape.gradient([y1, y2], x)` on a tape
+    the code visibly made), which newer releases sum and TF 1.8 refuses: its
+    `GradientTape.gradient` takes one target tensor (`AttributeError: 'list' object has
+    no attribute '_id'`).
+
     Code for TF 1 and 2 alike that picks its alias at the top (`if hasattr(tf.compat,
     "v1"): tf = tf.compat.v1`, a test of `tf.__version__`, or the one-line `tf =
     tf.compat.v1 if ... else tf`) is read as the target runs it: on 1.8 `tf` stays the
@@ -98,6 +103,12 @@ class MissingApi(Rule):
                     tf_name(owner), method, target), span=Span(
                         whole.end_line, whole.end_col - len(method), whole.end_line,
                         whole.end_col))
+        for listed in module.tape_target_lists:
+            yield self.at(listed, "`GradientTape.gradient` takes one target tensor in TF %s: "
+                          "a list of targets raises `AttributeError: '%s' object has no "
+                          "attribute '_id'`; take the gradient of their sum, or one "
+                          "gradient per target" % (
+                              target, "tuple" if isinstance(listed, ast.Tuple) else "list"))
         failed_modules = set()  # (statement, module): one finding when the module fails
         for use in module.imports:
             fails, why = failing_imports.fails(use, target)
