@@ -99,6 +99,7 @@ CALLS = {
     "random_uniform": "f([2, 3])", "truncated_normal": "f([2, 3])",
     "boolean_mask": "f(x, b)", "sequence_mask": "f(labels, 3)",
     "check_numerics": "f(x, 'x')", "Print": "f(x, [x])", "py_func": "f(pyfn, [x], tf.float32)",
+    "contrib.eager.py_func": "f(pyfn, [x], tf.float32)",
     "nn.bias_add": "f(x, bias)", "nn.dropout": "f(x, 0.5)",
     "nn.softmax_cross_entropy_with_logits": "f(labels=y, logits=x)",
     "nn.softmax_cross_entropy_with_logits_v2": "f(labels=y, logits=x)",

@@ -188,7 +188,8 @@ def _mismatches(module, registration, maps):
 
 
 # Op types of `tf.py_func`, whose inputs are the tensors of its `inp` list.
-_PY_FUNCS = {"PyFunc": "tensorflow.py_func", "PyFuncStateless": "tensorflow.py_func"}
+_PY_FUNCS = {"PyFunc": "tensorflow.py_func", "PyFuncStateless": "tensorflow.py_func",
+             "EagerPyFunc": "tensorflow.contrib.eager.py_func"}
 
 
 def _py_func_inputs(key, found):
@@ -217,6 +218,7 @@ def _py_func_inputs(key, found):
 _OUTPUTS_GIVEN_BY = {
     "PyFunc": ("tensorflow.py_func", 2, "Tout", "dtypes"),
     "PyFuncStateless": ("tensorflow.py_func", 2, "Tout", "dtypes"),
+    "EagerPyFunc": ("tensorflow.contrib.eager.py_func", 2, "Tout", "dtypes"),
     "Unpack": ("tensorflow.unstack", 1, "num", "count"),
     "Split": ("tensorflow.split", 1, "num_or_size_splits", "count"),
 }
