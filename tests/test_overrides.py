@@ -1499,3 +1499,25 @@ def test_cg201_names_the_op_types_a_blocks_operators_build():
     found = engine.lint_text("t.py", code, engine.Options(select=("CG201",))).diagnostics
     assert [(d.line, d.message.split(": ", 1)[1]) for d in found] == [
         (5, "its operators build `FloorDiv` on tensors in TF 1.8")]
+
+
+@pytest.mark.parametrize("code, reported", [
+    # the graph taken before a new default graph holds the block (measured: map ignored)
+    ("G = tf.get_default_graph()\nwith tf.Graph().as_default():\n"
+     "    with G.gradient_override_map(MAP):\n        y = tf.sign(x)\n", True),
+    ("G = tf.get_default_graph()\ng = tf.Graph()\n\ndef build():\n"
+     "    with g.as_default():\n        with G.gradient_override_map(MAP):\n"
+     "            return tf.sign(x)\n", True),
+    # near-misses: taken inside; the new graph's own map; no new graph around the block
+    ("with tf.Graph().as_default():\n    G = tf.get_default_graph()\n"
+     "    with G.gradient_override_map(MAP):\n        y = tf.sign(x)\n", False),
+    ("with tf.Graph().as_default() as g:\n"
+     "    with g.gradient_override_map(MAP):\n        y = tf.sign(x)\n", False),
+    ("G = tf.get_default_graph()\nwith G.as_default():\n"
+     "    with G.gradient_override_map(MAP):\n        y = tf.sign(x)\n", False),
+])
+def test_cg201_a_map_on_a_graph_taken_before_a_new_default_graph(code, reported):
+    source = "import tensorflow as tf\n\nx = tf.constant([1.0])\n" + code.replace(
+        "MAP", '{"Sign": "Identity"}')
+    found = [f for f in lint(source) if f[0] == "CG201"]
+    assert bool(found) is reported, found

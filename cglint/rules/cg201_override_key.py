@@ -20,7 +20,9 @@ class OverrideNeverApplies(Rule):
     it `False`); a block that only takes gradients (`tf.gradients`, `opt.minimize`) of an
     op of the key's type built before it (guided backpropagation with the map opened
     around `tf.gradients` instead of around the model); or any override map in a program
-    that enables eager execution. Keys
+    that enables eager execution; or a map opened on a graph taken with
+    `tf.get_default_graph()` before a `with tf.Graph().as_default():` that holds the
+    block (its ops go to the new graph). Keys
     are left alone in a program that loads op types of its own (`tf.load_op_library`, in
     the module or a project module loaded with it).
 
@@ -51,6 +53,15 @@ class OverrideNeverApplies(Rule):
                 yield self.at(found.call, "`gradient_override_map` has no effect under eager "
                               "execution (%s): %s; use `tf.custom_gradient`"
                               % (where, _never_used(found.entries)))
+                continue
+            stale = _stale_graph(module, found.call)
+            if stale is not None:
+                graph, opened = stale
+                yield self.at(found.call, "`%s` is the graph that was the default at line %d, "
+                              "but this block builds its ops in the new graph made default "
+                              "at line %d: the override never applies; take the graph "
+                              "inside (`tf.get_default_graph()` there)" % (
+                                  found.call.func.value.id, graph.lineno, opened.lineno))
                 continue
             op_keys = []
             for entry in found.entries:
@@ -172,6 +183,48 @@ def _inside_a_map_of(module, node, op_types):
         other.block is not None and other.block.lineno <= node.lineno <= other.block.end_lineno
         and op_types & {entry.key for entry in other.entries}
         for other in module.overrides.maps)
+
+
+_GET_DEFAULT_GRAPH = frozenset(("tensorflow.get_default_graph",
+                                "tensorflow.python.framework.ops.get_default_graph"))
+_NEW_GRAPH = frozenset(("tensorflow.Graph", "tensorflow.python.framework.ops.Graph"))
+
+
+def _stale_graph(module, call):
+    """(the `tf.get_default_graph()` call, the `with` opening another graph) when the map
+    is opened on a graph taken before a `with tf.Graph().as_default():` around it (not
+    inside it): its ops go to the new default graph, whose map is another. Else None."""
+    receiver = call.func.value
+    if not isinstance(receiver, ast.Name) or "as_default" not in module.text:
+        return None
+    bindings = module.names.lookup(receiver.id, module.names.scope_of(call))
+    if len(bindings) != 1 or bindings[0].kind != "assign":
+        return None
+    taken = bindings[0].node
+    if not (isinstance(taken, ast.Call) and module.resolve(taken.func) in _GET_DEFAULT_GRAPH):
+        return None
+    parent = module.parent_of(call)
+    while parent is not None:
+        if isinstance(parent, ast.With) and not (
+                parent.lineno <= taken.lineno <= parent.end_lineno) and any(
+                    _opens_new_graph(module, item.context_expr) for item in parent.items):
+            return taken, parent
+        parent = module.parent_of(parent)
+    return None
+
+
+def _opens_new_graph(module, expr):
+    """`tf.Graph().as_default()`, or `g.as_default()` of a `g` bound once to `tf.Graph()`."""
+    if not (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute)
+            and expr.func.attr == "as_default" and not expr.args):
+        return False
+    graph = expr.func.value
+    if isinstance(graph, ast.Name):
+        bindings = module.names.lookup(graph.id, module.names.scope_of(graph))
+        if len(bindings) != 1 or bindings[0].kind != "assign":
+            return False
+        graph = bindings[0].node
+    return isinstance(graph, ast.Call) and module.resolve(graph.func) in _NEW_GRAPH
 
 
 def _loads_custom_ops(module):
