@@ -788,11 +788,14 @@ class ModuleFacts:
 
     @cached_property
     def private_uses(self):
-        """[ApiUse] of the private names of TF's own modules the code reaches
-        (`gen_nn_ops._relu_grad(...)`, `variable_scope._VARSCOPE_KEY`, `tf.nn._nn_grad`),
-        which api_uses, holding public names, leaves out: each first private attribute of a
-        chain whose owner is a module whose private names TF 1.8's are recorded."""
-        if not _ANY_PRIVATE_READ.search(self.text):
+        """[ApiUse] of the private names of TF's own modules the code reaches that TF
+        1.8's modules lack (`gen_nn_ops._relu_grad(...)`, `variable_scope._VARSCOPE_KEY`,
+        `tf.nn._nn_grad`), which api_uses, holding public names, leaves out: each first
+        private attribute of a chain whose owner is a module whose private names TF 1.8's
+        are recorded (tfimports.private_names), but those the module stores itself
+        (`gen_nn_ops._relu_grad = gen_nn_ops.relu_grad`, a backport)."""
+        roots = _private_read_roots(self.text)
+        if not roots:
             return []  # (most files with one are `self._x`: the aliases decide)
         aliases = set()  # the names imports bind to TensorFlow or to its modules
         for node in self.statements[ast.ImportFrom]:
@@ -803,23 +806,34 @@ class ModuleFacts:
             # written: `tensorflow.python...._x` reads from the top name on.
             aliases.update(alias.asname or alias.name.partition(".")[0] for alias in node.names
                            if alias.name.partition(".")[0] == "tensorflow")
-        if not any(_reads_private_attribute(self.text, alias) for alias in aliases):
+        aliases &= roots
+        if not aliases:
             return []
         from cglint import tfimports
 
-        called = {id(node.func): node for node in self.nodes[ast.Call]}
-        found, stored = [], set()
+        missing, stored = [], set()
         for node in self.nodes[ast.Attribute]:
-            if node.attr.startswith("_") and not node.attr.startswith("__"):
-                owner = self.resolve(node.value)
-                if not owner or tfimports.private_names(owner) is None:
-                    continue
-                qualname = owner + "." + node.attr
-                if isinstance(node.ctx, ast.Load):
-                    found.append(ApiUse(node, qualname, called.get(id(node))))
-                else:  # `gen_nn_ops._relu_grad = gen_nn_ops.relu_grad`: a backport
-                    stored.add(qualname)
-        return [use for use in found if use.qualname not in stored]
+            name = node.attr
+            if name[:1] != "_" or name[:2] == "__":
+                continue
+            root = node.value
+            while type(root) is ast.Attribute:
+                root = root.value
+            if type(root) is not ast.Name or root.id not in aliases:
+                continue
+            owner = self.resolve(node.value)
+            names = tfimports.private_names(owner) if owner else None
+            if names is None:
+                continue
+            if not isinstance(node.ctx, ast.Load):
+                stored.add(owner + "." + name)
+            elif name not in names:
+                missing.append((node, owner + "." + name))
+        if not missing:
+            return []
+        called = {id(node.func): node for node in self.nodes[ast.Call]}
+        return [ApiUse(node, qualname, called.get(id(node))) for node, qualname in missing
+                if qualname not in stored]
 
     @cached_property
     def method_uses(self):
@@ -2114,25 +2128,39 @@ _IMPORT_ERRORS = frozenset(("ImportError", "ModuleNotFoundError", "Exception", "
                             "StandardError"))
 
 
-def _reads_private_attribute(text, name):
-    """Whether `text` holds `name._x` or `name.a.b._x` (blanks and line continuations
-    allowed around the dots): a private attribute read through the name, as text."""
-    at = text.find(name)
-    while at >= 0:
-        end = at + len(name)
-        if at == 0 or not (text[at - 1].isalnum() or text[at - 1] in "_."):
-            if _PRIVATE_AFTER.match(text, end):
-                return True
-        at = text.find(name, end)
-    return False
+def _private_read_roots(text):
+    """The names that begin, in `text`, a chain ending in a private attribute (`vs` of
+    `vs._KEY`, `tf` of `tf.nn._nn_grad`): read back from each `._`, over names, dots,
+    blanks, line breaks (in brackets) and continuations."""
+    roots = set()
+    for match in _ANY_PRIVATE_READ.finditer(text):
+        at = match.start()  # the dot
+        root = None
+        while True:
+            end = at
+            while end > 0 and text[end - 1] in _BLANKS:
+                end -= 1
+            start = end
+            while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+                start -= 1
+            if start == end:
+                break  # `)._x`, `]._x`: no name before the dot
+            root = text[start:end]
+            at = start
+            while at > 0 and text[at - 1] in _BLANKS:
+                at -= 1
+            if at == 0 or text[at - 1] != ".":
+                break
+            at -= 1
+        if root is not None:
+            roots.add(root)
+    return roots
 
 
-# `._x` anywhere: a private attribute read of something. Blanks, line breaks (in
-# brackets) and continuations may stand around the dots, a bounded run of them.
+_BLANKS = frozenset(" \t\\\r\n")
+# `._x`: a private attribute read of something. Blanks, line breaks (in brackets) and
+# continuations may stand around the dot, a bounded run of them.
 _ANY_PRIVATE_READ = re.compile(r"\.[ \t\\\r\n]{0,64}_(?!_)")
-# After a name: `.a.b` segments, then `._x`.
-_PRIVATE_AFTER = re.compile(r"(?:[ \t\\\r\n]{0,64}\.[ \t\\\r\n]{0,64}[A-Za-z]\w{0,63}){0,8}"
-                            r"[ \t\\\r\n]{0,64}\.[ \t\\\r\n]{0,64}_(?!_)")
 
 
 def _failing_fallback_imports(tries):
