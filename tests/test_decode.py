@@ -40,3 +40,29 @@ def test_decode_agrees_with_detect_encoding(first, second, rest):
         assert isinstance(found, files.Unreadable) and found.message.startswith(expected)
     else:
         assert (found.encoding, found.text, found.newline) == expected
+
+
+def test_read_file_reads_all_of_a_file_that_grew_since_its_stat(tmp_path, monkeypatch):
+    # The read is sized by fstat(): a file appended to in between is still read whole,
+    # and one past the limit still reads one byte over it (so it is told too large).
+    import os as _os
+    from cglint import files as files_module
+
+    path = tmp_path / "grown.py"
+    path.write_bytes(b"x = 1\n" * 100)
+    real_fstat = _os.fstat
+
+    class Shrunk:
+        def __init__(self, info):
+            self._info = info
+            self.st_size = 6
+
+        def __getattr__(self, name):
+            return getattr(self._info, name)
+
+    monkeypatch.setattr(files_module.os, "fstat", lambda fd: Shrunk(real_fstat(fd)))
+    data, _ = files_module.read_file(str(path))
+    assert data == b"x = 1\n" * 100
+    monkeypatch.setattr(files_module, "MAX_BYTES", 50)
+    data, _ = files_module.read_file(str(path))
+    assert len(data) == 51
