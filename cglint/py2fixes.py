@@ -6,7 +6,8 @@ Only where the rewrite means the same on Python 3 and runs on 2.7:
   parameter); unsafe when a class decorator may rebind the class's name;
 * `raise X from Y` -> `six.raise_from(X, Y)`, adding `import six`;
 * `class C(Base, metaclass=M)` -> `@six.add_metaclass(M)` over `class C(Base)`, adding
-  `import six` (six ships with TF 1.8);
+  `import six` (six ships with TF 1.8); unsafe but over `object` alone, and where the
+  class's methods use `super()` without arguments: the class is made twice;
 * `print(..., end=...)`, `print(*args)`, `print` as a value -> add
   `from __future__ import print_function`.
 
@@ -28,6 +29,34 @@ _PRINT_CONSTRUCTS = ("`print()` keyword argument", "`print()` with `*` unpacking
 
 def fix_for(module, record):
     """A tuple of Edit for one CG302 record (cglint.newsyntax.NewSyntax), or None."""
+    edits = _fix_for(module, record)
+    return _merged(edits) if edits else edits
+
+
+def _merged(edits):
+    """The edits, those that start at one place made one (`import six` inserted where the
+    class it serves starts, above its decorator): the fixer takes no two edits at one
+    start, whose order would be a guess. Insertions come first, in their order."""
+    by_start = {}
+    for edit in edits:
+        by_start.setdefault((edit.line, edit.col), []).append(edit)
+    merged = []
+    for (line, col), group in by_start.items():
+        if len(group) == 1:
+            merged.append(group[0])
+            continue
+        replacing = [edit for edit in group if (edit.end_line, edit.end_col) != (line, col)]
+        if len(replacing) > 1:
+            return None  # two replacements of one place: no fix
+        inserted = [edit for edit in group if edit not in replacing]
+        end = replacing[0] if replacing else inserted[0]
+        merged.append(Edit(Span(line, col, end.end_line, end.end_col),
+                           "".join(edit.text for edit in inserted + replacing),
+                           all(edit.safe for edit in group)))
+    return tuple(merged)
+
+
+def _fix_for(module, record):
     node = record.node
     if record.construct in _PRINT_CONSTRUCTS:
         return _future_import(module, "print_function")
@@ -113,10 +142,22 @@ def _super_in(module, cls, method, call):
     if scope is None or len(scope.bindings.get(first, ())) != 1:
         return None  # the first parameter is rebound: super() would still see the original
     owner = _class_path(module, cls)
-    if owner is None:
-        return None
+    if owner is None or _plain(module, call) is None:
+        return None  # (a comment inside `super(  # ...\n)` would be dropped)
+    top = owner.split(".")[0]
+    if [binding.node for binding in module.names.lookup(top, scope)] != [
+            _outermost_class(module, cls)]:
+        return None  # `def f(self, Model)`: the method's own name hides the class
     # A class decorator may rebind the class's name to another object.
     return (_span(module, call, "super(%s, %s)" % (owner, first), safe=not cls.decorator_list),)
+
+
+def _outermost_class(module, cls):
+    """The class whose name a method of `cls` starts its path with (_class_path)."""
+    scope = module.names.scope_of(cls)
+    while scope is not None and scope.kind == "class":
+        cls, scope = scope.node, scope.parent
+    return cls
 
 
 def _class_path(module, cls):
@@ -168,14 +209,27 @@ def _metaclass(module, keyword):
     six, prefix = _six(module, cls)
     if prefix is None:
         return None
+    # six.add_metaclass makes the class twice: first with the bases' own metaclass, which
+    # runs their `__init_subclass__` or registry too, and the zero-argument `super()` of
+    # its methods keeps pointing at that first class. Safe only over `object` alone.
+    safe = all(base == "object" for base in bases) and not _uses_class_cell(cls)
     line = cls.lineno
     indent = _lines(module)[line - 1][:module.lines.char_col(line, cls.col_offset)]
-    decorator = Edit(Span(line, 1, line, 1), "%s@%s.add_metaclass(%s)\n" % (indent, prefix,
-                                                                      metaclass))
-    parameters = Edit(Span(line, open_col, line, close_col + 1), "(%s)" % (", ".join(bases)
-                                                                     or "object"))
+    decorator = Edit(Span(line, 1, line, 1), "%s@%s.add_metaclass(%s)\n" % (
+        indent, prefix, metaclass), safe)
+    parameters = Edit(Span(line, open_col, line, close_col + 1), "(%s)" % (
+        ", ".join(bases) or "object"), safe)
     # The decorator goes right above `class`: applied first, under any other decorator.
     return six + (decorator, parameters)
+
+
+def _uses_class_cell(cls):
+    """Whether the class body's functions use `__class__`: an argument-less `super()`, or
+    the name itself."""
+    return any((isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id == "super" and not node.args and not node.keywords)
+               or (isinstance(node, ast.Name) and node.id == "__class__")
+               for node in ast.walk(cls))
 
 
 def _header(module, cls):
