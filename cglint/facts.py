@@ -347,12 +347,17 @@ def variable_gradients(module, site, grad, value):
 
 def empty_without_variables(grad, expr):
     """Whether `expr` is `variables or []` (or `()`) of the gradient function's
-    `variables` parameter: always empty on TF 1.8, which never passes it."""
+    `variables` parameter, never rebound there: always empty on TF 1.8, which never
+    passes it."""
     param = grad.variables_param
-    return param is not None and isinstance(expr, ast.BoolOp) and isinstance(
-        expr.op, ast.Or) and isinstance(expr.values[0], ast.Name) and (
-            expr.values[0].id == param.arg) and isinstance(
-                expr.values[-1], (ast.List, ast.Tuple)) and not expr.values[-1].elts
+    if param is None or not (isinstance(expr, ast.BoolOp) and isinstance(expr.op, ast.Or)
+                             and len(expr.values) == 2):
+        return False
+    name, empty = expr.values
+    return isinstance(name, ast.Name) and name.id == param.arg and isinstance(
+        empty, (ast.List, ast.Tuple)) and not empty.elts and not any(
+            isinstance(node, ast.Name) and node.id == param.arg and not isinstance(
+                node.ctx, ast.Load) for node in ast.walk(grad.node))
 
 
 def gradient_count(module, site, ret, value):
@@ -511,43 +516,58 @@ class ModuleFacts:
         """EAGER when `node` runs only under eager execution, GRAPH when only in graph
         mode, by the `tf.executing_eagerly()` tests around it in its function: the
         branches of `if tf.executing_eagerly():`, and what follows one whose branch
-        returns or raises. In an eager module, GRAPH too inside a function TF traces into
-        a graph (graph_traced). None when nothing decides."""
-        if "executing_eagerly" in self.text:
-            def mode(test, holds):
-                eager = self._tests_eager(test)
-                return None if eager is None else EAGER if eager == holds else GRAPH
-            found = self._decided_by_tests(node, mode, stop_at_defs=True)
-            if found is not None:
-                return found
-        traced = self.graph_traced
-        if traced:
-            parent = self.parent_of(node)
-            while parent is not None:
-                if id(parent) in traced:
-                    return GRAPH
-                parent = self.parent_of(parent)
-        return None
+        returns or raises. None when no such test decides (and in a file that never asks)."""
+        if "executing_eagerly" not in self.text:
+            return None
+
+        def mode(test, holds):
+            eager = self._tests_eager(test)
+            return None if eager is None else EAGER if eager == holds else GRAPH
+        return self._decided_by_tests(node, mode, stop_at_defs=True)
+
+    def runs_in_graph(self, node):
+        """Whether `node` may run in graph mode: in a graph module, anywhere but under `if
+        tf.executing_eagerly():`; in an eager module, only inside what TF traces into a
+        graph (graph_traced), and not under that test there either."""
+        if self.execution_mode(node) == EAGER:
+            return False
+        return not self.eager or self.traced_as_graph(node)
+
+    def traced_as_graph(self, node):
+        """Whether `node` is inside a function an eager module hands TF to trace into a
+        graph (graph_traced)."""
+        return id(node) in self._graph_traced_nodes
+
+    @cached_property
+    def _graph_traced_nodes(self):
+        """ids of every node inside the graph_traced functions: one walk of each, however
+        many calls ask."""
+        found = set()
+        for function in self.graph_traced.values():
+            found.update(id(node) for node in ast.walk(function) if node is not function)
+        return frozenset(found)
 
     @cached_property
     def graph_traced(self):
-        """ids of the defs and lambdas an eager module hands TF to trace into a graph:
-        the function of a tf.data pipeline's `.map`/`.flat_map`/`.filter`/`.interleave`
-        (the receiver visibly a dataset), of `tf.contrib.data.map_and_batch`, and a
-        `tfe.defun`'s, as a decorator or a call. Empty in a graph module, where every
-        function is traced anyway."""
+        """{id: def or lambda} of the functions an eager module hands TF to trace into a
+        graph: the function of a tf.data pipeline's `.map`/`.flat_map`/`.filter`/
+        `.interleave` (the receiver visibly a dataset), of `tf.contrib.data.map_and_batch`
+        or `parallel_interleave`, and a `tfe.defun`'s, as a decorator or a call; given as a
+        lambda, a def's name, or a name bound once to a lambda. Empty in a graph module,
+        where every function is traced anyway."""
         if not any(word in self.text for word in ("map", "filter", "interleave", "defun")) \
                 or not self.eager:
-            return frozenset()
-        found = set()
+            return {}
+        found = {}
         for function in self.nodes[ast.FunctionDef]:
             if any(self.resolve(decorator) in GRAPH_TRACERS
                    for decorator in function.decorator_list):
-                found.add(id(function))
+                found[id(function)] = function
         for call, qualname in self.calls:
             func = call.func
             if qualname in GRAPH_TRACERS:
-                taken = call.args[0] if call.args else None
+                taken = call.args[0] if call.args else next(
+                    (k.value for k in call.keywords if k.arg in ("func", "map_func")), None)
             elif isinstance(func, ast.Attribute) and func.attr in DATASET_FUNCTION_TAKERS and \
                     _is_dataset(self._receiver_class(func.value, self.names.scope_of(call),
                                                      self._with_targets)):
@@ -555,13 +575,14 @@ class ModuleFacts:
                     (k.value for k in call.keywords if k.arg in ("map_func", "predicate")), None)
             else:
                 continue
-            if isinstance(taken, ast.Lambda):
-                found.add(id(taken))
-            elif isinstance(taken, ast.Name):
+            if isinstance(taken, ast.Name):
                 binding = self.names.definitions(taken, self.names.scope_of(taken))
-                if binding is not None and binding.kind == "def":
-                    found.add(id(binding.node))
-        return frozenset(found)
+                if binding is not None and (binding.kind == "def" or (
+                        binding.kind == "assign" and isinstance(binding.node, ast.Lambda))):
+                    taken = binding.node
+            if isinstance(taken, (ast.Lambda, ast.FunctionDef)):
+                found[id(taken)] = taken
+        return found
 
     def python_at_least(self, node):
         """The oldest Python (major, minor) that the tests around `node` let it run on:

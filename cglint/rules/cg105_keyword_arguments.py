@@ -1,6 +1,6 @@
 import ast
 
-from cglint.facts import EAGER, GRAPH, keyword_reads
+from cglint.facts import keyword_reads
 from cglint.rules.base import Rule
 from cglint.wording import tf_name
 
@@ -23,8 +23,8 @@ class KeywordArguments(Rule):
     for a call that runs only eagerly (in the branch of `if tf.executing_eagerly():`);
     but reported there too inside what TF 1.8 traces into a graph even under eager
     execution: a `tfe.defun` function, and the function of a tf.data pipeline's `.map`,
-    `.flat_map`, `.filter` or `.interleave` (or `tf.contrib.data.map_and_batch`), where
-    the same ValueError is raised.
+    `.flat_map`, `.filter` or `.interleave` (or `tf.contrib.data.map_and_batch` and
+    `parallel_interleave`), where the same ValueError is raised.
 
     Fix: pass it positionally (and return a gradient for it), or keep it a Python constant by
     binding it in a closure or a default value that callers do not override.
@@ -45,7 +45,7 @@ class KeywordArguments(Rule):
             test and the message ask alike. None where keywords are taken: under `if
             tf.executing_eagerly():`, and in an eager module but in what TF traces."""
             if id(call) not in known:
-                known[id(call)] = _in_graph(module, call) and module.passed_keywords(call)
+                known[id(call)] = module.runs_in_graph(call) and module.passed_keywords(call)
             return known[id(call)]
 
         # In an eager module only code TF traces takes no keywords: say why.
@@ -112,7 +112,7 @@ class KeywordArguments(Rule):
             binding = module.names.definitions(function, module.names.scope_of(function)) \
                 if isinstance(function, ast.Name) else None
             site = by_def.get(id(binding.node)) if binding is not None else None
-            if site is not None and _in_graph(module, call):
+            if site is not None and module.runs_in_graph(call):
                 yield self.at(call, "`%s` passes its `arguments` to custom-gradient function "
                               "`%s` as keyword arguments: TF 1.8 graph mode raises "
                               "ValueError; bind them in a closure" % (
@@ -127,15 +127,10 @@ _KERAS_LAMBDAS = frozenset(("tensorflow.keras.layers.Lambda",
                             "keras.layers.Lambda", "keras.layers.core.Lambda"))
 
 
-# Said after a message on a call in an eager module (facts.graph_traced).
+# Said after a message on a call in an eager module, traced (facts.graph_traced).
 _TRACED = " (TF 1.8 traces this code into a graph, eager execution or not)"
 
 
-def _in_graph(module, call):
-    """Whether the call may run in graph mode: anywhere but under `if
-    tf.executing_eagerly():` in a graph module, only in what TF traces in an eager one."""
-    mode = module.execution_mode(call)
-    return mode == GRAPH if module.eager else mode != EAGER
 
 
 def _keywords(keywords):

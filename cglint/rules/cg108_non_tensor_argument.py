@@ -1,7 +1,7 @@
 import ast
 
 from cglint import tfapi
-from cglint.facts import CUSTOM_GRADIENT, GRAPH, gradient_counts
+from cglint.facts import CUSTOM_GRADIENT, gradient_counts
 from cglint.names import within
 from cglint.rules.base import Rule
 
@@ -116,7 +116,7 @@ class NonTensorArgument(Rule):
             # (eager execution passes raw values, but not into what TF traces: a
             # `tfe.defun`, a dataset's `.map` function)
             if kind and (kind in _ALWAYS or not module.eager or
-                         module.execution_mode(call) == GRAPH):
+                         module.runs_in_graph(call)):
                 what, why = _DESCRIPTIONS[kind]
                 if isinstance(arg, ast.Tuple):  # stacked the same way as a list
                     what = "a Python tuple"

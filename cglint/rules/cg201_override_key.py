@@ -20,7 +20,8 @@ class OverrideNeverApplies(Rule):
     it `False`); a block that only takes gradients (`tf.gradients`, `opt.minimize`) of an
     op of the key's type built before it (guided backpropagation with the map opened
     around `tf.gradients` instead of around the model); or any override map in a program
-    that enables eager execution; or a map opened on a graph taken with
+    that enables eager execution (but in a function TF traces into a graph there: a
+    `tfe.defun`'s, a dataset's `.map` function, whose graph takes the map); or a map opened on a graph taken with
     `tf.get_default_graph()` before a `with tf.Graph().as_default():` that holds the
     block (its ops go to the new graph). Keys
     are left alone in a program that loads op types of its own (`tf.load_op_library`, in
@@ -47,7 +48,8 @@ class OverrideNeverApplies(Rule):
         ops = load_ops()
         custom_ops = None  # looked up at the first key that is no TF 1.8 op type
         for found in facts.maps:
-            if module.eager and module.execution_mode(found.call) != GRAPH:
+            if module.eager and module.execution_mode(found.call) != GRAPH and not (
+                    module.traced_as_graph(found.call)):  # (a defun's graph takes maps)
                 where = ("enabled at line %d" % facts.eager_line if facts.eager_line
                          else "enabled by a module this one imports")
                 yield self.at(found.call, "`gradient_override_map` has no effect under eager "
