@@ -2830,9 +2830,13 @@ def test_cg109_a_tape_is_judged_by_the_override_maps_its_block_opens():
             loss = tf.reduce_sum(tf.sign(x))
     with tf.GradientTape() as not_followed:
         loss = unknown(x)
+    with tf.get_default_graph().gradient_override_map({"Sign": "Identity"}):
+        with tf.GradientTape() as opened_in_the_block:
+            opened_in_the_block.watch(x)
+            loss = tf.reduce_sum(tf.sign(x))
     """
     assert lint(code, select=["CG109"]) == [("CG109", 14, 6), ("CG109", 17, 6),
-                                            ("CG109", 21, 6)]
+                                            ("CG109", 21, 6), ("CG109", 24, 10)]
 
 
 def test_cg102_a_variable_default_is_read_only_by_calls_that_leave_it_out():

@@ -12,8 +12,9 @@ class GradientTapeInGraphMode(Rule):
     What: a module that defines a `@tf.custom_gradient` function, calls one of another
     project module, or uses `gradient_override_map` takes gradients with `tf.GradientTape`
     without enabling eager execution. A tape whose `with` block visibly runs no
-    custom-gradient function and opens no override map (only TF ops, builtins, and
-    functions of the module that do neither) is left alone, and so is one that runs only eagerly (in the branch of `if
+    custom-gradient function and opens no override map, nor is opened in one (only TF
+    ops, builtins, and functions of the module that do neither), is left alone, and so
+    is one that runs only eagerly (in the branch of `if
     tf.executing_eagerly():`); one that runs such a function directly, through functions
     of the module or of other project modules (`grads.domain_loss(h)`), or as a value
     (`tf.map_fn(f, x)`), or runs what cglint cannot follow, is reported.
@@ -42,6 +43,8 @@ class GradientTapeInGraphMode(Rule):
             if module.execution_mode(call) == EAGER:
                 continue  # under `if tf.executing_eagerly():`, where tapes see them
             reached = _reached(module, call, sites)
+            if reached is _NONE and _inside_override_block(module, call):
+                reached = _OVERRIDE  # the tape's ops are made under the map too
             if reached is _NONE or (reached is _UNKNOWN and not module.sites
                                     and not module.override_maps):
                 # The tape's block visibly runs no custom gradient and opens no override
@@ -143,6 +146,20 @@ def _reached(module, call, sites):
         return _UNKNOWN
     tape = item.optional_vars.id if isinstance(item.optional_vars, ast.Name) else None
     return _runs(module, statement.body, tape, 0, set(), sites)
+
+
+def _inside_override_block(module, call):
+    """Whether the tape is opened inside a `with ....gradient_override_map(...)` block."""
+    if not module.override_maps:
+        return False
+    maps = {id(found) for found in module.override_maps}
+    parent = module.parent_of(call)
+    while parent is not None:
+        if isinstance(parent, (ast.With, ast.AsyncWith)) and any(
+                id(item.context_expr) in maps for item in parent.items):
+            return True
+        parent = module.parent_of(parent)
+    return False
 
 
 def _sites(module, memo):
