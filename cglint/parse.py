@@ -105,7 +105,7 @@ def parse(text, target_python=(2, 7)):
     """Parsed for `text`. Never raises for any input text."""
     parsed = _parse(text, target_python)
     if parsed.tree is not None and parsed.error is None and "__future__" in text:
-        misplaced = _misplaced_future(parsed.tree, text)
+        misplaced = _misplaced_future(parsed, target_python)
         if misplaced is not None:
             # The compiler's error, not the parser's: every Python refuses the file, but
             # the tree is sound, so the other rules still read it.
@@ -115,33 +115,41 @@ def parse(text, target_python=(2, 7)):
     return parsed
 
 
-def _misplaced_future(tree, text):
+def _misplaced_future(parsed, target_python):
     """(line, 1-based col) of the first `from __future__ import` that follows other code,
-    in the module or nested in a statement, or None."""
-    body = tree.body
-    start = 1 if body and isinstance(body[0], ast.Expr) and isinstance(
-        body[0].value, ast.Constant) and isinstance(body[0].value.value, str) else 0
-    at_the_start, top_level = True, 0
-    for statement in body[start:]:
+    in the module or nested in a statement, or None. One docstring may come before them:
+    the first statement, a str, on Python 3; one string (str or bytes) anywhere among
+    them on 2.7 (both measured)."""
+    body = parsed.tree.body
+    python2 = target_python < (3, 0)
+    docstring, at_the_start, top_level = None, True, 0
+    for index, statement in enumerate(body):
         if _is_future_import(statement):
             if not at_the_start:
-                return statement.lineno, statement.col_offset + 1
+                return _position(parsed, statement)
             top_level += 1
-        else:
-            at_the_start = False
-    if len(_FUTURE_LINE.findall(text)) <= top_level:
+            continue
+        if docstring is None and (python2 or index == 0) and isinstance(
+                statement, ast.Expr) and isinstance(statement.value, ast.Constant) and \
+                isinstance(statement.value.value, (str, bytes) if python2 else str):
+            docstring = statement
+            continue
+        at_the_start = False
+    if parsed.text.count("__future__") <= top_level:
         return None  # none nested: the tree need not be walked (most files)
     nested = [node for statement in body for node in ast.walk(statement)
               if _is_future_import(node) and node not in body]
-    return (nested[0].lineno, nested[0].col_offset + 1) if nested else None
+    return _position(parsed, nested[0]) if nested else None
+
+
+def _position(parsed, node):
+    """(line, 1-based column) of `node` in the original text (a Python 2 file's tree is
+    of its rewrite)."""
+    return node.lineno, parsed.original_col(node.lineno, node.col_offset) + 1
 
 
 def _is_future_import(node):
     return isinstance(node, ast.ImportFrom) and node.module == "__future__" and not node.level
-
-
-# A line that may begin a `from __future__ import` (or a docstring line that reads so).
-_FUTURE_LINE = re.compile(r"^[ \t]*from[ \t]+__future__[ \t]+import", re.MULTILINE)
 
 
 def _parse(text, target_python):

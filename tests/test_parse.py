@@ -247,6 +247,9 @@ def test_a_python_2_file_that_goes_wrong_further_on_is_reported_there():
     ("from __future__ import division\nx = 1\nfrom __future__ import print_function\n", (3, 1)),
     ("import os\ndef f():\n    from __future__ import division\n", (3, 5)),
     ("if True:\n    from __future__ import division\n", (2, 5)),
+    ("import os\nif True: from __future__ import division\n", (2, 10)),
+    ('"a"\n"b"\nfrom __future__ import division\n', (3, 1)),  # one docstring only
+    ('print "a"; from __future__ import division\n', (1, 12)),  # Python 2: its own column
 ])
 def test_a_future_import_after_other_code_is_the_compilers_syntax_error(code, position):
     # ast.parse takes these; every Python's compiler refuses the file (measured on 2.7
@@ -266,3 +269,13 @@ def test_a_future_import_after_other_code_is_the_compilers_syntax_error(code, po
 def test_future_imports_at_the_beginning_are_fine(code):
     parsed = parse(code)
     assert parsed.tree is not None and parsed.error is None
+
+
+@pytest.mark.parametrize("code", [
+    'from __future__ import division\n"doc"\nfrom __future__ import print_function\n',
+    'b"""doc"""\nfrom __future__ import division\n',
+])
+def test_python_27_takes_one_string_anywhere_among_the_future_imports(code):
+    # Measured: 2.7 compiles both; 3.6 refuses both.
+    assert parse(code, target_python=(2, 7)).error is None
+    assert "beginning of the file" in parse(code, target_python=(3, 6)).error[2]

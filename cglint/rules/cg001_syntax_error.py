@@ -8,8 +8,9 @@ class SyntaxErrorRule(Rule):
     error, a NUL byte, nesting too deep to parse, Python 2 only syntax (print statement,
     `except E, e`) when the target is Python 3, or a `from __future__ import` after other
     code (added below `import tensorflow as tf` to get the print function), which the
-    compiler refuses on every Python: `SyntaxError: from __future__ imports must occur at
-    the beginning of the file`.
+    compiler of 2.7 and 3.x refuses: `SyntaxError: from __future__ imports must occur at
+    the beginning of the file` (only the module docstring may come before them; 2.7 takes
+    one string anywhere among them).
 
     Why it breaks on TF 1.8: Python refuses the whole file before any line runs, so not even
     `import tensorflow` happens; a module that imports it fails at that import.
