@@ -140,3 +140,15 @@ def test_many_reads_of_a_name_bound_many_times():
     found, seconds = _timed("\n".join(lines) + "\n", select=["CG102"])
     assert [code for code, _, _ in found] == ["CG102"]
     assert seconds < BOUND
+
+
+def test_thousands_of_calls_in_an_eager_module_with_a_traced_function():
+    # 2 s for 2,900 calls: each asked whether it is in a traced function by climbing to
+    # the module (now one walk of the traced functions)
+    lines = ["import tensorflow as tf", "tf.enable_eager_execution()", "@tf.custom_gradient",
+             "def f(x, s=1.0):", "    return x * s, lambda dy: dy * s",
+             "ds = tf.data.Dataset.range(3).map(lambda i: f(i, s=2.0))",
+             "y = " + " + ".join("f(x, s=%d.0)" % i for i in range(1500))]
+    found, seconds = _timed("\n".join(lines) + "\n", select=["CG105", "CG108"])
+    assert found == [("CG105", 6, 45)]
+    assert seconds < BOUND

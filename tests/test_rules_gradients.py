@@ -2872,3 +2872,31 @@ def test_cg102_a_variable_default_is_read_only_by_calls_that_leave_it_out():
     c = constant(x) + unused(x)
     """
     assert lint(code, select=["CG102"]) == [("CG102", 8, 16)]
+
+
+def test_eager_modules_are_graph_only_inside_what_tf_traces():
+    # An eager module never takes the graph branch of `if tf.executing_eagerly():` outside
+    # traced code: CG105 and CG108 agree there, whatever else the module traces.
+    code = """
+    import tensorflow as tf
+    tf.enable_eager_execution()
+
+    @tf.custom_gradient
+    def f(x, s=1.0):
+        return x * s, lambda dy: (dy * s, None)
+
+    def run(x):
+        if tf.executing_eagerly():
+            return f(x)
+        return f(x, s=2.0) + f(x, 3)
+
+    parse = lambda row: f(row, s=2.0) + f(row, 3)
+    rows = tf.data.Dataset.range(3).map(parse)
+    batched = tf.contrib.data.map_and_batch(map_func=lambda r: f(r, s=2.0), batch_size=2)
+    """
+    assert lint(code, select=["CG105", "CG108"]) == [
+        ("CG105", 14, 21), ("CG108", 14, 44), ("CG105", 16, 60)]
+    alone = code.replace("    rows = tf.data.Dataset.range(3).map(parse)\n", "").replace(
+        "    batched = tf.contrib.data.map_and_batch(map_func=lambda r: f(r, s=2.0), "
+        "batch_size=2)\n", "")
+    assert lint(alone, select=["CG105", "CG108"]) == []
