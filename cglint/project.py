@@ -107,6 +107,24 @@ def package_root(path):
     return folder
 
 
+# What marks a folder as a project's top: importers are not looked for above it.
+_PROJECT_TOPS = (".git", "setup.py", "setup.cfg", "pyproject.toml")
+
+
+def importers_root(path):
+    """The folder whose files importers() reads: the package root; for a module in a
+    folder without `__init__.py` that could be a Python 3 namespace package (`pkg/use.py`,
+    imported as `pkg.use` by a `main.py` beside `pkg/`), the folder above, unless the
+    module's own folder is a project's top (`.git`, `setup.py`, ...)."""
+    root = package_root(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    if root != folder or not os.path.basename(folder).isidentifier() or any(
+            os.path.exists(os.path.join(folder, top)) for top in _PROJECT_TOPS):
+        return root
+    parent = os.path.dirname(folder)
+    return parent if parent != folder else root
+
+
 def search_roots(path):
     """Where `import x` looks for project modules of `path`: its package root, then its
     own folder (a script's folder comes first on sys.path)."""
@@ -478,7 +496,7 @@ class Project:
         return bool(importers), dependencies
 
     def importers(self, path):
-        """Project files that import `path`: those under its package root (at most
+        """Project files that import `path`: those under its importers_root (at most
         MAX_SCANNED_FILES) whose text names its module and whose imports resolve to it."""
         target = self._realpath(path)
         stem = os.path.splitext(os.path.basename(path))[0]
@@ -486,7 +504,7 @@ class Project:
             stem = os.path.basename(os.path.dirname(target))
         word = stem.encode()
         found = []
-        for candidate in self._scanned(package_root(path)):
+        for candidate in self._scanned(importers_root(path)):
             # A file cannot import it without naming it in an import statement: that is
             # asked first (and kept while the file is unchanged), the real path only of
             # the few that do.

@@ -216,3 +216,20 @@ def test_a_kept_answer_still_hands_on_the_files_it_looked_for_in_vain(tmp_path):
     second = {d.path for d in where.absent_lookups()}
     assert str(tmp_path / "pkg" / "a.py") in first
     assert second == first
+
+
+def test_importers_of_a_module_in_a_namespace_package_are_looked_for_above_it(tmp_path):
+    # `pkg/` without __init__.py (Python 3): `main.py` beside it imports `pkg.use`; the
+    # folder above a module's own is read unless that folder is a project's top.
+    root = tmp_path / "proj"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "use.py").write_text("x = 1\n")
+    (root / "main.py").write_text("from pkg.use import x\n")
+    use = str(root / "pkg" / "use.py")
+    assert project.importers_root(use) == str(root)
+    assert [os.path.basename(p) for p in project.Project().importers(use)] == ["main.py"]
+    (root / "pkg" / "setup.py").write_text("")  # pkg/ is a project's top: not above it
+    assert project.importers_root(use) == str(root / "pkg")
+    (root / "pkg" / "setup.py").unlink()
+    (root / "pkg" / "__init__.py").write_text("")  # a package: its root, as before
+    assert project.importers_root(use) == str(root)
