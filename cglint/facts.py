@@ -760,13 +760,42 @@ class ModuleFacts:
 
     def stored_by_imports(self, qualname):
         """Whether a project module imported at the top assigns `qualname` (or a module
-        above it) on TensorFlow: a backport that gives 1.8 the name."""
-        return not self._imported_tf_stores.isdisjoint(_and_above(qualname))
+        above it) on TensorFlow: a backport that gives 1.8 the name. Also one those import
+        in turn (`main` imports `model_desc`, whose top level calls the backport of
+        `compat`), asked only when no direct import stores it."""
+        wanted = _and_above(qualname)
+        return not self._imported_tf_stores.isdisjoint(wanted) or \
+            not self._further_imported_tf_stores.isdisjoint(wanted)
 
     @cached_property
     def _imported_tf_stores(self):
         return frozenset(name for summary in self._top_level_imports
                          for name in summary.tf_stores)
+
+    @cached_property
+    def _further_imported_tf_stores(self):
+        """The TensorFlow names the modules that the top-level imports import (and so
+        on, nearest first, bounded) assign; each module read a dependency."""
+        from cglint import project
+        where = project.current()
+        queue = [(summary.path, 1) for summary in self._top_level_imports]
+        seen = {path for path, _ in queue}
+        stores = set()
+        while queue and len(seen) <= project.MAX_IMPORTED_MODULES:
+            path, depth = queue.pop(0)
+            summary = where.summary(path, with_imports=True)
+            if summary is None:
+                continue
+            self.dependencies.add(project.Dependency(summary.path, summary.digest))
+            stores.update(summary.tf_stores)
+            if depth >= project.MAX_IMPORT_DEPTH:
+                continue
+            for module, level in summary.imports or ():
+                found = where.module_path(path, module, level)
+                if found is not None and found not in seen:
+                    seen.add(found)
+                    queue.append((found, depth + 1))
+        return frozenset(stores)
 
     @cached_property
     def tape_calls(self):
