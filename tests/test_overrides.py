@@ -996,6 +996,16 @@ def test_cg201_op_types_of_a_loaded_op_library_are_left_alone(tmp_path, load, be
     assert bool(found) == reported
 
 
+def test_cg201_a_key_no_op_library_can_register_is_reported_beside_one(tmp_path):
+    # Op types are CamelCase from a capital: `{"sign": ...}` (tensorlayer 1.8.5) names no
+    # op of any library, and was silenced by a `tf.load_op_library` elsewhere in the program
+    code = _CUSTOM_OP_MAP.replace("LOAD", 'zero_out_module = tf.load_op_library("z.so")')
+    options = engine.Options(select=("CG201",))
+    lowered = code.replace('"ZeroOut"', '"sign"')
+    found = check.check_alone(str(tmp_path / "model.py"), lowered, options).diagnostics
+    assert [d.message.split(",")[0] for d in found] == ["`sign` is not a TF 1.8 op type"]
+
+
 def test_cg204_tf_own_gradients_mapped_onto_op_types_of_another_arity():
     code = """
     import tensorflow as tf

@@ -1,4 +1,5 @@
 import ast
+import re
 
 from cglint import overrides, project
 from cglint.facts import GRAPH
@@ -24,8 +25,9 @@ class OverrideNeverApplies(Rule):
     `tfe.defun`'s, a dataset's `.map` function, whose graph takes the map); or a map opened on a graph taken with
     `tf.get_default_graph()` before a `with tf.Graph().as_default():` that holds the
     block (its ops go to the new graph). Keys
-    are left alone in a program that loads op types of its own (`tf.load_op_library`, in
-    the module or a project module loaded with it).
+    that could name an op type (CamelCase) are left alone in a program that loads op types
+    of its own (`tf.load_op_library`, in the module or a project module loaded with it);
+    `"sign"` names none in any library.
 
     Why it breaks on TF 1.8: keys are matched exactly against the op type of each op
     created inside the block. A key that matches nothing is silently ignored: no error,
@@ -72,10 +74,11 @@ class OverrideNeverApplies(Rule):
                 if ops.is_op(entry.key):
                     op_keys.append(entry.key)
                 else:
-                    if custom_ops is None:
-                        custom_ops = _loads_custom_ops(module)
-                    if custom_ops:
-                        continue
+                    if _OP_NAME.match(entry.key):  # a loaded library's op may have it
+                        if custom_ops is None:
+                            custom_ops = _loads_custom_ops(module)
+                        if custom_ops:
+                            continue
                     yield self.at(entry.key_node, "`%s` is not a TF 1.8 op type, so this "
                                   "override is silently ignored%s"
                                   % (entry.key, _suggestion(entry, facts, ops)))
@@ -187,6 +190,9 @@ def _inside_a_map_of(module, node, op_types):
         for other in module.overrides.maps)
 
 
+# What TF accepts as an op type's name when an op library registers it (CamelCase, from
+# a capital letter): a key like `sign` is no op type of any library.
+_OP_NAME = re.compile(r"[A-Z][A-Za-z0-9_>]*\Z")
 _GET_DEFAULT_GRAPH = frozenset(("tensorflow.get_default_graph",
                                 "tensorflow.python.framework.ops.get_default_graph"))
 _NEW_GRAPH = frozenset(("tensorflow.Graph", "tensorflow.python.framework.ops.Graph"))
