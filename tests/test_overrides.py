@@ -1531,3 +1531,48 @@ def test_cg201_a_map_on_a_graph_taken_before_a_new_default_graph(code, reported)
         "MAP", '{"Sign": "Identity"}')
     found = [f for f in lint(source) if f[0] == "CG201"]
     assert bool(found) is reported, found
+
+
+WRAPPER = """
+import numpy as np
+import tensorflow as tf
+
+
+def py_func(func, inp, Tout, stateful=True, name=None, grad=None):
+    rnd_name = "PyFuncGrad" + str(np.random.randint(0, 1E+8))
+    tf.RegisterGradient(rnd_name)(grad)
+    with tf.get_default_graph().gradient_override_map({"PyFunc": rnd_name}):
+        return tf.py_func(func, inp, Tout, stateful=stateful, name=name)
+
+
+def _one(op, grad):
+    return grad
+
+
+def _two(op, grad):
+    return grad, grad
+
+
+x, w = tf.constant([1.0]), tf.constant([2.0])
+y = CALLS
+"""
+
+
+@pytest.mark.parametrize("calls, reported", [
+    ("py_func(np.multiply, [x, w], tf.float32, grad=_one)", [14]),
+    ("py_func(np.negative, [x], tf.float32, grad=_two)", [18]),
+    ("py_func(np.multiply, [x, w], tf.float32, True, None, _one)", [14]),
+    # one report per return, at the first call it does not fit
+    ("py_func(np.multiply, [x, w], tf.float32, grad=_one) + "
+     "py_func(np.add, (x, w), tf.float32, grad=_one)", [14]),
+    # near-misses: right counts; an input list not written out; a gradient not a def
+    ("py_func(np.multiply, [x, w], tf.float32, grad=_two) + "
+     "py_func(np.negative, [x], tf.float32, grad=_one)", []),
+    ("py_func(np.multiply, inputs, tf.float32, grad=_one)", []),
+    ("py_func(np.multiply, [x, w], tf.float32, grad=lambda op, g: g)", []),
+    ("py_func(np.multiply, [x, *rest], tf.float32, grad=_one)", []),
+])
+def test_cg204_a_py_func_wrapper_passes_the_gradient_and_the_inputs(calls, reported):
+    found = [line for code, line, _ in lint(WRAPPER.replace("CALLS", calls))
+             if code == "CG204"]
+    assert found == reported

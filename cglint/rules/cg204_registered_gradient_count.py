@@ -16,7 +16,9 @@ class RegisteredGradientCount(Rule):
     map (in the same file or in a file loaded with it), and its input count from TF 1.8's
     op registry; ops with a variable number of inputs (`AddN`, `ConcatV2`) are left alone,
     but for a `PyFunc` that its block builds with `tf.py_func(f, [x, w], ...)` (the inputs
-    are the list's tensors). The same holds for TF's own gradients mapped onto another op type: the
+    are the list's tensors), also through the widely copied `py_func(func, inp, Tout,
+    grad=...)` wrapper that registers its `grad` parameter: each call of it passes the
+    gradient function and the `inp` list. The same holds for TF's own gradients mapped onto another op type: the
     straight-through `{"Round": "Identity"}` works (one input each), but
     `{"ClipByValue": "Identity"}` returns one gradient for three inputs.
 
@@ -58,6 +60,7 @@ class RegisteredGradientCount(Rule):
                                              "line %d" % line, inputs, count),
                               function=function.node if function.name != "lambda" else None)
         yield from self._builtin_mismatches(module, facts)
+        yield from _passed_gradients(self, module, facts)
 
     def _arity(self, registration, uses):
         """The function cannot take `(op, *grads)`, one upstream gradient per output of
@@ -253,6 +256,74 @@ def _block_outputs(key, found):
 
 _DTYPES = frozenset(("float16", "float32", "float64", "int8", "int16", "int32", "int64",
                      "uint8", "uint16", "bool", "string", "complex64", "complex128"))
+
+
+def _passed_gradients(rule, module, facts):
+    """The `py_func` wrapper of the widely copied recipe: `def py_func(func, inp, Tout,
+    ..., grad=None)` registers its `grad` parameter under a name it maps `PyFunc` to
+    around `tf.py_func(func, inp, Tout)`. Each call of the wrapper in the module passes
+    the gradient function and the inputs: the function must return one gradient per
+    tensor of that call's `inp` list."""
+    from cglint.facts import own_nodes
+    from cglint.facts import _call_arguments as arguments_of
+    reported = set()  # returns: one finding each, at the first call it does not fit
+    for registration in facts.registrations:
+        wrapper = registration.in_function
+        parent = module.parent_of(registration.call)
+        if registration.function is not None or wrapper is None or not isinstance(
+                wrapper, ast.FunctionDef) or registration.name.identity is None or not (
+                    isinstance(parent, ast.Call) and parent.func is registration.call
+                    and len(parent.args) == 1 and isinstance(parent.args[0], ast.Name)):
+            continue
+        parameters = {arg.arg for arg in wrapper.args.args + wrapper.args.kwonlyargs}
+        passed_as = parent.args[0].id
+        if passed_as not in parameters:
+            continue
+        for found in facts.maps:
+            for entry in found.entries:
+                if entry.value.identity != registration.name.identity or \
+                        entry.key not in _PY_FUNCS:
+                    continue
+                for built in found.built or ():
+                    if built.qualname != _PY_FUNCS[entry.key]:
+                        continue
+                    inp = next((k.value for k in built.call.keywords if k.arg == "inp"),
+                               built.call.args[1] if len(built.call.args) > 1 else None)
+                    if not isinstance(inp, ast.Name) or inp.id not in parameters:
+                        continue
+                    for call in module.nodes[ast.Call]:
+                        if module.called_function(call, module.names.scope_of(call)) \
+                                is not wrapper:
+                            continue
+                        given = arguments_of(call, wrapper, None)
+                        function = given.get(passed_as, (None,))[0]
+                        listed = given.get(inp.id, (None,))[0]
+                        binding = module.names.definitions(
+                            function, module.names.scope_of(call)) if isinstance(
+                                function, ast.Name) else None
+                        if binding is None or binding.kind != "def" or not isinstance(
+                                listed, (ast.List, ast.Tuple)) or any(
+                                isinstance(e, ast.Starred) for e in listed.elts):
+                            continue
+                        inputs, gradient = len(listed.elts), binding.node
+                        scope = module.names.scope_for_def[id(gradient)]
+                        for node in own_nodes(gradient):
+                            if not isinstance(node, ast.Return):
+                                continue
+                            count = 1 if node.value is None else module.count_values(
+                                node.value, scope)
+                            if count is not None and count != inputs and \
+                                    id(node) not in reported:
+                                reported.add(id(node))
+                                yield rule.at(node, "`%s`, passed to `%s` (line %d) as the "
+                                              "gradient it registers for `%s`, returns %d "
+                                              "gradient%s, but that `%s` op has %d input%s "
+                                              "(its `%s`): `tf.gradients` raises `ValueError: "
+                                              "Num gradients %d generated for op name: ...`"
+                                              % (gradient.name, wrapper.name, call.lineno,
+                                                 entry.key, count, plural(count), entry.key,
+                                                 inputs, plural(inputs), inp.id, count),
+                                              function=gradient)
 
 
 def _count(module, registration, value):
