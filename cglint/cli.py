@@ -666,9 +666,11 @@ def show_diffs(run, status, quiet, out, unsafe=False):
         import difflib  # only --diff needs it
 
         run.progress.clear()
-        out.writelines(difflib.unified_diff(
-            *_lines_as_written(item, fixed.text),
-            "a/" + printable(item.shown.lstrip("/")), "b/" + printable(item.shown.lstrip("/"))))
+        before, after, encoding = _lines_as_written(item, fixed.text)
+        lines = difflib.unified_diff(
+            before, after,
+            "a/" + printable(item.shown.lstrip("/")), "b/" + printable(item.shown.lstrip("/")))
+        _write_diff(out, lines, encoding)
     status.finished()
     if not quiet:
         sys.stderr.write("%d file%s would be changed.\n" % (changed, "" if changed == 1 else "s"))
@@ -678,13 +680,30 @@ def show_diffs(run, status, quiet, out, unsafe=False):
 
 def _lines_as_written(item, fixed_text):
     """The file's lines before and after its fixes, each with its own line ending as on
-    disk (`\r\n` kept), so that `patch` and `git apply` take the diff of a CRLF file."""
+    disk (`\r\n` kept), so that `patch` and `git apply` take the diff of a CRLF file; and
+    the encoding that gives their bytes back (a BOM stays on the first line)."""
     from cglint import autofix
 
     source = files.decode(item.shown, item.data)
-    after = autofix.encode_like_original(fixed_text, item.data).decode(source.encoding)
-    before = item.data.decode(source.encoding)
-    return _split_keeping_newlines(before), _split_keeping_newlines(after)
+    encoding = "utf-8" if source.encoding == "utf-8-sig" else source.encoding
+    after = autofix.encode_like_original(fixed_text, item.data).decode(encoding)
+    before = item.data.decode(encoding)
+    return _split_keeping_newlines(before), _split_keeping_newlines(after), encoding
+
+
+def _write_diff(out, lines, encoding):
+    """The diff's lines, those of the file in its own bytes (latin-1 stays latin-1, a BOM
+    stays), the headers in UTF-8: `patch` then matches the file byte for byte. A stream
+    without bytes underneath (a test's) takes the text."""
+    buffer = getattr(out, "buffer", None)
+    if buffer is None:
+        out.writelines(lines)
+        return
+    out.flush()
+    for index, line in enumerate(lines):
+        header = index < 2 or line.startswith("@@")
+        buffer.write(line.encode("utf-8" if header else encoding, "surrogateescape"))
+    buffer.flush()
 
 
 def _split_keeping_newlines(text):

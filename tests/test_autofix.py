@@ -343,3 +343,32 @@ def test_a_bom_declares_utf8_for_fix_and_the_editor_paths_too(tmp_path):
     assert "coding" not in fixed and "tf.log(1.0)" in fixed
     assert not any("coding" in d.message for d in check.check_alone(
         str(path), text, options, bom=True).diagnostics)
+
+
+@pytest.mark.skipif(not __import__("shutil").which("patch"), reason="needs patch(1)")
+def test_the_diff_of_a_bom_or_latin1_file_patches_it_to_what_fix_writes(tmp_path):
+    # The diff holds the file's own bytes (its BOM, latin-1 text), so `patch -p1` applies
+    # it and gives what --fix writes.
+    import subprocess
+    import shutil as _shutil
+
+    latin1 = ("# -*- coding: latin-1 -*-\nimport tensorflow as tf\n"
+              "label = 'caf\xe9'\nx = tf.math.log(tf.constant(2.0))\n").encode("latin-1")
+    bom = b"\xef\xbb\xbfimport tensorflow as tf\nx = tf.math.log(tf.constant(2.0))\n"
+    for folder in ("patched", "fixed"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "latin.py").write_bytes(latin1)
+        (tmp_path / folder / "bom.py").write_bytes(bom)
+    command = [sys.executable, "-m", "cglint", "--no-cache", "--isolated"]
+    diff = subprocess.run(command + ["--diff", "."], cwd=str(tmp_path / "patched"),
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE).stdout
+    assert b"caf\xe9" in diff and b"\xef\xbb\xbfimport" in diff
+    subprocess.run(["patch", "-p1", "--quiet"], input=diff, cwd=str(tmp_path / "patched"),
+                   check=True)
+    subprocess.run(command + ["--fix", "-q", "."], cwd=str(tmp_path / "fixed"),
+                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    for name in ("latin.py", "bom.py"):
+        fixed = (tmp_path / "fixed" / name).read_bytes()
+        assert fixed != (latin1 if name == "latin.py" else bom)  # a fix was made
+        assert (tmp_path / "patched" / name).read_bytes() == fixed
+    assert _shutil.which("patch")
