@@ -84,8 +84,9 @@ def _cut(comment, col, match, source_line):
     if match.start():  # `# type: ignore  # noqa`: drop it and the blanks before it
         return col + len(comment[:match.start()].rstrip()), ""
     after = comment[match.end():].strip()
-    if after.startswith("#"):  # `# noqa: CG101  # why`: the second comment stays as it is
-        return col + match.start(), ""
+    if after.startswith("#"):  # `# noqa: CG101  # why`: the second comment stays as it is,
+        # the blanks before the directive going (so `x = 1  # why`, not four blanks)
+        return len(source_line[:col + match.start()].rstrip()), ""
     if after:  # `# noqa: CG101 why`: keep `# why`
         return col + match.start(), "#"
     return len(source_line[:col].rstrip()), ""  # the whole comment, and the blanks before

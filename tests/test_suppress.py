@@ -110,7 +110,7 @@ def test_bare_noqa_other_tools_codes_and_disabled_rules_are_not_judged():
     ("  # noqa: CG101", ""),
     ("\t# noqa:CG101 the reason", "\t# the reason"),
     ("  # type: ignore  # noqa: CG101", "  # type: ignore"),
-    ("  # noqa: CG101  # keep this note", "    # keep this note"),
+    ("  # noqa: CG101  # keep this note", "  # keep this note"),  # not four blanks
 ])
 def test_unused_code_fix(comment, fixed):
     text = BAD.format(noqa=comment)
