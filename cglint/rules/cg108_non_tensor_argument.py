@@ -123,6 +123,8 @@ class NonTensorArgument(Rule):
                 if builtin is not None:
                     why = "graph mode makes it a tensor, which Python's `%s()` cannot take " \
                         "(TypeError); bind it in a closure" % builtin
+                if module.eager and kind not in _ALWAYS:  # reported where TF traces it
+                    why += " (TF 1.8 traces this code into a graph, eager execution or not)"
                 yield self.at(arg, "`%s` gets %s as a positional argument: %s" % (
                     name, what, why), function=function)
 
