@@ -178,20 +178,23 @@ def override_uses(facts):
             for entry in found.entries if entry.value.value and entry.key]
 
 
-def loaded_on_disk(module):
+def loaded_on_disk(module, certain=False):
     """[ModuleSummary] of the project modules on disk that a process importing `module`
     loads (cglint.project), made dependencies of its findings: so that a file checked
-    alone is judged with the modules a whole-tree run would give it. None for a text on
-    no disk, or a module of TensorFlow itself."""
+    alone is judged with the modules a whole-tree run would give it. `certain`: not
+    through imports made only as an alternative to others (a fallback, another branch),
+    for what two loaded modules must not both do. None for a text on no disk, or a
+    module of TensorFlow itself."""
     if module.path == "-" or is_tensorflow_file(module.path):
         return []
-    found = module.__dict__.get("_loaded_on_disk")  # CG203 and CG204 both ask
+    key = "_loaded_on_disk_certain" if certain else "_loaded_on_disk"
+    found = module.__dict__.get(key)  # CG201, CG203 and CG204 ask
     if found is None:
         from cglint import project
 
-        summaries, dependencies = project.current().loaded_with(module.path)
+        summaries, dependencies = project.current().loaded_with(module.path, certain)
         module.dependencies.update(dependencies)
-        found = module.__dict__["_loaded_on_disk"] = [
+        found = module.__dict__[key] = [
             summary for summary in summaries if not is_tensorflow_file(summary.path)]
     return found
 
@@ -882,15 +885,31 @@ def module_components(path):
     return tuple(parts)
 
 
-def imported_components(module):
+def certain_components(module, imports):
+    """`imports` (imported_components) but those the module makes only as an
+    alternative to others (cglint.project.alternative_statements)."""
+    from cglint import project
+
+    statements = project.alternative_statements(module.tree, module.statements)
+    if not statements:
+        return imports
+    alternative = set(imported_components(module, statements))
+    others = set(imported_components(module, project.statements_outside(
+        module.tree, statements, module.statements)))
+    return tuple(item for item in imports if item not in alternative - others)
+
+
+def imported_components(module, statements=None):
     """Dotted components of every module a ModuleFacts imports (relative ones made
-    absolute), wherever the import statement is."""
+    absolute), wherever the import statement is; or of the import `statements` given."""
     path = module.path
     package = module_components(path)[:-1] if path and path != "-" else ()
     if path and os.path.basename(path) == "__init__.py":
         package = module_components(path)
     found = set()
-    for node in module.statements[ast.Import] + module.statements[ast.ImportFrom]:
+    if statements is None:
+        statements = module.statements[ast.Import] + module.statements[ast.ImportFrom]
+    for node in statements:
         if isinstance(node, ast.Import):
             found.update(tuple(alias.name.split(".")) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):

@@ -66,6 +66,8 @@ class ModuleSummary:
     imports: Optional[tuple] = None  # (module, level) of every import, when asked for
     # the imports among them made inside a `try` whose handler catches KeyError
     imports_catching_key_error: frozenset = frozenset()
+    # the imports among them made only as an alternative to others (alternative_imports)
+    alternative_imports: frozenset = frozenset()
     registered: dict = field(default_factory=dict)  # known registered name -> first line
     registered_patterns: tuple = ()  # names built at run time, as regular expressions
     registers_any: bool = False  # some registered name comes from a caller
@@ -446,7 +448,7 @@ class Project:
             any_name = any_name or summary.registers_any
         return names, patterns, any_name, dependencies
 
-    def loaded_with(self, path):
+    def loaded_with(self, path, certain=False):
         """([ModuleSummary], [Dependency]) of the project modules loaded in a process that
         imports `path`: those it imports, directly or through other project modules, and
         the modules that import it (a `main.py` importing both `grads` and `model`) with
@@ -454,7 +456,7 @@ class Project:
         registers nothing today may later."""
         summaries, dependencies = [], []
         seen = {self._realpath(path)}
-        queue = [(path, 0)] + [(importer, 1) for importer in self.importers(path)]
+        queue = [(path, 0)] + [(importer, 1) for importer in self.importers(path, certain)]
         seen.update(self._realpath(importer) for importer, _ in queue[1:])
         while queue and len(seen) <= MAX_IMPORTED_MODULES:
             importer, depth = queue.pop(0)
@@ -470,7 +472,7 @@ class Project:
             # runs pkg/__init__.py, which may import the module that registers).
             found = list(enclosing_package_inits(importer))
             found += [self.module_path(importer, module, level)
-                      for module, level in summary.imports or ()]
+                      for module, level in _taken(summary, certain)]
             for module_file in found:
                 if module_file is not None and self._realpath(module_file) not in seen:
                     seen.add(self._realpath(module_file))
@@ -495,7 +497,7 @@ class Project:
                     return False, dependencies
         return bool(importers), dependencies
 
-    def importers(self, path):
+    def importers(self, path, certain=False):
         """Project files that import `path`: those under its importers_root (at most
         MAX_SCANNED_FILES) whose text names its module and whose imports resolve to it."""
         target = self._realpath(path)
@@ -512,7 +514,8 @@ class Project:
                     self._realpath(candidate) == target:
                 continue
             summary = self.summary(candidate, with_imports=True)
-            if summary is not None and target in self._imported_files(candidate, summary):
+            if summary is not None and target in self._imported_files(candidate, summary,
+                                                                      certain):
                 found.append(candidate)
         return found
 
@@ -561,21 +564,22 @@ class Project:
             found = self._real[path] = os.path.realpath(path)
         return found
 
-    def _imported_files(self, importer, summary):
-        """Real paths of the project files an importer's imports resolve to: worked out
-        once per importer's content (a hub importing 500 modules is asked by each)."""
-        key = (importer, summary.digest)
+    def _imported_files(self, importer, summary, certain=False):
+        """Real paths of the project files an importer's imports resolve to (`certain`:
+        but those it makes only as an alternative to others): worked out once per
+        importer's content (a hub importing 500 modules is asked by each)."""
+        key = (importer, summary.digest, certain)
         found = self._imports_resolved.get(key)
         if found is None:
             found = self._imports_resolved[key] = self._recording(
-                self._resolve_imports, importer, summary)
+                self._resolve_imports, importer, summary, certain)
         answer, absent = found
         self._absent.update(absent)  # a kept answer still rests on what was not found
         return answer
 
-    def _resolve_imports(self, importer, summary):
+    def _resolve_imports(self, importer, summary, certain=False):
         paths = (self.module_path(importer, module, level)
-                 for module, level in summary.imports or ())
+                 for module, level in _taken(summary, certain))
         return frozenset(self._realpath(path) for path in paths if path is not None)
 
 
@@ -707,6 +711,7 @@ def _summarize(path, with_imports):
     summary.reexports = _reexports(parsed.tree)
     if with_imports:
         summary.imports = tuple(_imports(parsed.tree))
+        summary.alternative_imports = alternatives_of(parsed.tree, summary.imports)
         summary.imports_catching_key_error = frozenset(_imports_catching_key_error(
             parsed.tree))
     if not (defines or registers or maps or eager or stores):
@@ -780,6 +785,74 @@ def _imports(tree):
                 if alias.name != "*":
                     yield ("%s.%s" % (node.module, alias.name) if node.module
                            else alias.name), node.level
+
+
+def _taken(summary, certain):
+    """The (module, level) imports of a summary; `certain`: not those made only as an
+    alternative to others (a fallback, another branch)."""
+    imports = summary.imports or ()
+    if not certain or not summary.alternative_imports:
+        return imports
+    return [item for item in imports if item not in summary.alternative_imports]
+
+
+def alternative_statements(tree, index=None):
+    """The import statements that run only instead of others: those in the handlers of a
+    `try` whose body imports and that catches ImportError (`try: import fast_ops / except
+    ImportError: import ref_ops`), and in the `else` of an `if` whose body imports (`if
+    flag: import a as ops / else: import b as ops`). A program never loads both sides."""
+    if index is None:
+        from cglint.statements import statement_index
+
+        index = statement_index(tree)
+    found = []
+    for node in index[ast.Try]:
+        if _imports_in(node.body) and any(
+                _catches_import_error(handler.type) for handler in node.handlers):
+            for handler in node.handlers:
+                found += _imports_in(handler.body)
+    for node in index[ast.If]:
+        if node.orelse and _imports_in(node.body):
+            found += _imports_in(node.orelse)
+    return found
+
+
+def alternatives_of(tree, imports):
+    """(module, level) of the imports only alternative_statements make."""
+    statements = alternative_statements(tree)
+    if not statements:
+        return frozenset()
+    alternative = set(_imports(ast.Module(body=statements, type_ignores=[])))
+    return frozenset(alternative - set(imports_outside(tree, statements)))
+
+
+def imports_outside(tree, statements):
+    """(module, level) of the imports of statements not among `statements`."""
+    return _imports(ast.Module(body=statements_outside(tree, statements), type_ignores=[]))
+
+
+def statements_outside(tree, statements, index=None):
+    """The import statements of `tree` not among `statements`."""
+    if index is None:
+        from cglint.statements import statement_index
+
+        index = statement_index(tree)
+    skipped = {id(statement) for statement in statements}
+    return [node for node in index[ast.Import] + index[ast.ImportFrom]
+            if id(node) not in skipped]
+
+
+def _imports_in(statements):
+    return [node for statement in statements for node in ast.walk(statement)
+            if isinstance(node, (ast.Import, ast.ImportFrom))]
+
+
+def _catches_import_error(expr):
+    names = [expr] if not isinstance(expr, ast.Tuple) else list(expr.elts)
+    return expr is None or any(
+        (getattr(name, "id", None) or getattr(name, "attr", None)) in (
+            "ImportError", "ModuleNotFoundError", "Exception", "BaseException")
+        for name in names)
 
 
 def _imports_catching_key_error(tree):

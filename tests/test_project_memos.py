@@ -233,3 +233,17 @@ def test_importers_of_a_module_in_a_namespace_package_are_looked_for_above_it(tm
     (root / "pkg" / "setup.py").unlink()
     (root / "pkg" / "__init__.py").write_text("")  # a package: its root, as before
     assert project.importers_root(use) == str(root)
+
+
+def test_imports_made_only_instead_of_others_are_alternatives():
+    # a fallback of `except ImportError`, an `else` beside an importing `if`: a program
+    # loads one side; a module imported on both sides, or elsewhere too, is no alternative
+    import ast as _ast
+    tree = _ast.parse(
+        "try:\n    import fast\nexcept ImportError:\n    import ref\n"
+        "try:\n    import a\nexcept KeyError:\n    import b\n"
+        "if flag:\n    import c\nelse:\n    import d\n    import shared\n"
+        "if other:\n    pass\nelse:\n    import e\n"
+        "import shared\n")
+    imports = list(project._imports(tree))
+    assert project.alternatives_of(tree, imports) == {("ref", 0), ("d", 0)}

@@ -94,10 +94,13 @@ class GradientRegisteredTwice(Rule):
         if names:
             elsewhere = [(project.shown_path(summary.path), os.path.realpath(summary.path),
                           name, unguarded)
-                         for summary in overrides.loaded_on_disk(module)
+                         for summary in overrides.loaded_on_disk(module, certain=True)
                          for name, unguarded in sorted(summary.registered_runs.items())
                          if name in names]
-        return facts.components, facts.imports, names, elsewhere
+        # Imports made only instead of others (`except ImportError:`, an `else`) never
+        # load together with them: not counted for "loaded in the same program".
+        return facts.components, overrides.certain_components(module, facts.imports), \
+            names, elsewhere
 
     def check_run(self, summaries):
         by_name = {}
