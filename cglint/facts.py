@@ -1340,6 +1340,8 @@ class ModuleFacts:
             counts = {self.count_values(expr.body, scope, depth + 1, arguments),
                       self.count_values(expr.orelse, scope, depth + 1, arguments)}
             return counts.pop() if len(counts) == 1 else None
+        if isinstance(expr, ast.Subscript):  # `grad[0]` of one tensor: one tensor
+            return 1 if self._is_tensor(expr, scope, depth, arguments) else None
         return None
 
     def _count_appended(self, name, scope, depth, arguments):
@@ -1712,6 +1714,10 @@ class ModuleFacts:
         if isinstance(expr, ast.UnaryOp):
             return self._is_tensor(expr.operand, scope, depth + 1, arguments) or (
                 self._is_parameter(expr.operand, scope, depth, arguments))
+        if isinstance(expr, ast.Subscript) and depth < _MAX_DEPTH:
+            # `grad[:1]`, `dy[0]`: a slice or an element of one tensor is a tensor
+            return self._is_tensor(expr.value, scope, depth + 1, arguments) or (
+                self._is_parameter(expr.value, scope, depth, arguments))
         if isinstance(expr, ast.Name) and depth < _MAX_DEPTH:
             value = self.single_value(expr, scope)
             return value is not None and self._is_tensor(value, scope, depth + 1, arguments)

@@ -709,9 +709,37 @@ def test_counts_that_cannot_be_judged(returns):
         grads.append(grad)
         %s
 
+    inputs = [tf.constant(1.0), tf.constant(2.0)]
     with tf.get_default_graph().gradient_override_map({"AddN": "NGrad"}):
-        y = tf.add_n([tf.constant(1.0), tf.constant(2.0)])
+        y = tf.add_n(inputs)  # (a list display would give AddN its two inputs)
     """ % returns) == []
+
+
+@pytest.mark.parametrize("call, returned, reported", [
+    # a list of inputs written out: ConcatV2 counts its axis too (measured Num gradients)
+    ("tf.concat([a, b], 0)", "grad[:1] * 0.5, grad[1:] * 0.5", True),
+    ("tf.concat([a, b], 0)", "grad[:1], grad[1:], None", False),
+    ("tf.stack([a, b])", "grad[0]", True),
+    ("tf.stack([a, b])", "grad[0], grad[1]", False),
+    ("tf.add_n([a, b, a])", "grad, grad", True),
+    ("tf.add_n(values=[a, b])", "grad, grad", False),
+])
+def test_cg204_ops_of_a_list_of_inputs_written_out(call, returned, reported):
+    code = """
+    import tensorflow as tf
+
+    @tf.RegisterGradient("ListGrad")
+    def _grad(op, grad):
+        return RETURNED
+
+    a, b = tf.constant([1.0]), tf.constant([2.0])
+    with tf.get_default_graph().gradient_override_map({"KEY": "ListGrad"}):
+        y = CALL
+    """
+    key = {"concat": "ConcatV2", "stack": "Pack", "add_n": "AddN"}[call[3:].split("(")[0]]
+    found = [f for f in lint(code.replace("RETURNED", returned).replace("CALL", call)
+                             .replace("KEY", key)) if f[0] == "CG204"]
+    assert bool(found) is reported, found
 
 
 def test_registration_in_one_module_and_map_in_another():

@@ -16,7 +16,8 @@ class RegisteredGradientCount(Rule):
     map (in the same file or in a file loaded with it), and its input count from TF 1.8's
     op registry; ops with a variable number of inputs (`AddN`, `ConcatV2`) are left alone,
     but for a `PyFunc` that its block builds with `tf.py_func(f, [x, w], ...)` (the inputs
-    are the list's tensors), also through the widely copied `py_func(func, inp, Tout,
+    are the list's tensors; likewise `ConcatV2`, `Pack` and `AddN` of a list display, a
+    `ConcatV2` counting its axis too), also through the widely copied `py_func(func, inp, Tout,
     grad=...)` wrapper that registers its `grad` parameter: each call of it passes the
     gradient function and the `inp` list. The same holds for TF's own gradients mapped onto another op type: the
     straight-through `{"Round": "Identity"}` works (one input each), but
@@ -195,22 +196,35 @@ _PY_FUNCS = {"PyFunc": "tensorflow.py_func", "PyFuncStateless": "tensorflow.py_f
              "EagerPyFunc": "tensorflow.contrib.eager.py_func"}
 
 
+# Op types of a variable number of inputs that a call's list gives: {op type: (function,
+# the list's position, its keyword, inputs besides the list)}. `tf.concat([a, b], 0)`
+# builds a ConcatV2 of three inputs: the two values and the axis.
+_LIST_INPUTS = {
+    "ConcatV2": ("tensorflow.concat", 0, "values", 1),
+    "Pack": ("tensorflow.stack", 0, "values", 0),
+    "AddN": ("tensorflow.add_n", 0, "inputs", 0),
+}
+_LIST_INPUTS.update((key, (qualname, 1, "inp", 0)) for key, qualname in _PY_FUNCS.items())
+
+
 def _py_func_inputs(key, found):
-    """The inputs of the `PyFunc` ops the map's block builds, when every `tf.py_func` call
-    there gives its `inp` as a list display of the same length; else None."""
-    if key not in _PY_FUNCS or not found.built:
+    """The inputs of the ops of a variable number of inputs the map's block builds
+    (`PyFunc`'s `inp`, a `ConcatV2`'s values and axis), when every call building one
+    gives its list as a display of the same length; else None."""
+    if key not in _LIST_INPUTS or not found.built:
         return None
+    qualname, position, keyword, besides = _LIST_INPUTS[key]
     counts = set()
     for built in found.built:
-        if built.qualname != _PY_FUNCS[key] or key not in built.op_types:
+        if built.qualname != qualname or key not in built.op_types:
             continue
-        given = next((k.value for k in built.call.keywords if k.arg == "inp"), None)
-        if given is None and len(built.call.args) > 1:
-            given = built.call.args[1]
+        given = next((k.value for k in built.call.keywords if k.arg == keyword), None)
+        if given is None and len(built.call.args) > position:
+            given = built.call.args[position]
         if not isinstance(given, (ast.List, ast.Tuple)) or any(
                 isinstance(element, ast.Starred) for element in given.elts):
             return None
-        counts.add(len(given.elts))
+        counts.add(len(given.elts) + besides)
     return counts.pop() if len(counts) == 1 else None
 
 
