@@ -39,7 +39,9 @@ class OverrideNeverApplies(Rule):
     Fix: use the op type TF 1.8 really builds (`Relu`, `Identity`, `Sign`, `Round`,
     `Floor`, `Cast`, `ClipByValue`, `Maximum`; map both `PyFunc` and `PyFuncStateless`
     around a `tf.py_func` whose `stateful` varies), build the op inside the `with` block,
-    and for eager code use `tf.custom_gradient` instead.
+    and for eager code use `tf.custom_gradient` instead. (`Cast` only where the dtype
+    changes: `tf.cast` to the dtype its input already has returns the input and builds
+    no op, which cglint does not see.)
     """
 
     code = "CG201"
