@@ -844,9 +844,11 @@ class ModuleFacts:
         private attribute of a chain whose owner is a module whose private names TF 1.8's
         are recorded (tfimports.private_names), but those the module stores itself
         (`gen_nn_ops._relu_grad = gen_nn_ops.relu_grad`, a backport)."""
-        roots = _private_read_roots(self.text)
+        roots = () if self._is_tensorflow_itself else _private_read_roots(self.text)
         if not roots:
-            return []  # (most files with one are `self._x`: the aliases decide)
+            # (most files with one are `self._x`: the aliases decide; TensorFlow's own
+            # sources read the private names of their own release, and need no binder)
+            return []
         aliases = set()  # the names imports bind to TensorFlow or to its modules
         for node in self.statements[ast.ImportFrom]:
             if not node.level and (node.module or "").startswith("tensorflow"):
@@ -955,6 +957,11 @@ class ModuleFacts:
                     kind, func.attr, self.target_tf) and not self._stored_on(func):
                 found.append(ApiUse(func, "%s.%s" % (kind, func.attr), call))
         return found
+
+    @cached_property
+    def _is_tensorflow_itself(self):
+        from cglint.tfpackage import is_tensorflow_file
+        return self.path != "-" and is_tensorflow_file(self.path)
 
     @cached_property
     def tape_target_lists(self):

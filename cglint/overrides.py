@@ -890,7 +890,7 @@ def certain_components(module, imports):
     alternative to others (cglint.project.alternative_statements)."""
     from cglint import project
 
-    statements = project.alternative_statements(module.tree, module.statements)
+    statements = project.alternative_statements(module.tree)
     if not statements:
         return imports
     alternative = set(imported_components(module, statements))

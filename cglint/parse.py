@@ -122,6 +122,15 @@ def _misplaced_future(parsed, target_python):
     them on 2.7 (both measured)."""
     body = parsed.tree.body
     python2 = target_python < (3, 0)
+    leading = 0  # the future imports right after a first-statement docstring (most files: all)
+    for index, statement in enumerate(body):
+        if not _is_future_import(statement) and not (index == 0 and isinstance(
+                statement, ast.Expr) and isinstance(statement.value, ast.Constant)
+                                                        and isinstance(statement.value.value, str)):
+            break
+        leading += _is_future_import(statement)
+    if parsed.text.count("__future__") <= leading:
+        return None  # no other future import anywhere: the usual file, in a few steps
     docstring, at_the_start, top_level = None, True, 0
     for index, statement in enumerate(body):
         if _is_future_import(statement):

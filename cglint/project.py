@@ -796,24 +796,29 @@ def _taken(summary, certain):
     return [item for item in imports if item not in summary.alternative_imports]
 
 
-def alternative_statements(tree, index=None):
-    """The import statements that run only instead of others: those in the handlers of a
-    `try` whose body imports and that catches ImportError (`try: import fast_ops / except
-    ImportError: import ref_ops`), and in the `else` of an `if` whose body imports (`if
-    flag: import a as ops / else: import b as ops`). A program never loads both sides."""
-    if index is None:
-        from cglint.statements import statement_index
-
-        index = statement_index(tree)
+def alternative_statements(tree):
+    """The import statements that run only instead of others when the module is
+    imported: those in the handlers of a `try` whose body imports and that catches
+    ImportError (`try: import fast_ops / except ImportError: import ref_ops`), and in the
+    `else` of an `if` whose body imports (`if flag: import a as ops / else: import b as
+    ops`), at the module's top level (in its `if`s and `try`s, not in a def or class).
+    A program never loads both sides."""
     found = []
-    for node in index[ast.Try]:
-        if _imports_in(node.body) and any(
-                _catches_import_error(handler.type) for handler in node.handlers):
-            for handler in node.handlers:
-                found += _imports_in(handler.body)
-    for node in index[ast.If]:
-        if node.orelse and _imports_in(node.body):
-            found += _imports_in(node.orelse)
+    pending = [statement for statement in tree.body if isinstance(statement, (ast.Try, ast.If))]
+    while pending:
+        node = pending.pop()
+        if isinstance(node, ast.Try):
+            if _imports_in(node.body) and any(
+                    _catches_import_error(handler.type) for handler in node.handlers):
+                for handler in node.handlers:
+                    found += _imports_in(handler.body)
+            parts = node.body + node.orelse + node.finalbody + [
+                statement for handler in node.handlers for statement in handler.body]
+        else:
+            if node.orelse and _imports_in(node.body):
+                found += _imports_in(node.orelse)
+            parts = node.body + node.orelse
+        pending += [part for part in parts if isinstance(part, (ast.Try, ast.If))]
     return found
 
 
