@@ -178,6 +178,10 @@ def override_uses(facts):
             for entry in found.entries if entry.value.value and entry.key]
 
 
+# The first Python whose imports find a package without `__init__.py` (PEP 420).
+NAMESPACE_PACKAGES = (3, 3)
+
+
 def loaded_on_disk(module, certain=False):
     """[ModuleSummary] of the project modules on disk that a process importing `module`
     loads (cglint.project), made dependencies of its findings: so that a file checked
@@ -192,7 +196,8 @@ def loaded_on_disk(module, certain=False):
     if found is None:
         from cglint import project
 
-        summaries, dependencies = project.current().loaded_with(module.path, certain)
+        summaries, dependencies = project.current().loaded_with(
+            module.path, certain, namespaces=module.target_python >= NAMESPACE_PACKAGES)
         module.dependencies.update(dependencies)
         found = module.__dict__[key] = [
             summary for summary in summaries if not is_tensorflow_file(summary.path)]

@@ -68,6 +68,8 @@ class ModuleSummary:
     imports_catching_key_error: frozenset = frozenset()
     # the imports among them made only as an alternative to others (alternative_imports)
     alternative_imports: frozenset = frozenset()
+    # the imports among them that run when the module is imported (not in a def or class)
+    top_imports: tuple = ()
     registered: dict = field(default_factory=dict)  # known registered name -> first line
     registered_patterns: tuple = ()  # names built at run time, as regular expressions
     registers_any: bool = False  # some registered name comes from a caller
@@ -113,18 +115,18 @@ def package_root(path):
 _PROJECT_TOPS = (".git", "setup.py", "setup.cfg", "pyproject.toml")
 
 
-def importers_root(path):
-    """The folder whose files importers() reads: the package root; for a module in a
-    folder without `__init__.py` that could be a Python 3 namespace package (`pkg/use.py`,
-    imported as `pkg.use` by a `main.py` beside `pkg/`), the folder above, unless the
-    module's own folder is a project's top (`.git`, `setup.py`, ...)."""
-    root = package_root(path)
+def namespace_parent(path):
+    """For a module in a folder without `__init__.py` that could be a Python 3 namespace
+    package (`pkg/use.py`, imported as `pkg.use` by a `main.py` beside `pkg/`): the
+    folder above, whose own `.py` files may import it. None for a module in a package,
+    in a folder named like no package, or in a project's top (`.git`, `setup.py`, ...),
+    or right under the file system's root."""
     folder = os.path.dirname(os.path.abspath(path))
-    if root != folder or not os.path.basename(folder).isidentifier() or any(
+    if package_root(path) != folder or not os.path.basename(folder).isidentifier() or any(
             os.path.exists(os.path.join(folder, top)) for top in _PROJECT_TOPS):
-        return root
+        return None
     parent = os.path.dirname(folder)
-    return parent if parent != folder else root
+    return parent if os.path.dirname(parent) != parent else None
 
 
 def search_roots(path):
@@ -436,11 +438,11 @@ class Project:
             found = self._tops[key] = os.path.isdir(base) or os.path.isfile(base + ".py")
         return found
 
-    def registrations(self, path):
+    def registrations(self, path, namespaces=False):
         """The gradient registrations that run in a process that imports `path` (see
         loaded_with). ({name: (file, line)}, patterns, any name, [Dependency])."""
         names, patterns, any_name = {}, [], False
-        summaries, dependencies = self.loaded_with(path)
+        summaries, dependencies = self.loaded_with(path, namespaces=namespaces)
         for summary in summaries:
             for name, line in summary.registered.items():
                 names.setdefault(name, (summary.path, line))
@@ -448,7 +450,7 @@ class Project:
             any_name = any_name or summary.registers_any
         return names, patterns, any_name, dependencies
 
-    def loaded_with(self, path, certain=False):
+    def loaded_with(self, path, certain=False, namespaces=False):
         """([ModuleSummary], [Dependency]) of the project modules loaded in a process that
         imports `path`: those it imports, directly or through other project modules, and
         the modules that import it (a `main.py` importing both `grads` and `model`) with
@@ -456,7 +458,8 @@ class Project:
         registers nothing today may later."""
         summaries, dependencies = [], []
         seen = {self._realpath(path)}
-        queue = [(path, 0)] + [(importer, 1) for importer in self.importers(path, certain)]
+        queue = [(path, 0)] + [(importer, 1) for importer in self.importers(
+            path, certain, namespaces)]
         seen.update(self._realpath(importer) for importer, _ in queue[1:])
         while queue and len(seen) <= MAX_IMPORTED_MODULES:
             importer, depth = queue.pop(0)
@@ -497,16 +500,22 @@ class Project:
                     return False, dependencies
         return bool(importers), dependencies
 
-    def importers(self, path, certain=False):
-        """Project files that import `path`: those under its importers_root (at most
-        MAX_SCANNED_FILES) whose text names its module and whose imports resolve to it."""
+    def importers(self, path, certain=False, namespaces=False):
+        """Project files that import `path`: those under its package root (at most
+        MAX_SCANNED_FILES) whose text names its module and whose imports resolve to it;
+        with `namespaces` (a Python 3 target), also the `.py` files right in the folder
+        above a folder without `__init__.py` (namespace_parent)."""
         target = self._realpath(path)
         stem = os.path.splitext(os.path.basename(path))[0]
         if stem == "__init__":
             stem = os.path.basename(os.path.dirname(target))
         word = stem.encode()
         found = []
-        for candidate in self._scanned(importers_root(path)):
+        candidates = self._scanned(package_root(path))
+        parent = namespace_parent(path) if namespaces else None
+        if parent is not None:
+            candidates = candidates + self._beside(parent)
+        for candidate in candidates:
             # A file cannot import it without naming it in an import statement: that is
             # asked first (and kept while the file is unchanged), the real path only of
             # the few that do.
@@ -531,6 +540,20 @@ class Project:
                 if problem is None:
                     listed.append(candidate)
             self._listings[root] = listed
+        return listed
+
+    def _beside(self, folder):
+        """The `.py` files right in `folder` (not below it: a few), listed once per run."""
+        key = ("beside", folder)
+        listed = self._listings.get(key)
+        if listed is None:
+            try:
+                names = sorted(os.listdir(folder))[:MAX_SCANNED_FILES]
+            except OSError:
+                names = []
+            listed = [os.path.join(folder, name) for name in names if name.endswith(".py")
+                      and os.path.isfile(os.path.join(folder, name))]
+            self._listings[key] = listed
         return listed
 
     def _import_words(self, path):
@@ -712,6 +735,8 @@ def _summarize(path, with_imports):
     if with_imports:
         summary.imports = tuple(_imports(parsed.tree))
         summary.alternative_imports = alternatives_of(parsed.tree, summary.imports)
+        summary.top_imports = tuple(_imports(ast.Module(
+            body=top_level_import_statements(parsed.tree), type_ignores=[])))
         summary.imports_catching_key_error = frozenset(_imports_catching_key_error(
             parsed.tree))
     if not (defines or registers or maps or eager or stores):
@@ -794,6 +819,22 @@ def _taken(summary, certain):
     if not certain or not summary.alternative_imports:
         return imports
     return [item for item in imports if item not in summary.alternative_imports]
+
+
+def top_level_import_statements(tree):
+    """The import statements that run when the module is imported: at its top level and
+    in its top-level `if`, `try`, `with` and loop bodies, not in a def or class."""
+    found, pending = [], list(tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            found.append(node)
+        elif isinstance(node, (ast.If, ast.For, ast.While, ast.With, ast.Try)):
+            for name in ("body", "orelse", "finalbody"):
+                pending += getattr(node, name, [])
+            for handler in getattr(node, "handlers", []):
+                pending += handler.body
+    return found
 
 
 def alternative_statements(tree):

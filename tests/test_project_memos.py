@@ -219,20 +219,28 @@ def test_a_kept_answer_still_hands_on_the_files_it_looked_for_in_vain(tmp_path):
 
 
 def test_importers_of_a_module_in_a_namespace_package_are_looked_for_above_it(tmp_path):
-    # `pkg/` without __init__.py (Python 3): `main.py` beside it imports `pkg.use`; the
-    # folder above a module's own is read unless that folder is a project's top.
+    # `pkg/` without __init__.py (Python 3): `main.py` beside it imports `pkg.use`. The
+    # `.py` files right in the folder above are read too, for a Python 3 target only,
+    # and the module's own folder first (a big sibling folder cannot crowd it out).
     root = tmp_path / "proj"
     (root / "pkg").mkdir(parents=True)
     (root / "pkg" / "use.py").write_text("x = 1\n")
+    (root / "pkg" / "train.py").write_text("from use import x\n")
     (root / "main.py").write_text("from pkg.use import x\n")
+    (root / "big").mkdir()
+    for index in range(project.MAX_SCANNED_FILES + 10):
+        (root / "big" / ("m%d.py" % index)).write_text("")
     use = str(root / "pkg" / "use.py")
-    assert project.importers_root(use) == str(root)
-    assert [os.path.basename(p) for p in project.Project().importers(use)] == ["main.py"]
+    assert project.namespace_parent(use) == str(root)
+    names = lambda found: sorted(os.path.basename(p) for p in found)  # noqa: E731
+    assert names(project.Project().importers(use, namespaces=True)) == ["main.py", "train.py"]
+    assert names(project.Project().importers(use)) == ["train.py"]  # Python 2.7: none
     (root / "pkg" / "setup.py").write_text("")  # pkg/ is a project's top: not above it
-    assert project.importers_root(use) == str(root / "pkg")
+    assert project.namespace_parent(use) is None
     (root / "pkg" / "setup.py").unlink()
     (root / "pkg" / "__init__.py").write_text("")  # a package: its root, as before
-    assert project.importers_root(use) == str(root)
+    assert project.namespace_parent(use) is None
+    assert project.namespace_parent("/x.py") is None and project.namespace_parent("/a/x.py") is None
 
 
 def test_imports_made_only_instead_of_others_are_alternatives():

@@ -52,7 +52,8 @@ class OverrideGradientNotRegistered(Rule):
         if any(value not in own.names for value, *_ in uses):
             # The registration may be in a project module this file imports, checked in
             # this run or not: a file checked alone must be judged like the whole tree.
-            names, more, anything, dependencies = project.current().registrations(module.path)
+            names, more, anything, dependencies = project.current().registrations(
+                module.path, namespaces=module.target_python >= overrides.NAMESPACE_PACKAGES)
             module.dependencies.update(dependencies)
             imported = [(name, project.shown_path(where), line)
                         for name, (where, line) in names.items()]
