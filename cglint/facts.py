@@ -774,8 +774,9 @@ class ModuleFacts:
 
     @cached_property
     def _further_imported_tf_stores(self):
-        """The TensorFlow names the modules that the top-level imports import (and so
-        on, nearest first, bounded) assign; each module read a dependency."""
+        """The TensorFlow names the modules that the top-level imports import when they
+        are imported (and so on, nearest first, bounded: their top-level imports, and the
+        `__init__` of the packages above each) assign; each module read a dependency."""
         from cglint import project
         where = project.current()
         queue = [(summary.path, 1) for summary in self._top_level_imports]
@@ -790,11 +791,15 @@ class ModuleFacts:
             stores.update(summary.tf_stores)
             if depth >= project.MAX_IMPORT_DEPTH:
                 continue
-            for module, level in summary.imports or ():
-                found = where.module_path(path, module, level)
-                if found is not None and found not in seen:
-                    seen.add(found)
-                    queue.append((found, depth + 1))
+            found = [where.module_path(path, module, level)
+                     for module, level in summary.top_imports]
+            for module_file in found:
+                if module_file is None or module_file in seen:
+                    continue
+                for file in list(project.enclosing_package_inits(module_file)) + [module_file]:
+                    if file not in seen:
+                        seen.add(file)
+                        queue.append((file, depth + 1))
         return frozenset(stores)
 
     @cached_property

@@ -538,9 +538,8 @@ class _Finder:
             else:
                 return _FAILS
             for module, name in modules:
-                # (a module attribute access reaches is judged by the API table)
                 if name == "*" or not (module + ".").startswith("tensorflow.") or \
-                        failing_imports.fails_on(module, name, "1.8") is not False:
+                        not _surely_imports(module, name):
                     return _FAILS
             bound.update((alias.asname or alias.name).split(".")[0] for alias in statement.names)
         return verdict
@@ -675,6 +674,17 @@ def _bound_arguments(function, call, skip=0):
                 return None
             env[name] = defaults[name]
     return env
+
+
+def _surely_imports(module, name):
+    """Whether `from module import name` (`import module`) surely works on 1.8: the
+    wheels' model says so, or, for a module attribute access reaches there, the API
+    table lists the name (positively: an unknown name may fail)."""
+    verdict, _ = tfimports.import_fails(module, name)
+    if verdict is not None:
+        return verdict is False
+    dotted = module + "." + name if name else module
+    return tfapi.status(dotted, "1.8") == tfapi.EXISTS
 
 
 def _import_fails(statement):

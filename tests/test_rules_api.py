@@ -568,3 +568,40 @@ def test_cg402_a_tapes_gradient_of_a_list_of_targets():
     e = model.gradient([y1, y2], x)
     """
     assert lint(code, select=["CG402"]) == [("CG402", 8, 19), ("CG402", 9, 26)]
+
+
+def test_cg402_a_try_import_of_a_name_the_table_does_not_list_may_fail(tmp_path):
+    # The API table judges a name of a module attribute access reaches only by listing it:
+    # an unknown one may fail (measured: ModuleNotFoundError in the fallback), so the
+    # fallback is checked; a listed one (graph_editor's) surely imports.
+    code = """
+    import tensorflow as tf
+    try:
+        from tensorflow.contrib.IMPORTED
+    except ImportError:
+        from tensorflow.python.ops.op_selector import get_backward_walk_ops
+    """
+    absent = code.replace("IMPORTED", "keras.api.keras.layers import NoSuchLayer")
+    present = code.replace("IMPORTED", "graph_editor import get_backward_walk_ops")
+    assert lint(absent, select=["CG402"]) == [("CG402", 6, 5)]
+    assert lint(present, select=["CG402"]) == []
+
+
+def test_cg402_a_backport_only_a_function_would_import_gives_nothing(tmp_path):
+    # `proj/a.py` imports the backporting module inside a def: importing `proj.a` does not
+    # store tf.TensorSpec (measured AttributeError); at a's top level it does.
+    from cglint import check, engine
+
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "proj" / "__init__.py").write_text("")
+    (tmp_path / "proj" / "compat.py").write_text(
+        "import tensorflow as tf\nfrom tensorflow.python.framework.tensor_spec import "
+        "TensorSpec\n\ndef backport():\n    tf.TensorSpec = TensorSpec\n\nbackport()\n")
+    main = "import tensorflow as tf\nimport proj.a\n\nspec = tf.TensorSpec((2,), tf.float32)\n"
+    (tmp_path / "main.py").write_text(main)
+    options = engine.Options(select=("CG402",))
+    for body, reported in (("def later():\n    from proj import compat\n", True),
+                           ("from proj import compat\n", False)):
+        (tmp_path / "proj" / "a.py").write_text(body)
+        found = check.check_alone(str(tmp_path / "main.py"), main, options).diagnostics
+        assert bool(found) is reported, body
