@@ -1599,8 +1599,33 @@ y = CALLS
     ("py_func(np.multiply, inputs, tf.float32, grad=_one)", []),
     ("py_func(np.multiply, [x, w], tf.float32, grad=lambda op, g: g)", []),
     ("py_func(np.multiply, [x, *rest], tf.float32, grad=_one)", []),
+    # `stateful=False` builds PyFuncStateless, which the map does not name (CG201's)
+    ("py_func(np.multiply, [x, w], tf.float32, stateful=False, grad=_one)", []),
 ])
 def test_cg204_a_py_func_wrapper_passes_the_gradient_and_the_inputs(calls, reported):
     found = [line for code, line, _ in lint(WRAPPER.replace("CALLS", calls))
              if code == "CG204"]
     assert found == reported
+
+
+def test_cg204_a_wrapper_that_rebinds_its_inputs_is_not_judged():
+    # `inp = list(inp) + [c]`: the op's inputs are not the caller's list (measured: the
+    # two-gradient function runs fine for a one-tensor call)
+    code = WRAPPER.replace("CALLS", "py_func(np.negative, [x], tf.float32, grad=_two)").replace(
+        "    rnd_name = ", "    inp = list(inp) + [tf.constant([1.0])]\n    rnd_name = ")
+    assert [f for f in lint(code) if f[0] == "CG204"] == []
+
+
+@pytest.mark.parametrize("key, reported", [
+    ("_ZeroOutU", False),  # TF 1.8 accepts a leading underscore (measured)
+    ("ZeroOut2", False),
+    ("Zero_Out", True),  # refused by TF 1.8: "Did you use CamelCase?"
+    ("zeroOut", True),
+])
+def test_cg201_op_names_a_loaded_library_may_register(tmp_path, key, reported):
+    code = _CUSTOM_OP_MAP.replace("LOAD", 'zero_out_module = tf.load_op_library("z.so")')
+    options = engine.Options(select=("CG201",))
+    found = check.check_alone(str(tmp_path / "model.py"), code.replace('"ZeroOut"',
+                                                                       '"%s"' % key),
+                              options).diagnostics
+    assert bool(found) is reported

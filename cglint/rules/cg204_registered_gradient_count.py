@@ -281,6 +281,7 @@ def _passed_gradients(rule, module, facts):
     from cglint.facts import own_nodes
     from cglint.facts import _call_arguments as arguments_of
     reported = set()  # returns: one finding each, at the first call it does not fit
+    calls_of = None  # id(def) -> the module's calls of it, worked out once
     for registration in facts.registrations:
         wrapper = registration.in_function
         parent = module.parent_of(registration.call)
@@ -289,7 +290,10 @@ def _passed_gradients(rule, module, facts):
                     isinstance(parent, ast.Call) and parent.func is registration.call
                     and len(parent.args) == 1 and isinstance(parent.args[0], ast.Name)):
             continue
-        parameters = {arg.arg for arg in wrapper.args.args + wrapper.args.kwonlyargs}
+        own = module.names.scope_for_def[id(wrapper)].bindings
+        # parameters the wrapper never rebinds (`inp = list(inp) + [c]` is another list)
+        parameters = {arg.arg for arg in wrapper.args.args + wrapper.args.kwonlyargs
+                      if len(own.get(arg.arg, ())) == 1}
         passed_as = parent.args[0].id
         if passed_as not in parameters:
             continue
@@ -305,11 +309,19 @@ def _passed_gradients(rule, module, facts):
                                built.call.args[1] if len(built.call.args) > 1 else None)
                     if not isinstance(inp, ast.Name) or inp.id not in parameters:
                         continue
-                    for call in module.nodes[ast.Call]:
-                        if module.called_function(call, module.names.scope_of(call)) \
-                                is not wrapper:
-                            continue
+                    if calls_of is None:
+                        calls_of = {}
+                        for call in module.nodes[ast.Call]:
+                            called = module.called_function(call, module.names.scope_of(call))
+                            if called is not None:
+                                calls_of.setdefault(id(called), []).append(call)
+                    for call in calls_of.get(id(wrapper), ()):
                         given = arguments_of(call, wrapper, None)
+                        switch = given.get(built.switch_parameter, (None,))[0] \
+                            if built.switch_parameter else None
+                        if switch is not None and not (
+                                isinstance(switch, ast.Constant) and switch.value is True):
+                            continue  # `stateful=False` builds another op type: CG201's
                         function = given.get(passed_as, (None,))[0]
                         listed = given.get(inp.id, (None,))[0]
                         binding = module.names.definitions(
