@@ -58,7 +58,8 @@ class MissingApi(Rule):
     module, and the names used through it are judged.
 
     A name that a project module imported at the top assigns on TensorFlow (a backport:
-    `tf.TensorSpec = TensorSpec`) is not reported.
+    `tf.TensorSpec = TensorSpec`) is not reported, nor one that a module those import
+    when imported assigns (tensorpack's `model_desc` calling the backport of `compat`).
 
     Guards are respected: a name used under `if hasattr(tf, ...)` or `if "name" in
     dir(tf)`, in a `try` whose handler catches AttributeError/ImportError, in the
