@@ -605,3 +605,16 @@ def test_cg402_a_backport_only_a_function_would_import_gives_nothing(tmp_path):
         (tmp_path / "proj" / "a.py").write_text(body)
         found = check.check_alone(str(tmp_path / "main.py"), main, options).diagnostics
         assert bool(found) is reported, body
+
+
+def test_cg402_autotune_as_a_number_of_parallel_calls_is_not_told_to_use_contrib():
+    # 1.8's tf.contrib.data.AUTOTUNE (-1) fails as num_parallel_calls (measured:
+    # InvalidArgumentError); prefetch takes it, so the suggestion stays there.
+    from cglint import check, engine
+
+    code = ("import tensorflow as tf\nds = tf.data.Dataset.range(3)\n"
+            "ds = ds.map(lambda x: x, num_parallel_calls=tf.data.experimental.AUTOTUNE)\n"
+            "ds = ds.prefetch(tf.data.experimental.AUTOTUNE)\n")
+    found = check.check_alone("t.py", code, engine.Options(select=("CG402",))).diagnostics
+    assert ["use `tf.contrib.data.AUTOTUNE`" in d.message for d in found] == [False, True]
+    assert "pass a number" in found[0].message

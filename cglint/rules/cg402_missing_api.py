@@ -140,6 +140,13 @@ class MissingApi(Rule):
         if missing is None:
             return None
         missing = _compat_attribute(missing, target)
+        if missing.replacement and missing.replacement.endswith(".AUTOTUNE") and \
+                _keyword_of(module, use.node) == "num_parallel_calls":
+            # 1.8's contrib.data.AUTOTUNE is -1, which only `prefetch` takes (measured)
+            return self.at(use.node, "`%s` is not in TF %s, and `tf.contrib.data.AUTOTUNE` "
+                           "is no number of parallel calls there (`InvalidArgumentError: "
+                           "num_parallel_calls must be greater than zero`): pass a number"
+                           % (tf_name(use.qualname), target))
         message = _message(missing, target)
         if missing.replacement and _reorder_risk(use):
             message += " (TF %s's `%s` is another function: check the order of its " \
@@ -335,6 +342,12 @@ def _lacks_method(qualname, target):
             name = parts[length]
             return not name.startswith("_") and tfapi.method_missing(owner, name, target) is True
     return False
+
+
+def _keyword_of(module, node):
+    """The keyword `node` is passed as (`num_parallel_calls=...`), or None."""
+    parent = module.parent_of(node)
+    return parent.arg if isinstance(parent, ast.keyword) else None
 
 
 def _reorder_risk(use):
