@@ -194,8 +194,10 @@ def main(argv=None):
         return exit_.code
     except KeyboardInterrupt:  # Ctrl-C before the run started: no traceback either
         return 130
-    previous = _stop_cleanly_on_sigterm()
+    previous = _NOT_INSTALLED
     try:
+        # (inside the try: a Ctrl-C or SIGTERM as the handler goes in ends quietly too)
+        previous = _stop_cleanly_on_sigterm()
         with interrupts.keeping_stops():
             status = run(args, parser)
             interrupts.raise_pending()  # one that came after the last file
@@ -219,8 +221,13 @@ def console_main():
     SIGTERM arriving while the interpreter shuts down (joining the pool's threads) ends it
     quietly; a handler raising there prints "Exception ignored" and a traceback."""
     status = main()
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    except KeyboardInterrupt:  # one that came just as main() returned
+        return 130
+    except interrupts.Terminated:
+        return 128 + signal.SIGTERM
     return status
 
 
