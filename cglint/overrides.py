@@ -182,24 +182,21 @@ def override_uses(facts):
 NAMESPACE_PACKAGES = (3, 3)
 
 
-def loaded_on_disk(module, certain=False):
+def loaded_on_disk(module):
     """[ModuleSummary] of the project modules on disk that a process importing `module`
     loads (cglint.project), made dependencies of its findings: so that a file checked
-    alone is judged with the modules a whole-tree run would give it. `certain`: not
-    through imports made only as an alternative to others (a fallback, another branch),
-    for what two loaded modules must not both do. None for a text on no disk, or a
-    module of TensorFlow itself."""
+    alone is judged with the modules a whole-tree run would give it. None for a text on
+    no disk, or a module of TensorFlow itself."""
     if module.path == "-" or is_tensorflow_file(module.path):
         return []
-    key = "_loaded_on_disk_certain" if certain else "_loaded_on_disk"
-    found = module.__dict__.get(key)  # CG201, CG203 and CG204 ask
+    found = module.__dict__.get("_loaded_on_disk")  # CG201, CG203 and CG204 ask
     if found is None:
         from cglint import project
 
         summaries, dependencies = project.current().loaded_with(
-            module.path, certain, namespaces=module.target_python >= NAMESPACE_PACKAGES)
+            module.path, namespaces=module.target_python >= NAMESPACE_PACKAGES)
         module.dependencies.update(dependencies)
-        found = module.__dict__[key] = [
+        found = module.__dict__["_loaded_on_disk"] = [
             summary for summary in summaries if not is_tensorflow_file(summary.path)]
     return found
 
@@ -890,18 +887,26 @@ def module_components(path):
     return tuple(parts)
 
 
-def certain_components(module, imports):
-    """`imports` (imported_components) but those the module makes only as an
-    alternative to others (cglint.project.alternative_statements)."""
+def opposite_components(module):
+    """(components, components) of each two imports the module makes on opposite sides
+    of one `try`/`if` (cglint.project.opposite_statement_pairs): never loaded together."""
     from cglint import project
 
-    statements = project.alternative_statements(module.tree)
-    if not statements:
-        return imports
-    alternative = set(imported_components(module, statements))
-    others = set(imported_components(module, project.statements_outside(
-        module.tree, statements, module.statements)))
-    return tuple(item for item in imports if item not in alternative - others)
+    pairs = set()
+    for first, second in project.opposite_statement_pairs(module.tree):
+        for one in imported_components(module, first):
+            for other in imported_components(module, second):
+                if one != other:
+                    pairs.add((one, other))
+    return sorted(pairs)
+
+
+def opposite(components, other, pairs):
+    """Whether two files (by their components) are the two sides of one of `pairs`."""
+    def names(path_components, name):  # (lists after a JSON cache: compared as tuples)
+        return tuple(path_components[len(path_components) - len(name):]) == tuple(name)
+    return any((names(components, a) and names(other, b)) or
+               (names(components, b) and names(other, a)) for a, b in pairs)
 
 
 def imported_components(module, statements=None):

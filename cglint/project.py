@@ -66,8 +66,9 @@ class ModuleSummary:
     imports: Optional[tuple] = None  # (module, level) of every import, when asked for
     # the imports among them made inside a `try` whose handler catches KeyError
     imports_catching_key_error: frozenset = frozenset()
-    # the imports among them made only as an alternative to others (alternative_imports)
-    alternative_imports: frozenset = frozenset()
+    # pairs of them on opposite sides of one `try`/`if` (opposite_import_pairs): a program
+    # never loads both
+    opposite_imports: tuple = ()
     # the imports among them that run when the module is imported (not in a def or class)
     top_imports: tuple = ()
     registered: dict = field(default_factory=dict)  # known registered name -> first line
@@ -450,7 +451,7 @@ class Project:
             any_name = any_name or summary.registers_any
         return names, patterns, any_name, dependencies
 
-    def loaded_with(self, path, certain=False, namespaces=False):
+    def loaded_with(self, path, namespaces=False):
         """([ModuleSummary], [Dependency]) of the project modules loaded in a process that
         imports `path`: those it imports, directly or through other project modules, and
         the modules that import it (a `main.py` importing both `grads` and `model`) with
@@ -459,7 +460,7 @@ class Project:
         summaries, dependencies = [], []
         seen = {self._realpath(path)}
         queue = [(path, 0)] + [(importer, 1) for importer in self.importers(
-            path, certain, namespaces)]
+            path, namespaces)]
         seen.update(self._realpath(importer) for importer, _ in queue[1:])
         while queue and len(seen) <= MAX_IMPORTED_MODULES:
             importer, depth = queue.pop(0)
@@ -475,18 +476,18 @@ class Project:
             # runs pkg/__init__.py, which may import the module that registers).
             found = list(enclosing_package_inits(importer))
             found += [self.module_path(importer, module, level)
-                      for module, level in _taken(summary, certain)]
+                      for module, level in summary.imports or ()]
             for module_file in found:
                 if module_file is not None and self._realpath(module_file) not in seen:
                     seen.add(self._realpath(module_file))
                     queue.append((module_file, depth + 1))
         return summaries, dependencies
 
-    def imports_all_catch_key_error(self, path):
+    def imports_all_catch_key_error(self, path, namespaces=False):
         """(whether `path` has importers in the project and every one imports it inside a
         `try` that catches KeyError, [Dependency] on them)."""
         target = self._realpath(path)
-        importers = self.importers(path)
+        importers = self.importers(path, namespaces)
         dependencies = []
         for importer in importers:
             summary = self.summary(importer, with_imports=True)
@@ -500,7 +501,7 @@ class Project:
                     return False, dependencies
         return bool(importers), dependencies
 
-    def importers(self, path, certain=False, namespaces=False):
+    def importers(self, path, namespaces=False):
         """Project files that import `path`: those under its package root (at most
         MAX_SCANNED_FILES) whose text names its module and whose imports resolve to it;
         with `namespaces` (a Python 3 target), also the `.py` files right in the folder
@@ -523,8 +524,7 @@ class Project:
                     self._realpath(candidate) == target:
                 continue
             summary = self.summary(candidate, with_imports=True)
-            if summary is not None and target in self._imported_files(candidate, summary,
-                                                                      certain):
+            if summary is not None and target in self._imported_files(candidate, summary):
                 found.append(candidate)
         return found
 
@@ -587,22 +587,21 @@ class Project:
             found = self._real[path] = os.path.realpath(path)
         return found
 
-    def _imported_files(self, importer, summary, certain=False):
-        """Real paths of the project files an importer's imports resolve to (`certain`:
-        but those it makes only as an alternative to others): worked out once per
-        importer's content (a hub importing 500 modules is asked by each)."""
-        key = (importer, summary.digest, certain)
+    def _imported_files(self, importer, summary):
+        """Real paths of the project files an importer's imports resolve to: worked out
+        once per importer's content (a hub importing 500 modules is asked by each)."""
+        key = (importer, summary.digest)
         found = self._imports_resolved.get(key)
         if found is None:
             found = self._imports_resolved[key] = self._recording(
-                self._resolve_imports, importer, summary, certain)
+                self._resolve_imports, importer, summary)
         answer, absent = found
         self._absent.update(absent)  # a kept answer still rests on what was not found
         return answer
 
-    def _resolve_imports(self, importer, summary, certain=False):
+    def _resolve_imports(self, importer, summary):
         paths = (self.module_path(importer, module, level)
-                 for module, level in _taken(summary, certain))
+                 for module, level in summary.imports or ())
         return frozenset(self._realpath(path) for path in paths if path is not None)
 
 
@@ -734,7 +733,7 @@ def _summarize(path, with_imports):
     summary.reexports = _reexports(parsed.tree)
     if with_imports:
         summary.imports = tuple(_imports(parsed.tree))
-        summary.alternative_imports = alternatives_of(parsed.tree, summary.imports)
+        summary.opposite_imports = tuple(opposite_import_pairs(parsed.tree))
         summary.top_imports = tuple(_imports(ast.Module(
             body=top_level_import_statements(parsed.tree), type_ignores=[])))
         summary.imports_catching_key_error = frozenset(_imports_catching_key_error(
@@ -812,15 +811,6 @@ def _imports(tree):
                            else alias.name), node.level
 
 
-def _taken(summary, certain):
-    """The (module, level) imports of a summary; `certain`: not those made only as an
-    alternative to others (a fallback, another branch)."""
-    imports = summary.imports or ()
-    if not certain or not summary.alternative_imports:
-        return imports
-    return [item for item in imports if item not in summary.alternative_imports]
-
-
 def top_level_import_statements(tree):
     """The import statements that run when the module is imported: at its top level and
     in its top-level `if`, `try`, `with` and loop bodies, not in a def or class."""
@@ -837,55 +827,44 @@ def top_level_import_statements(tree):
     return found
 
 
-def alternative_statements(tree):
-    """The import statements that run only instead of others when the module is
-    imported: those in the handlers of a `try` whose body imports and that catches
-    ImportError (`try: import fast_ops / except ImportError: import ref_ops`), and in the
-    `else` of an `if` whose body imports (`if flag: import a as ops / else: import b as
-    ops`), at the module's top level (in its `if`s and `try`s, not in a def or class).
-    A program never loads both sides."""
+def opposite_statement_pairs(tree):
+    """(statements, statements) of imports on opposite sides of one `try` or `if` at the
+    module's top level (in its `if`s and `try`s, not in a def or class): the body of a
+    `try` whose handler catches ImportError and that handler (`try: import fast_ops /
+    except ImportError: import ref_ops`), the body of an `if` and its `else` (`if flag:
+    import a as ops / else: import b as ops`). A program never loads both sides."""
     found = []
     pending = [statement for statement in tree.body if isinstance(statement, (ast.Try, ast.If))]
     while pending:
         node = pending.pop()
         if isinstance(node, ast.Try):
-            if _imports_in(node.body) and any(
-                    _catches_import_error(handler.type) for handler in node.handlers):
+            first = _imports_in(node.body)
+            if first:
                 for handler in node.handlers:
-                    found += _imports_in(handler.body)
+                    second = _imports_in(handler.body)
+                    if second and _catches_import_error(handler.type):
+                        found.append((first, second))
             parts = node.body + node.orelse + node.finalbody + [
                 statement for handler in node.handlers for statement in handler.body]
         else:
-            if node.orelse and _imports_in(node.body):
-                found += _imports_in(node.orelse)
+            first, second = _imports_in(node.body), _imports_in(node.orelse)
+            if first and second:
+                found.append((first, second))
             parts = node.body + node.orelse
         pending += [part for part in parts if isinstance(part, (ast.Try, ast.If))]
     return found
 
 
-def alternatives_of(tree, imports):
-    """(module, level) of the imports only alternative_statements make."""
-    statements = alternative_statements(tree)
-    if not statements:
-        return frozenset()
-    alternative = set(_imports(ast.Module(body=statements, type_ignores=[])))
-    return frozenset(alternative - set(imports_outside(tree, statements)))
-
-
-def imports_outside(tree, statements):
-    """(module, level) of the imports of statements not among `statements`."""
-    return _imports(ast.Module(body=statements_outside(tree, statements), type_ignores=[]))
-
-
-def statements_outside(tree, statements, index=None):
-    """The import statements of `tree` not among `statements`."""
-    if index is None:
-        from cglint.statements import statement_index
-
-        index = statement_index(tree)
-    skipped = {id(statement) for statement in statements}
-    return [node for node in index[ast.Import] + index[ast.ImportFrom]
-            if id(node) not in skipped]
+def opposite_import_pairs(tree):
+    """((module, level), (module, level)) of each two imports on opposite sides
+    (opposite_statement_pairs)."""
+    pairs = set()
+    for first, second in opposite_statement_pairs(tree):
+        for one in _imports(ast.Module(body=first, type_ignores=[])):
+            for other in _imports(ast.Module(body=second, type_ignores=[])):
+                if one != other:
+                    pairs.add((one, other))
+    return sorted(pairs)
 
 
 def _imports_in(statements):

@@ -92,15 +92,18 @@ class GradientRegisteredTwice(Rule):
         # name, whether one of its registrations runs unguarded)
         elsewhere = []
         if names:
+            loaded = overrides.loaded_on_disk(module)
+            exclusive = _opposites_on_disk(module, loaded)
             elsewhere = [(project.shown_path(summary.path), os.path.realpath(summary.path),
                           name, unguarded)
-                         for summary in overrides.loaded_on_disk(module, certain=True)
+                         for summary in loaded
+                         if os.path.realpath(summary.path) not in exclusive
                          for name, unguarded in sorted(summary.registered_runs.items())
                          if name in names]
-        # Imports made only instead of others (`except ImportError:`, an `else`) never
-        # load together with them: not counted for "loaded in the same program".
-        return facts.components, overrides.certain_components(module, facts.imports), \
-            names, elsewhere
+        # Two imports on opposite sides of one `try`/`if` (`except ImportError:`, an
+        # `else`) never load together: their registrations are not doubled.
+        return facts.components, facts.imports, names, elsewhere, \
+            overrides.opposite_components(module)
 
     def check_run(self, summaries):
         by_name = {}
@@ -112,13 +115,16 @@ class GradientRegisteredTwice(Rule):
             return
         together = overrides.loaded_together(
             {path: (summary[0], summary[1]) for path, summary in summaries.items()}, wanted)
+        pairs = [pair for summary in summaries.values() for pair in summary[4]]
         for name, found in sorted(by_name.items()):
             for path, places in found:
                 # (real path, shown path, whether one of its registrations is unguarded)
                 others = [(os.path.realpath(other), other,
                            any(unguarded for _, unguarded in other_places))
                           for other, other_places in found
-                          if other != path and other in together.get(path, ())]
+                          if other != path and other in together.get(path, ())
+                          and not overrides.opposite(tuple(summaries[path][0]),
+                                                     tuple(summaries[other][0]), pairs)]
                 checked = {real for real, _, _ in others}
                 others += [(real, shown, unguarded)
                            for shown, real, other_name, unguarded in summaries[path][3]
@@ -137,6 +143,26 @@ class GradientRegisteredTwice(Rule):
                                       span=Span(*place), path=path)
 
 
+def _opposites_on_disk(module, loaded):
+    """Real paths of the project files that the loaded modules (importers among them)
+    import on the side of a `try`/`if` opposite to `module`'s: never loaded with it."""
+    from cglint import project
+
+    where, own = project.current(), os.path.realpath(module.path)
+    found = set()
+    for summary in loaded:
+        for one, other in summary.opposite_imports:
+            first = where.module_path(summary.path, *one)
+            second = where.module_path(summary.path, *other)
+            if first is None or second is None:
+                continue
+            if os.path.realpath(first) == own:
+                found.add(os.path.realpath(second))
+            elif os.path.realpath(second) == own:
+                found.add(os.path.realpath(first))
+    return found
+
+
 def _importers_catch_it(module, registration):
     """A module-level registration in a module every project importer of which imports
     it inside `try: ... except KeyError:` (maml's `special_grads`): the KeyError is
@@ -145,7 +171,8 @@ def _importers_catch_it(module, registration):
         return False
     from cglint import project  # only modules registering a built-in op's name need it
 
-    caught, dependencies = project.current().imports_all_catch_key_error(module.path)
+    caught, dependencies = project.current().imports_all_catch_key_error(
+        module.path, namespaces=module.target_python >= overrides.NAMESPACE_PACKAGES)
     module.dependencies.update(dependencies)
     return caught
 
