@@ -702,15 +702,27 @@ def _write_diff(out, lines, encoding):
     """The diff's lines, those of the file in its own bytes (latin-1 stays latin-1, a BOM
     stays), the headers in UTF-8: `patch` then matches the file byte for byte. A stream
     without bytes underneath (a test's) takes the text."""
+    lines = list(_marking_missing_newlines(lines))
     buffer = getattr(out, "buffer", None)
     if buffer is None:
         out.writelines(lines)
         return
     out.flush()
     for index, line in enumerate(lines):
-        header = index < 2 or line.startswith("@@")
+        header = index < 2 or line.startswith(("@@", "\\ "))
         buffer.write(line.encode("utf-8" if header else encoding, "surrogateescape"))
     buffer.flush()
+
+
+def _marking_missing_newlines(lines):
+    """The diff's lines, one without a newline (the file's last) ended and followed by
+    `\\ No newline at end of file`, as diff(1) writes it and patch(1) reads it."""
+    for line in lines:
+        if line.endswith("\n"):
+            yield line
+        else:
+            yield line + "\n"
+            yield "\\ No newline at end of file\n"
 
 
 def _split_keeping_newlines(text):

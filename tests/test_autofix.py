@@ -372,3 +372,11 @@ def test_the_diff_of_a_bom_or_latin1_file_patches_it_to_what_fix_writes(tmp_path
         assert fixed != (latin1 if name == "latin.py" else bom)  # a fix was made
         assert (tmp_path / "patched" / name).read_bytes() == fixed
     assert _shutil.which("patch")
+
+
+def test_the_diff_of_a_file_without_a_final_newline_marks_it(tmp_path, capsys):
+    # as diff(1) does, so that patch(1) takes it
+    (tmp_path / "a.py").write_text("import tensorflow as tf\nx = tf.math.log(tf.constant(2.0))")
+    _, out, _ = run(capsys, "a.py", "--diff")
+    assert out.endswith("-x = tf.math.log(tf.constant(2.0))\n\\ No newline at end of file\n"
+                        "+x = tf.log(tf.constant(2.0))\n\\ No newline at end of file\n")

@@ -224,6 +224,8 @@ def _py_func_inputs(key, found):
         if not isinstance(given, (ast.List, ast.Tuple)) or any(
                 isinstance(element, ast.Starred) for element in given.elts):
             return None
+        if len(given.elts) == 1 and key in ("ConcatV2", "AddN"):
+            return None  # `tf.concat([a], 0)`, `tf.add_n([a])` give `a` back: no such op
         counts.add(len(given.elts) + besides)
     return counts.pop() if len(counts) == 1 else None
 
