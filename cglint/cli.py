@@ -220,14 +220,23 @@ def console_main():
     """The `cglint` command: main(), then the default signal actions, so that a Ctrl-C or
     SIGTERM arriving while the interpreter shuts down (joining the pool's threads) ends it
     quietly; a handler raising there prints "Exception ignored" and a traceback."""
-    status = main()
     try:
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    except KeyboardInterrupt:  # one that came just as main() returned
-        return 130
+        # (signal.signal() runs a pending handler first: a Ctrl-C as main()'s `finally`
+        # restores the SIGTERM handler, or as these go in, surfaces here)
+        status = main()
+    except KeyboardInterrupt:
+        status = 130
     except interrupts.Terminated:
-        return 128 + signal.SIGTERM
+        status = 128 + signal.SIGTERM
+    for stop in (signal.SIGINT, signal.SIGTERM):
+        for _ in range(2):  # a pending stop raised before the change: set it again
+            try:
+                signal.signal(stop, signal.SIG_DFL)
+                break
+            except KeyboardInterrupt:
+                status = 130
+            except interrupts.Terminated:
+                status = 128 + signal.SIGTERM
     return status
 
 

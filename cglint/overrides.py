@@ -887,39 +887,15 @@ def module_components(path):
     return tuple(parts)
 
 
-def opposite_components(module):
-    """(components, components) of each two imports the module makes on opposite sides
-    of one `try`/`if` (cglint.project.opposite_statement_pairs): never loaded together."""
-    from cglint import project
-
-    pairs = set()
-    for first, second in project.opposite_statement_pairs(module.tree):
-        for one in imported_components(module, first):
-            for other in imported_components(module, second):
-                if one != other:
-                    pairs.add((one, other))
-    return sorted(pairs)
-
-
-def opposite(components, other, pairs):
-    """Whether two files (by their components) are the two sides of one of `pairs`."""
-    def names(path_components, name):  # (lists after a JSON cache: compared as tuples)
-        return tuple(path_components[len(path_components) - len(name):]) == tuple(name)
-    return any((names(components, a) and names(other, b)) or
-               (names(components, b) and names(other, a)) for a, b in pairs)
-
-
-def imported_components(module, statements=None):
+def imported_components(module):
     """Dotted components of every module a ModuleFacts imports (relative ones made
-    absolute), wherever the import statement is; or of the import `statements` given."""
+    absolute), wherever the import statement is."""
     path = module.path
     package = module_components(path)[:-1] if path and path != "-" else ()
     if path and os.path.basename(path) == "__init__.py":
         package = module_components(path)
     found = set()
-    if statements is None:
-        statements = module.statements[ast.Import] + module.statements[ast.ImportFrom]
-    for node in statements:
+    for node in module.statements[ast.Import] + module.statements[ast.ImportFrom]:
         if isinstance(node, ast.Import):
             found.update(tuple(alias.name.split(".")) for alias in node.names)
         elif isinstance(node, ast.ImportFrom):

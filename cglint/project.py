@@ -66,9 +66,6 @@ class ModuleSummary:
     imports: Optional[tuple] = None  # (module, level) of every import, when asked for
     # the imports among them made inside a `try` whose handler catches KeyError
     imports_catching_key_error: frozenset = frozenset()
-    # pairs of them on opposite sides of one `try`/`if` (opposite_import_pairs): a program
-    # never loads both
-    opposite_imports: tuple = ()
     # the imports among them that run when the module is imported (not in a def or class)
     top_imports: tuple = ()
     registered: dict = field(default_factory=dict)  # known registered name -> first line
@@ -733,7 +730,6 @@ def _summarize(path, with_imports):
     summary.reexports = _reexports(parsed.tree)
     if with_imports:
         summary.imports = tuple(_imports(parsed.tree))
-        summary.opposite_imports = tuple(opposite_import_pairs(parsed.tree))
         summary.top_imports = tuple(_imports(ast.Module(
             body=top_level_import_statements(parsed.tree), type_ignores=[])))
         summary.imports_catching_key_error = frozenset(_imports_catching_key_error(
@@ -825,59 +821,6 @@ def top_level_import_statements(tree):
             for handler in getattr(node, "handlers", []):
                 pending += handler.body
     return found
-
-
-def opposite_statement_pairs(tree):
-    """(statements, statements) of imports on opposite sides of one `try` or `if` at the
-    module's top level (in its `if`s and `try`s, not in a def or class): the body of a
-    `try` whose handler catches ImportError and that handler (`try: import fast_ops /
-    except ImportError: import ref_ops`), the body of an `if` and its `else` (`if flag:
-    import a as ops / else: import b as ops`). A program never loads both sides."""
-    found = []
-    pending = [statement for statement in tree.body if isinstance(statement, (ast.Try, ast.If))]
-    while pending:
-        node = pending.pop()
-        if isinstance(node, ast.Try):
-            first = _imports_in(node.body)
-            if first:
-                for handler in node.handlers:
-                    second = _imports_in(handler.body)
-                    if second and _catches_import_error(handler.type):
-                        found.append((first, second))
-            parts = node.body + node.orelse + node.finalbody + [
-                statement for handler in node.handlers for statement in handler.body]
-        else:
-            first, second = _imports_in(node.body), _imports_in(node.orelse)
-            if first and second:
-                found.append((first, second))
-            parts = node.body + node.orelse
-        pending += [part for part in parts if isinstance(part, (ast.Try, ast.If))]
-    return found
-
-
-def opposite_import_pairs(tree):
-    """((module, level), (module, level)) of each two imports on opposite sides
-    (opposite_statement_pairs)."""
-    pairs = set()
-    for first, second in opposite_statement_pairs(tree):
-        for one in _imports(ast.Module(body=first, type_ignores=[])):
-            for other in _imports(ast.Module(body=second, type_ignores=[])):
-                if one != other:
-                    pairs.add((one, other))
-    return sorted(pairs)
-
-
-def _imports_in(statements):
-    return [node for statement in statements for node in ast.walk(statement)
-            if isinstance(node, (ast.Import, ast.ImportFrom))]
-
-
-def _catches_import_error(expr):
-    names = [expr] if not isinstance(expr, ast.Tuple) else list(expr.elts)
-    return expr is None or any(
-        (getattr(name, "id", None) or getattr(name, "attr", None)) in (
-            "ImportError", "ModuleNotFoundError", "Exception", "BaseException")
-        for name in names)
 
 
 def _imports_catching_key_error(tree):

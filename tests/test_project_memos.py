@@ -241,18 +241,3 @@ def test_importers_of_a_module_in_a_namespace_package_are_looked_for_above_it(tm
     (root / "pkg" / "__init__.py").write_text("")  # a package: its root, as before
     assert project.namespace_parent(use) is None
     assert project.namespace_parent("/x.py") is None and project.namespace_parent("/a/x.py") is None
-
-
-def test_imports_on_opposite_sides_of_a_try_or_an_if_are_pairs():
-    # a fallback of `except ImportError` and its try body, an `if` and its `else`: a
-    # program loads one side; other imports (and other handlers) pair with nothing
-    import ast as _ast
-    tree = _ast.parse(
-        "try:\n    import fast\nexcept ImportError:\n    import ref\n"
-        "try:\n    import a\nexcept KeyError:\n    import b\n"
-        "if flag:\n    import c\nelif other:\n    import d\nelse:\n    import e\n"
-        "if other:\n    pass\nelse:\n    import f\n"
-        "import shared\n")
-    pairs = project.opposite_import_pairs(tree)
-    assert pairs == [(("c", 0), ("d", 0)), (("c", 0), ("e", 0)), (("d", 0), ("e", 0)),
-                     (("fast", 0), ("ref", 0))]

@@ -92,18 +92,12 @@ class GradientRegisteredTwice(Rule):
         # name, whether one of its registrations runs unguarded)
         elsewhere = []
         if names:
-            loaded = overrides.loaded_on_disk(module)
-            exclusive = _opposites_on_disk(module, loaded)
             elsewhere = [(project.shown_path(summary.path), os.path.realpath(summary.path),
                           name, unguarded)
-                         for summary in loaded
-                         if os.path.realpath(summary.path) not in exclusive
+                         for summary in overrides.loaded_on_disk(module)
                          for name, unguarded in sorted(summary.registered_runs.items())
                          if name in names]
-        # Two imports on opposite sides of one `try`/`if` (`except ImportError:`, an
-        # `else`) never load together: their registrations are not doubled.
-        return facts.components, facts.imports, names, elsewhere, \
-            overrides.opposite_components(module)
+        return facts.components, facts.imports, names, elsewhere
 
     def check_run(self, summaries):
         by_name = {}
@@ -115,16 +109,13 @@ class GradientRegisteredTwice(Rule):
             return
         together = overrides.loaded_together(
             {path: (summary[0], summary[1]) for path, summary in summaries.items()}, wanted)
-        pairs = [pair for summary in summaries.values() for pair in summary[4]]
         for name, found in sorted(by_name.items()):
             for path, places in found:
                 # (real path, shown path, whether one of its registrations is unguarded)
                 others = [(os.path.realpath(other), other,
                            any(unguarded for _, unguarded in other_places))
                           for other, other_places in found
-                          if other != path and other in together.get(path, ())
-                          and not overrides.opposite(tuple(summaries[path][0]),
-                                                     tuple(summaries[other][0]), pairs)]
+                          if other != path and other in together.get(path, ())]
                 checked = {real for real, _, _ in others}
                 others += [(real, shown, unguarded)
                            for shown, real, other_name, unguarded in summaries[path][3]
@@ -141,26 +132,6 @@ class GradientRegisteredTwice(Rule):
                                       "loaded in the same program: the second registration "
                                       "raises %s" % (name, earlier[0], _KEY_ERROR % name),
                                       span=Span(*place), path=path)
-
-
-def _opposites_on_disk(module, loaded):
-    """Real paths of the project files that the loaded modules (importers among them)
-    import on the side of a `try`/`if` opposite to `module`'s: never loaded with it."""
-    from cglint import project
-
-    where, own = project.current(), os.path.realpath(module.path)
-    found = set()
-    for summary in loaded:
-        for one, other in summary.opposite_imports:
-            first = where.module_path(summary.path, *one)
-            second = where.module_path(summary.path, *other)
-            if first is None or second is None:
-                continue
-            if os.path.realpath(first) == own:
-                found.add(os.path.realpath(second))
-            elif os.path.realpath(second) == own:
-                found.add(os.path.realpath(first))
-    return found
 
 
 def _importers_catch_it(module, registration):
