@@ -129,7 +129,8 @@ def _misplaced_future(parsed, target_python):
                                                         and isinstance(statement.value.value, str)):
             break
         leading += _is_future_import(statement)
-    if parsed.text.count("__future__") <= leading:
+    mentions = parsed.text.count("__future__")
+    if mentions <= leading:
         return None  # no other future import anywhere: the usual file, in a few steps
     docstring, at_the_start, top_level = None, True, 0
     for index, statement in enumerate(body):
@@ -144,8 +145,8 @@ def _misplaced_future(parsed, target_python):
             docstring = statement
             continue
         at_the_start = False
-    if parsed.text.count("__future__") <= top_level:
-        return None  # none nested: the tree need not be walked (most files)
+    if mentions <= top_level:
+        return None  # none nested: the tree need not be walked
     nested = [node for statement in body for node in ast.walk(statement)
               if _is_future_import(node) and node not in body]
     return _position(parsed, nested[0]) if nested else None
