@@ -566,15 +566,15 @@ class ModuleFacts:
         for call, qualname in self.calls:
             func = call.func
             if qualname in GRAPH_TRACERS:
-                taken = call.args[0] if call.args else next(
-                    (k.value for k in call.keywords if k.arg in ("func", "map_func")), None)
+                keywords = ("func", "map_func")
             elif isinstance(func, ast.Attribute) and func.attr in DATASET_FUNCTION_TAKERS and \
                     _is_dataset(self._receiver_class(func.value, self.names.scope_of(call),
                                                      self._with_targets)):
-                taken = call.args[0] if call.args else next(
-                    (k.value for k in call.keywords if k.arg in ("map_func", "predicate")), None)
+                keywords = ("map_func", "predicate")
             else:
                 continue
+            taken = call.args[0] if call.args else next(
+                (k.value for k in call.keywords if k.arg in keywords), None)
             if isinstance(taken, ast.Name):
                 binding = self.names.definitions(taken, self.names.scope_of(taken))
                 if binding is not None and (binding.kind == "def" or (
@@ -1289,7 +1289,7 @@ class ModuleFacts:
         """How many tensors `nest.flatten(expr)` gives, or None when it cannot be known.
 
         The parameters of `scope` are tensors (a gradient or custom-gradient function's),
-        unless `arguments` (see `_call_arguments`) says `scope` is a helper being followed:
+        unless `arguments` (see `call_arguments`) says `scope` is a helper being followed:
         then a parameter counts as the argument the call passed it."""
         if depth > _MAX_DEPTH or expr is None:
             return None
@@ -1463,7 +1463,7 @@ class ModuleFacts:
         if function is None:
             return None
         own_scope = self.names.scope_for_def[id(function)]
-        passed = _call_arguments(call, function, (scope, arguments))
+        passed = call_arguments(call, function, (scope, arguments))
         body = list(own_nodes(function))
         if any(isinstance(node, (ast.Yield, ast.YieldFrom)) for node in body):
             return None  # a generator
@@ -1782,7 +1782,7 @@ class ModuleFacts:
         return [binding.node for binding in bindings]
 
 
-def _call_arguments(call, function, caller):
+def call_arguments(call, function, caller):
     """{parameter name: (argument, caller)} for the arguments `call` passes `function` by
     position or keyword (`self` aside for `self.method(...)`); empty when a `*args` or
     `**kwargs` at the call hides which parameter gets what. `caller` is the (scope,

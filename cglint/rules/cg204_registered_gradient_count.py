@@ -218,9 +218,7 @@ def _py_func_inputs(key, found):
     for built in found.built:
         if built.qualname != qualname or key not in built.op_types:
             continue
-        given = next((k.value for k in built.call.keywords if k.arg == keyword), None)
-        if given is None and len(built.call.args) > position:
-            given = built.call.args[position]
+        given = _passed(built.call, keyword, position)
         if not isinstance(given, (ast.List, ast.Tuple)) or any(
                 isinstance(element, ast.Starred) for element in given.elts):
             return None
@@ -254,10 +252,7 @@ def _block_outputs(key, found):
     for built in found.built:
         if built.qualname != qualname or key not in built.op_types:
             continue
-        call = built.call
-        value = next((k.value for k in call.keywords if k.arg == keyword), None)
-        if value is None and len(call.args) > position:
-            value = call.args[position]
+        value = _passed(built.call, keyword, position)
         if kind == "count" and isinstance(value, ast.Constant) and type(value.value) is int:
             counts.add(value.value)
         elif kind == "dtypes" and isinstance(value, (ast.List, ast.Tuple)) and not any(
@@ -268,6 +263,14 @@ def _block_outputs(key, found):
         else:
             return None
     return counts.pop() if len(counts) == 1 else None
+
+
+def _passed(call, keyword, position):
+    """What `call` passes as `keyword`, else at `position`, else None."""
+    given = next((k.value for k in call.keywords if k.arg == keyword), None)
+    if given is None and len(call.args) > position:
+        given = call.args[position]
+    return given
 
 
 _DTYPES = frozenset(("float16", "float32", "float64", "int8", "int16", "int32", "int64",
@@ -281,7 +284,7 @@ def _passed_gradients(rule, module, facts):
     the gradient function and the inputs: the function must return one gradient per
     tensor of that call's `inp` list."""
     from cglint.facts import own_nodes
-    from cglint.facts import _call_arguments as arguments_of
+    from cglint.facts import call_arguments as arguments_of
     reported = set()  # returns: one finding each, at the first call it does not fit
     calls_of = None  # id(def) -> the module's calls of it, worked out once
     for registration in facts.registrations:
@@ -307,8 +310,7 @@ def _passed_gradients(rule, module, facts):
                 for built in found.built or ():
                     if built.qualname != _PY_FUNCS[entry.key]:
                         continue
-                    inp = next((k.value for k in built.call.keywords if k.arg == "inp"),
-                               built.call.args[1] if len(built.call.args) > 1 else None)
+                    inp = _passed(built.call, "inp", 1)
                     if not isinstance(inp, ast.Name) or inp.id not in parameters:
                         continue
                     if calls_of is None:
