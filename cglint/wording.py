@@ -2,6 +2,9 @@
 them (`tf.math.log`), counts with their plural, lists of names."""
 
 _TENSORFLOW = "tensorflow"
+# Said after a graph-mode message on code of an eager module that TF traces into a graph
+# (a `tfe.defun`, a dataset's `.map` function: facts.graph_traced).
+TRACED = " (TF 1.8 traces this code into a graph, eager execution or not)"
 
 
 def tf_name(qualname):

@@ -2,7 +2,7 @@ import ast
 
 from cglint.facts import keyword_reads
 from cglint.rules.base import Rule
-from cglint.wording import tf_name
+from cglint.wording import TRACED, tf_name
 
 
 class KeywordArguments(Rule):
@@ -49,7 +49,7 @@ class KeywordArguments(Rule):
             return known[id(call)]
 
         # In an eager module only code TF traces takes no keywords: say why.
-        traced = _TRACED if module.eager else ""
+        traced = TRACED if module.eager else ""
         for site in module.sites:
             for arg in site.params.kwonly if not module.eager else ():
                 # (a definition's keywords are taken eagerly)
@@ -94,7 +94,6 @@ class KeywordArguments(Rule):
                               "or in a closure%s" % (_keywords(passed(call)), site.name,
                                                      _where(module, site), traced))
 
-
     def _keras_lambdas(self, module):
         """`tf.keras.layers.Lambda(f, arguments={"lam": 0.5})`: the layer calls `f(x,
         **arguments)`, so the arguments arrive as keywords."""
@@ -125,12 +124,6 @@ _KERAS_LAMBDAS = frozenset(("tensorflow.keras.layers.Lambda",
                             "tensorflow.compat.v1.keras.layers.Lambda",
                             # standalone Keras (2.1, on the TF backend), as most code then
                             "keras.layers.Lambda", "keras.layers.core.Lambda"))
-
-
-# Said after a message on a call in an eager module, traced (facts.graph_traced).
-_TRACED = " (TF 1.8 traces this code into a graph, eager execution or not)"
-
-
 
 
 def _keywords(keywords):

@@ -4,6 +4,7 @@ from cglint import tfapi
 from cglint.facts import CUSTOM_GRADIENT, gradient_counts
 from cglint.names import within
 from cglint.rules.base import Rule
+from cglint.wording import TRACED
 
 # Argument kinds that fail in both modes, and those that only graph mode converts.
 _ALWAYS = ("None", "callable", "dict", "dtype")
@@ -124,7 +125,7 @@ class NonTensorArgument(Rule):
                     why = "graph mode makes it a tensor, which Python's `%s()` cannot take " \
                         "(TypeError); bind it in a closure" % builtin
                 if module.eager and kind not in _ALWAYS:  # reported where TF traces it
-                    why += " (TF 1.8 traces this code into a graph, eager execution or not)"
+                    why += TRACED
                 yield self.at(arg, "`%s` gets %s as a positional argument: %s" % (
                     name, what, why), function=function)
 
