@@ -28,7 +28,7 @@ from cglint.diagnostics import Diagnostic, Edit, Result
 from cglint.source import Span
 
 FOLDER = ".cglint_cache"
-_FORMAT = 4
+_FORMAT = 5
 # An entry larger than this is not read (nor written): 100,000 findings fit.
 MAX_ENTRY_BYTES = 16 * 1024 * 1024
 # Our own entries nest about a dozen levels deep; a planted 100k-deep one must not recurse.
@@ -361,7 +361,8 @@ def _directives(directives):
     if directives is None or directives is suppress.NONE:
         return None
     return {"file": None if directives.file_codes is None else list(directives.file_codes),
-            "inline": [[noqa.line, noqa.start, noqa.end, list(noqa.codes), noqa.cut, noqa.rest]
+            "inline": [[noqa.line, noqa.start, noqa.end, list(noqa.codes), noqa.cut,
+                        noqa.cut_end, noqa.rest, noqa.own_line]
                        for noqa in directives.inline.values()]}
 
 
@@ -372,12 +373,14 @@ def _decode_directives(record):
         raise ValueError("damaged cache entry")
     inline = {}
     for fields in _list(record["inline"]):
-        _expect_list(fields, 6)
-        line, start, end, codes, cut, rest = fields
-        _expect(int, start, end, cut)
-        _expect_position(line, start + 1, end + 1, cut + 1)
+        _expect_list(fields, 8)
+        line, start, end, codes, cut, cut_end, rest, own_line = fields
+        _expect(int, start, end, cut, cut_end)
+        _expect_position(line, start + 1, end + 1, cut + 1, cut_end + 1)
         _expect(str, rest, *_list(codes))
-        inline[line] = suppress.Noqa(line, start, end, tuple(codes), cut, rest)
+        _expect(bool, own_line)
+        inline[line] = suppress.Noqa(line, start, end, tuple(codes), cut, cut_end, rest,
+                                     own_line)
     file_codes = record["file"]
     if file_codes is not None:
         _expect(str, *_list(file_codes))

@@ -32,9 +32,13 @@ class Noqa:
     start: int  # where the directive (`# noqa...`) starts
     end: int
     codes: tuple  # () for a bare `# noqa`, which silences everything on the line
-    # How to remove the directive and leave valid code: from `cut` to `end`, put `rest`.
+    # How to remove the directive and leave valid code: from `cut` to `cut_end`, put `rest`.
     cut: int
+    cut_end: int
     rest: str
+    # The comment is all the line holds, and a line break ends it: removing the directive
+    # removes the line (as ruff does), not leaves a blank one behind.
+    own_line: bool = False
 
 
 @dataclass(frozen=True)
@@ -74,22 +78,29 @@ def scan(text):
             continue
         match = _INLINE.search(comment)
         if match:
+            cut, cut_end, rest = _cut(comment, col, match, source_line)
+            own_line = (cut == 0 and not rest and source_line.endswith("\n")
+                        and not source_line[cut_end:].strip())
             inline[line] = Noqa(line, col + match.start(), col + match.end(),
-                                _split(match.group("codes")),
-                                *_cut(comment, col, match, source_line))
+                                _split(match.group("codes")), cut, cut_end, rest, own_line)
     return Directives(inline, file_codes)
 
 
 def _cut(comment, col, match, source_line):
+    """(cut, cut_end, rest): what removing the directive replaces, and with what."""
+    end = col + match.end()
     if match.start():  # `# type: ignore  # noqa`: drop it and the blanks before it
-        return col + len(comment[:match.start()].rstrip()), ""
+        return col + len(comment[:match.start()].rstrip()), end, ""
     after = comment[match.end():].strip()
-    if after.startswith("#"):  # `# noqa: CG101  # why`: the second comment stays as it is,
-        # the blanks before the directive going (so `x = 1  # why`, not four blanks)
-        return len(source_line[:col + match.start()].rstrip()), ""
+    if after.startswith("#"):  # `# noqa: CG101  # why`: the second comment stays as it is
+        if not source_line[:col].strip():
+            # alone on its line: the second comment takes its place, indented as it was
+            return col, col + comment.index("#", match.end()), ""
+        # after code: the blanks before the directive go (`x = 1  # why`, not four blanks)
+        return len(source_line[:col + match.start()].rstrip()), end, ""
     if after:  # `# noqa: CG101 why`: keep `# why`
-        return col + match.start(), "#"
-    return len(source_line[:col].rstrip()), ""  # the whole comment, and the blanks before
+        return col + match.start(), end, "#"
+    return len(source_line[:col].rstrip()), end, ""  # the whole comment, and the blanks before
 
 
 def _split(codes):
@@ -172,4 +183,6 @@ def _removal(noqa, unused):
     if kept:
         return Edit(Span(noqa.line, noqa.start + 1, noqa.line, noqa.end + 1),
                     "# noqa: " + ", ".join(kept))
-    return Edit(Span(noqa.line, noqa.cut + 1, noqa.line, noqa.end + 1), noqa.rest)
+    if noqa.own_line:
+        return Edit(Span(noqa.line, 1, noqa.line + 1, 1), "")
+    return Edit(Span(noqa.line, noqa.cut + 1, noqa.line, noqa.cut_end + 1), noqa.rest)

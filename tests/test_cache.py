@@ -1,5 +1,6 @@
 """The .cglint_cache folder: hits on unchanged files, misses on any change, no harm when
 damaged, and the speed-up on a 1,000-file tree."""
+import json
 import os
 import sys
 import time
@@ -7,7 +8,7 @@ import time
 import pytest
 
 from cglint import cache as cache_module
-from cglint import cli
+from cglint import cli, suppress
 from cglint.cli import main
 
 from snippets import BAD
@@ -498,3 +499,17 @@ def test_a_non_utf8_file_name_with_the_cache(caches, tmp_path, capsys):
     assert code == 1 and out.count("CG103") == 1
     assert run(capsys, ".") == (code, out)
     assert caches[1].hits == 1
+
+
+def test_noqa_directives_come_back_from_an_entry_as_they_were_made():
+    # Every field of a directive, the removal's own-line case included, survives the
+    # entry's JSON; an entry missing one (an older layout) is damaged, not half-read.
+    text = ("x = 1  # noqa: CG101\nif x:\n    # noqa: CG102  # why\n    # noqa: CG103\n"
+            "y = 2  # noqa: CG104 because\n")
+    directives = suppress.scan(text)
+    assert directives.inline[4].own_line and not directives.inline[3].own_line
+    record = json.loads(json.dumps(cache_module._directives(directives)))
+    assert cache_module._decode_directives(record) == directives
+    record["inline"][0] = record["inline"][0][:6]
+    with pytest.raises(ValueError):
+        cache_module._decode_directives(record)

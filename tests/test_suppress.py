@@ -120,6 +120,26 @@ def test_unused_code_fix(comment, fixed):
     assert apply_edits(text, edits) == BAD.format(noqa=fixed)
 
 
+@pytest.mark.parametrize("text, fixed", [
+    # A directive alone on its line goes with the line, whatever ends it.
+    ("def f():\n    # noqa: CG101\n    return 1\n", "def f():\n    return 1\n"),
+    ("def f():\r\n    # noqa: CG101\r\n    return 1\r\n", "def f():\r\n    return 1\r\n"),
+    # With no line break after it, the line is left empty (the file keeps its last line).
+    ("x = 1\n# noqa: CG101", "x = 1\n"),
+    # Another comment or code on the line keeps the line.
+    ("x = 1\n# why  # noqa: CG101\ny = 2\n", "x = 1\n# why\ny = 2\n"),
+    ("x = 1\n# noqa: CG101  # why\ny = 2\n", "x = 1\n# why\ny = 2\n"),
+    # ... indented as the directive was.
+    ("if x:\n    # noqa: CG101  # why\n    y = 2\n", "if x:\n    # why\n    y = 2\n"),
+    ("if x:\n    # noqa: CG101 why\n    y = 2\n", "if x:\n    # why\n    y = 2\n"),
+])
+def test_unused_directive_alone_on_its_line_is_removed_with_the_line(text, fixed):
+    result = check.check_text("m.py", text, replace(OPTIONS, report_unused_noqa=True))
+    [(diagnostic, edits)] = result.fixes
+    assert diagnostic.code == "CG003"
+    assert apply_edits(text, edits) == fixed
+
+
 def test_command_line_reports_and_fixes_unused_noqa(tmp_path, monkeypatch, capsys):
     monkeypatch.chdir(tmp_path)
     path = tmp_path / "m.py"
