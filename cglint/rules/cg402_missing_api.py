@@ -1,7 +1,7 @@
 import ast
 import dataclasses
 
-from cglint import failing_imports, guards, tfapi, tfimports
+from cglint import failing_imports, guards, tfapi, tfimports, tfpackage
 from cglint.facts import TF_PRINTS, is_private
 from cglint.diagnostics import Finding
 from cglint.rules.base import Edit, Rule
@@ -70,6 +70,8 @@ class MissingApi(Rule):
     tf.flags.FLAGS` after `import tensorflow.compat.v1 as tf`), are the import's one
     finding. Imports follow the TF 1.8 wheels (CPU and GPU): a module file of either
     wheel imports, and the names such an import binds are checked against that module.
+    The imports of a file of TensorFlow's own tree that no wheel ships (a test, a tool, an
+    example of a source checkout) are not judged: they import what their own build makes.
     """
 
     code = "CG402"
@@ -110,6 +112,8 @@ class MissingApi(Rule):
                           "attribute '_id'`; take the gradient of their sum, or one "
                           "gradient per target" % (
                               target, "tuple" if isinstance(listed, ast.Tuple) else "list"))
+        if module.imports and _unshipped_tensorflow_file(module.path):
+            return  # its imports are of its own build (see _unshipped_tensorflow_file)
         failed_modules = set()  # (statement, module): one finding when the module fails
         for use in module.imports:
             fails, why = failing_imports.fails(use, target)
@@ -178,6 +182,15 @@ class MissingApi(Rule):
         edit = Edit(Span(start.end_line, start.end_col - len(name), start.end_line,
                          start.end_col), public)
         return self.at(use.node, message, (edit,))
+
+
+def _unshipped_tensorflow_file(path):
+    """A file of TensorFlow's own tree that no 1.8 wheel ships (a test, a tool, an example,
+    a module of a checkout of another release): it imports what its own build makes (test
+    modules, `_pb2` and `gen_` modules of its protos and ops), which the wheels' model of
+    what imports cannot judge."""
+    name = tfpackage.module_name(path)
+    return name is not None and tfimports.build_of(name) is None
 
 
 def _import_message(use, target, why):
