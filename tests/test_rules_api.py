@@ -107,6 +107,20 @@ def test_renames_are_safe_only_for_the_same_object_and_a_fitting_call():
     assert 4 not in fixes and 5 not in fixes
 
 
+def test_a_name_that_became_the_18_object_only_later_gets_an_unsafe_fix():
+    # tf.nn.avg_pool2d came in 1.14 as another function and is 1.15's tf.nn.avg_pool,
+    # which by then took `ksize=2`: the rewritten call raises on 1.8 (`Expected list for
+    # 'ksize'`, measured), so the fix is not applied without --unsafe-fixes.
+    from cglint import engine
+    text = ("import tensorflow as tf\n"
+            "p = tf.nn.avg_pool2d(x, ksize=2, strides=2, padding='SAME')\n"
+            "m = tf.math.log(x)\n")  # tf.log's own alias from its first release: safe
+    result = engine.lint_text("a.py", text, engine.Options())
+    fixes = {d.line: edits for d, edits in result.fixes}
+    assert [(e.text, e.safe) for e in fixes[2]] == [("tf.nn.avg_pool", False)]
+    assert [(e.text, e.safe) for e in fixes[3]] == [("tf.log", True)]
+
+
 def test_renamed_keywords_get_their_18_spelling():
     from cglint import engine
     text = ("import tensorflow as tf\n"

@@ -24,8 +24,8 @@ class MissingApi(Rule):
     an ImportError at import for the module forms.
 
     Fix: use the 1.8 spelling named in the message (`tf.log`, `tf.Session`,
-    `tf.random_normal`); `--fix` rewrites the name where the 1.8 one is the same object in
-    some release and the call fits its 1.8 signature (`tf.math.log` -> `tf.log`,
+    `tf.random_normal`); `--fix` rewrites the name where the newer name came in as the
+    very object the 1.8 one is (in its first release) and the call fits its 1.8 signature (`tf.math.log` -> `tf.log`,
     `tf.compat.v1.X` -> `tf.X`); `--unsafe-fixes` also applies plain 1.8 renames, and
     renames of a call passing two or more arguments positionally to a name that the newest
     release gives to another function (`tf.math.in_top_k` takes `targets` first in TF 2:
@@ -287,10 +287,13 @@ def _fix(module, use, missing):
         return None
     compat = use.qualname.startswith("tensorflow.compat.v1.") and replacement == (
         "tensorflow." + use.qualname[len("tensorflow.compat.v1."):])
-    # Safe only where it is the same object in the newest release too (unsafe where a
-    # newer release has another function under the name).
+    # Safe only where the name came in as the 1.8 object itself (`tf.math.log` is `tf.log`
+    # from 1.10, its first release): a name that became that object only later met it
+    # changed (`tf.nn.avg_pool2d` is 1.15's `tf.nn.avg_pool`, which takes `ksize=2`; 1.8's
+    # wants four sizes). And not where a newer release has another function under it.
     same_in = tfapi.same_object_versions(use.qualname)
-    same = compat or (bool(same_in) and not _reorder_risk(use))
+    first = _first_release(use.qualname)
+    same = compat or (first in same_in and not _reorder_risk(use))
     if not same and missing.note not in _RENAME_NOTES and not same_in:
         return None
     # tf.compat.v1.X is tf.X in the same release: any call fits. Otherwise the 1.8
@@ -374,6 +377,12 @@ def _reorder_risk(use):
     same = tfapi.same_object_versions(use.qualname)
     newest = _newest_release(use.qualname)
     return bool(same) and newest is not None and newest not in same
+
+
+def _first_release(qualname):
+    """The oldest release of the table that has `qualname`, or None."""
+    return next((version for version in tfapi.versions()
+                 if tfapi.status(qualname, version) == tfapi.EXISTS), None)
 
 
 def _newest_release(qualname):
