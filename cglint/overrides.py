@@ -143,10 +143,12 @@ def registered_names(facts):
     for name, line in found:
         if name.value is not None:
             names.setdefault(name.value, line)
-        elif name.from_caller:
-            any_name = True
-        elif name.pattern is not None:
+        elif name.pattern is not None and not name.from_caller:
             patterns.append(name.pattern)
+        else:
+            # A parameter, a loop variable (`for name, f in [("HalfGrad", 0.5), ...]`), an
+            # item of a table: any name may be registered here.
+            any_name = True
     return RegisteredNames(names, patterns, any_name)
 
 
@@ -543,10 +545,38 @@ class _Builder:
         pattern = self.name_pattern(expr, scope, 0)
         if isinstance(expr, ast.Name):
             bindings = self.names.lookup(expr.id, scope)
+            if len(bindings) == 1 and pattern is None:
+                pattern = self.loop_pattern(bindings[0])
             if len(bindings) == 1:
                 return GradientName(expr, None, ("binding", id(bindings[0])),
                                     bindings[0].kind == "param", pattern)
         return GradientName(expr, None, pattern=pattern)
+
+    def loop_pattern(self, binding):
+        """A regular expression of the strings a `for` target takes from a literal table
+        (`for name, f in [("HalfGrad", 0.5), ("DoubleGrad", 2.0)]:`), or None."""
+        target = binding.node
+        if binding.kind != "other" or not isinstance(target, ast.Name):
+            return None
+        parent = self.module.parent_of(target)
+        position = None
+        if isinstance(parent, ast.Tuple):
+            position = next(i for i, element in enumerate(parent.elts) if element is target)
+            target, parent = parent, self.module.parent_of(parent)
+        if not isinstance(parent, ast.For) or parent.target is not target or not isinstance(
+                parent.iter, (ast.List, ast.Tuple)) or not parent.iter.elts:
+            return None
+        values = []
+        for row in parent.iter.elts:
+            if position is not None:
+                if not isinstance(row, (ast.List, ast.Tuple)) or len(row.elts) != len(
+                        target.elts):
+                    return None
+                row = row.elts[position]
+            if not (isinstance(row, ast.Constant) and isinstance(row.value, str)):
+                return None
+            values.append(re.escape(row.value))
+        return "(?:%s)" % "|".join(values)
 
     def name_pattern(self, expr, scope, depth):
         """A regular expression for the strings `expr` can be when it is built from known
