@@ -605,10 +605,11 @@ def test_cg108_argument_kinds():
     h = f(tf.ones([2]), 0.5)
     """
     # `e` is fine: the stacked list is returned as the one tensor it is, with a gradient,
-    # and the int is never used.
+    # and the int is never used; so is `b`: a string tensor the function never reads.
     assert lint(code, select=["CG108"]) == [
-        ("CG108", 8, 21), ("CG108", 9, 21), ("CG108", 10, 21), ("CG108", 11, 21),
-        ("CG108", 13, 21)]
+        ("CG108", 8, 21), ("CG108", 10, 21), ("CG108", 11, 21), ("CG108", 13, 21)]
+    used = code.replace("return x, lambda", "return (x if opt == 'fast' else -x), lambda")
+    assert ("CG108", 9, 21) in lint(used, select=["CG108"])
     eager = code.replace("import tensorflow as tf\n", "import tensorflow as tf\n"
                          "    tf.enable_eager_execution()\n")
     # Eager passes raw values: only None, callables and dicts still fail.

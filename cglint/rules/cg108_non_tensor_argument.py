@@ -45,7 +45,8 @@ class NonTensorArgument(Rule):
     n`); a bool used only
     as a tensor predicate (`tf.cond(training, ...)`, `tf.where(flag, ...)`,
     `tf.logical_not(flag)`), never in a Python `if`, `while`, `and`, `or`, `not` or
-    conditional expression; or a list it never iterates or unpacks, whose gradient
+    conditional expression; a string used only as an argument of TensorFlow calls
+    (`tf.equal(mode, "train")`), or not at all; or a list it never iterates or unpacks, whose gradient
     functions give one gradient per argument (the stacked list's one: `tf.stack([ga, gb])`).
 
     Fix: pass only tensors positionally; bind configuration (strings, flags, functions) in
@@ -101,8 +102,8 @@ class NonTensorArgument(Rule):
 
         for index, arg in enumerate(call.args):
             kind = self._kind(module, arg)
-            if kind in skip or (site is None and kind in _HANDLED and not isinstance(
-                    arg, (ast.Constant, ast.List, ast.Tuple))):
+            if kind in skip or (site is None and kind in _HANDLED_ELSEWHERE
+                                and not isinstance(arg, (ast.Constant, ast.List, ast.Tuple))):
                 # (another module's function may handle what a name holds: its body is
                 # not seen here, and the literal is what the call shows)
                 continue
@@ -220,7 +221,10 @@ _TAKE_LISTS = frozenset("tensorflow.%s" % name for name in (
 # Kinds the function may well handle as the tensor it gets: a list stacked into one input
 # (with one gradient for it: facts g2), an int used only where TF takes an int tensor (an
 # index, a shape, a count, an axis, a cast), a bool used only as a tensor predicate.
-_HANDLED = ("list", "int", "bool")
+_HANDLED = ("list", "int", "bool", "str")
+# What a name may hold that another module's function, whose body is not seen, may handle
+# (a string is judged by the call, as before the body's use of it was followed).
+_HANDLED_ELSEWHERE = ("list", "int", "bool")
 _CASTS = ("cast", "to_float", "to_double", "to_int32", "to_int64")
 # The parameters of TensorFlow functions that take an int32 tensor as it is (an input of
 # the op, not an attribute that must be a Python int), checked under TF 1.8.
@@ -267,8 +271,13 @@ def _handled(module, site, index, kind, arguments):
     if name is None:
         return False  # into *args: not followed
     uses = list(_uses(module, site, name))
-    if kind in ("int", "bool"):
+    if kind in ("int", "bool", "str"):
         parents = _parent_map(site.func)
+        if kind == "str":
+            # A string tensor handed to TensorFlow (`tf.equal(mode, "train")`) is what
+            # the function means, and an unused one harms nothing; any Python use (`==`,
+            # `in`, a method, a helper of the module) is not.
+            return all(_tensorflow_argument(module, node, parents) for node, _, _ in uses)
         if kind == "int":
             return all(_int_tensor_use(module, site, node, parents) for node, _, _ in uses)
         # An unused flag is still reported: nothing shows the function means a tensor.
@@ -278,6 +287,17 @@ def _handled(module, site, index, kind, arguments):
         return False
     counts, complete = gradient_counts(module, site)
     return complete and counts == {arguments}
+
+
+def _tensorflow_argument(module, node, parents):
+    """Whether `node` is itself an argument (by position or keyword) of a TensorFlow call."""
+    parent = parents.get(id(node))
+    if isinstance(parent, ast.keyword):
+        parent = parents.get(id(parent))
+    if not isinstance(parent, ast.Call) or parent.func is node:
+        return False
+    qualname = module.resolve(parent.func)
+    return bool(qualname) and qualname.startswith("tensorflow.")
 
 
 def _tested(module, site, index):

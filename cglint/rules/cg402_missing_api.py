@@ -25,8 +25,8 @@ class MissingApi(Rule):
 
     Fix: use the 1.8 spelling named in the message (`tf.log`, `tf.Session`,
     `tf.random_normal`); `--fix` rewrites the name where the newer name came in as the
-    very object the 1.8 one is (in its first release) and the call fits its 1.8 signature (`tf.math.log` -> `tf.log`,
-    `tf.compat.v1.X` -> `tf.X`); `--unsafe-fixes` also applies plain 1.8 renames, and
+    very object the 1.8 one is (in its first release) and the call fits its 1.8
+    signature (`tf.math.log` -> `tf.log`, `tf.compat.v1.X` -> `tf.X`); `--unsafe-fixes` also applies plain 1.8 renames, and
     renames of a call passing two or more arguments positionally to a name that the newest
     release gives to another function (`tf.math.in_top_k` takes `targets` first in TF 2:
     check the order). Reach
