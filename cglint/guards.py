@@ -17,7 +17,8 @@ Code written for several TF releases tests before it uses a newer name:
     except AttributeError: return tf.nn.deconv2d(x, w, output_shape=s)  # never runs
 
 A name used only where such a test has passed is not a finding: the test, not the name,
-decides what runs on the target. The other branch (the fallback) is checked normally.
+decides what runs on the target; where the test asks for a name the target lacks
+(`if hasattr(tf, "batch_gather"):` on 1.8), nothing its branch uses is. The other branch (the fallback) is checked normally.
 Version tests are evaluated with the target's version, as they run (two strings compare
 as strings: "1.8.0" < "1.13" is False), so the branch the target takes is checked and
 the one it skips is not; a test that cannot be evaluated guards both.
@@ -124,6 +125,13 @@ class _Finder:
         passed, failed = self._tested_names(node.test)
         body, orelse = self._branches(node)
         kinds = {_ATTRIBUTE, _IMPORT, _KEYWORD}
+        test, negated = node.test, False
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, negated = test.operand, not negated
+        if self._surely_false(test):
+            # `if hasattr(tf, "batch_gather"):` on 1.8: the branch never runs there,
+            # whatever else it uses (`tf.broadcast_to`); the other branch is judged.
+            self._mark(orelse if negated else body, kinds, _ALL)
         if passed:
             self._mark(body, kinds, passed)
         if failed:
@@ -135,6 +143,32 @@ class _Finder:
                 tested, _ = self._tested_names(value)
                 if tested:
                     self._mark(node.test.values[index + 1:], kinds, tested)
+
+    def _surely_false(self, test, depth=0):
+        """Whether a feature test is surely false on the target: it asks for a TensorFlow
+        name the API table knows the target lacks (`hasattr(tf, "batch_gather")`, `"sort"
+        in dir(tf)`, `getattr(tf, "sort", None) is not None`), alone, through a flag set
+        once from one, or as an operand of `and`."""
+        if depth > 3:
+            return False
+        if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+            return any(self._surely_false(value, depth + 1) for value in test.values)
+        if isinstance(test, ast.Name):
+            value = self._single_value(test)
+            return value is not None and self._surely_false(value, depth + 1)
+        names = set()
+        if isinstance(test, ast.Call):
+            names = self._feature_name(test)
+        elif isinstance(test, ast.Compare) and len(test.ops) == 1:
+            operator, right = test.ops[0], test.comparators[0]
+            if isinstance(operator, ast.In):
+                names = self._listed_name(test.left, right)
+            elif isinstance(operator, ast.IsNot) and isinstance(right, ast.Constant) and \
+                    right.value is None:
+                names = self._feature_name(test.left)
+        return len(names) == 1 and all(
+            name.startswith("tensorflow.") and tfapi.status(
+                name, self.module.target_tf) == tfapi.MISSING for name in names)
 
     def _tested_names(self, test, depth=0):
         """(names that exist when the test is true, names that exist when it is false)."""
@@ -248,6 +282,10 @@ class _Finder:
                     _, failed = self._tested_names(statement.test)
                     if failed:
                         self._mark(rest, kinds, failed)
+                    test = statement.test
+                    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and \
+                            self._surely_false(test.operand):
+                        self._mark(rest, kinds, _ALL)  # `if not _HAS_SORT: return ...`
                     if self._mentions_version(statement.test):
                         if self._evaluate(statement.test) is not False:
                             self._mark(rest, kinds, _ALL)

@@ -27,14 +27,43 @@ def test_hasattr_guards_the_body_not_the_else():
     assert lint(code) == [("CG401", 10, 5), ("CG402", 12, 9)]
 
 
-def test_hasattr_guards_only_the_tested_name():
+def test_a_test_the_target_fails_guards_its_whole_branch():
+    # TF 1.8 has no tf.print: the branch never runs there, whatever else it uses
+    # (tensorflow/graphics' `if hasattr(tf, "batch_gather"):` around tf.broadcast_to).
     code = """
     import tensorflow as tf
+    HAS_SORT = hasattr(tf, "sort")
     if hasattr(tf, "print"):
         tf.print(1)
         y = tf.math.log(1.0)
+    if "sort" in dir(tf):
+        y = tf.math.log(1.0)
+    if getattr(tf, "sort", None) is not None and y:
+        y = tf.math.log(1.0)
+    if not hasattr(tf, "sort"):
+        y = tf.log(1.0)
+    else:
+        y = tf.math.log(1.0)
+    if HAS_SORT:
+        y = tf.math.log(1.0)
+    z = tf.math.log(1.0) if hasattr(tf, "sort") else tf.log(1.0)
     """
-    assert lint(code) == [("CG402", 5, 9)]
+    assert lint(code) == []
+
+
+def test_a_test_the_target_may_pass_guards_only_the_tested_name():
+    code = """
+    import tensorflow as tf
+    if hasattr(tf, "print") or hasattr(tf, "nn"):
+        tf.print(1)
+        y = tf.math.log(1.0)
+    if hasattr(tf, "nn"):
+        y = tf.math.log(1.0)
+    if not hasattr(tf, "print"):
+        y = tf.math.log(1.0)
+    """
+    # (either operand of `or` may pass: tf.print is guarded, tf.math.log is judged)
+    assert lint(code) == [("CG402", 5, 9), ("CG402", 7, 9), ("CG402", 9, 9)]
 
 
 def test_getattr_with_a_default_and_conditional_expressions():
@@ -217,9 +246,9 @@ def test_a_name_listed_by_dir_guards_like_hasattr():
     if "concat_v2" in dir(tf, "nn"):
         e = tf.concat_v2([1], 0)
     """
-    # Only the tested name is guarded; a listing kept in a variable, or a call that is not
-    # plain dir(x), is no test cglint reads.
-    assert lint(code) == [("CG402", 5, 9), ("CG402", 12, 9), ("CG402", 14, 9)]
+    # 1.8 has no concat_v2: the first branch never runs there (tf.math.log too); a listing
+    # kept in a variable, or a call that is not plain dir(x), is no test cglint reads.
+    assert lint(code) == [("CG402", 12, 9), ("CG402", 14, 9)]
 
 
 def test_the_fallback_of_a_tf_call_that_18_takes_never_runs_there():
@@ -389,9 +418,9 @@ def test_a_flag_holding_a_feature_test_guards_like_the_test():
         tf.print(x)
         return tf.math.log(x)
     """
-    # A flag bound twice is no test; the flag guards only the name it tests.
-    assert lint(code, target_python=(3, 6)) == [
-        ("CG402", 13, 13), ("CG401", 15, 9), ("CG402", 21, 12)]
+    # A flag bound twice is no test; the flag guards the name it tests, and, as 1.8 has
+    # no tf.print, `early` never gets past its test there (no tf.math.log finding).
+    assert lint(code, target_python=(3, 6)) == [("CG402", 13, 13), ("CG401", 15, 9)]
 
 
 def test_a_guarded_tf_print_still_does_not_parse_on_python_27():
@@ -670,3 +699,22 @@ def test_flags_of_flags_and_self_holding_values_are_followed_a_bounded_number_of
     # Each name's value is looked into a few times, not once per path to it (8^20 and
     # 200^3 lookups before).
     assert len(lookups) < 5000
+
+
+def test_what_follows_an_exit_the_target_always_takes_never_runs_there():
+    code = """
+    import tensorflow as tf
+    HAS_SORT = hasattr(tf, "sort")
+
+    def safe_log(x):
+        if not HAS_SORT:
+            return tf.log(x)
+        return tf.math.log(x)
+
+    def other_log(x):
+        if not hasattr(tf, "nn"):
+            return tf.log(x)
+        return tf.math.log(x)
+    """
+    # 1.8 has tf.nn: the second test may fail, and what follows it is judged.
+    assert lint(code) == [("CG402", 13, 12)]
