@@ -12,6 +12,7 @@ text has a Python-2-only construct and the error is not one of the parser's limi
 only within a budget of tokens, bytes and bracket depth; past it the file gets CG001 with
 the reason, in well under a second.
 """
+import __future__
 import ast
 import re
 import warnings
@@ -112,7 +113,25 @@ def parse(text, target_python=(2, 7)):
             parsed.error = misplaced + (
                 "invalid syntax: from __future__ imports must occur at the beginning of the "
                 "file (only the module docstring may come before them)",)
+        else:
+            parsed.error = _unknown_future_feature(parsed)
     return parsed
+
+
+def _unknown_future_feature(parsed):
+    """(line, col, message) of a `from __future__ import` of a feature no Python has
+    (`google_type_annotations`, a typo): the compiler's SyntaxError, which every Python
+    raises and the parser leaves to it; or None. Features newer than the target are
+    CG302's."""
+    for statement in parsed.tree.body:
+        if not _is_future_import(statement):
+            continue
+        for alias in statement.names:
+            if alias.name not in __future__.all_feature_names:
+                return _position(parsed, statement) + (
+                    "not a chance" if alias.name == "braces" else
+                    "future feature %s is not defined" % alias.name,)
+    return None
 
 
 def _misplaced_future(parsed, target_python):

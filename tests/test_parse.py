@@ -271,6 +271,30 @@ def test_future_imports_at_the_beginning_are_fine(code):
     assert parsed.tree is not None and parsed.error is None
 
 
+@pytest.mark.parametrize("code, error", [
+    ("from __future__ import google_type_annotations\n",
+     (1, 1, "future feature google_type_annotations is not defined")),
+    ('"""doc."""\nfrom __future__ import (division,\n    print_functions)\n',
+     (2, 1, "future feature print_functions is not defined")),
+    ("from __future__ import braces\n", (1, 1, "not a chance")),
+    ("from __future__ import division\nx = 1\nfrom __future__ import absolute_imports\n",
+     (3, 1, "invalid syntax: from __future__ imports must occur at the beginning of the file "
+      "(only the module docstring may come before them)")),  # misplaced comes first
+])
+def test_a_future_feature_no_python_has_is_the_compilers_syntax_error(code, error):
+    # Measured under 2.7 and 3.6: `SyntaxError: future feature google_type_annotations is
+    # not defined` (a real file of tensorflow/model-optimization); ast.parse takes it.
+    for target in ((2, 7), (3, 6)):
+        parsed = parse(code, target_python=target)
+        assert parsed.tree is not None and parsed.error == error
+
+
+def test_future_features_of_newer_pythons_are_not_syntax_errors_here():
+    # `annotations` on 3.6 is CG302's finding (newer syntax), not an unknown feature.
+    code = "from __future__ import annotations, generator_stop, barry_as_FLUFL\n"
+    assert parse(code, target_python=(3, 6)).error is None
+
+
 @pytest.mark.parametrize("code", [
     'from __future__ import division\n"doc"\nfrom __future__ import print_function\n',
     'b"""doc"""\nfrom __future__ import division\n',

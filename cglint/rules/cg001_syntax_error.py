@@ -10,15 +10,16 @@ class SyntaxErrorRule(Rule):
     code (added below `import tensorflow as tf` to get the print function), which the
     compiler of 2.7 and 3.x refuses: `SyntaxError: from __future__ imports must occur at
     the beginning of the file` (only the module docstring may come before them; 2.7 takes
-    one string anywhere among them).
+    one string anywhere among them), or of a feature no Python has (`SyntaxError: future
+    feature google_type_annotations is not defined`).
 
     Why it breaks on TF 1.8: Python refuses the whole file before any line runs, so not even
     `import tensorflow` happens; a module that imports it fails at that import.
 
     Fix: correct the syntax at the reported position (move `from __future__` imports to
     the top, below the module docstring only). cglint still checks the rest of the run;
-    this file gets no other findings until it parses, but for a misplaced `__future__`
-    import, after which the file is read as it stands.
+    this file gets no other findings until it parses, but for a misplaced or unknown
+    `__future__` import, after which the file is read as it stands.
     """
 
     code = "CG001"
