@@ -7,8 +7,9 @@ from cglint.rules.base import Rule
 class UnreducedScalarGradient(Rule):
     """A scalar input's gradient keeps the shape of the upstream gradient.
 
-    What: a `@tf.custom_gradient` function is called with a Python number or a scalar
-    tensor (`tf.constant(0.3)`, `tf.Variable(0.3)` or `tf.Variable(initial_value=0.3)`, a
+    What: a `@tf.custom_gradient` function is called with a Python number, a NumPy
+    float32 scalar, or a scalar tensor (`tf.constant(0.3)`, `tf.Variable(0.3)` or
+    `tf.Variable(initial_value=0.3)` or its `read_value()`, a
     placeholder or `get_variable` of shape `[]` (or `[1]`, one element, checked the same
     way), a `get_variable` whose `initializer=` is a
     scalar such as `tf.constant(0.3)`, directly or through a name bound once) in one
@@ -170,6 +171,9 @@ def _scalar(module, arg, depth=0):
             and not all(_number(side) for side in sides)
     if not isinstance(arg, ast.Call):
         return False
+    if isinstance(arg.func, ast.Attribute) and arg.func.attr in _READS and not (
+            arg.args or arg.keywords) and depth < 3:
+        return _scalar(module, arg.func.value, depth + 1)  # `v.read_value()` of a scalar v
     qualname = module.resolve(arg.func)
     if qualname in _SCALAR_OF_VALUE:
         # `tf.Variable(0.3)`, `tf.Variable(initial_value=0.3, name="alpha")`
@@ -258,9 +262,19 @@ def _number(node):
 # Calls that are a scalar when their first argument (or this keyword) is one.
 _SCALAR_OF_VALUE = {"tensorflow.constant": "value", "tensorflow.convert_to_tensor": "value",
                     "tensorflow.Variable": "initial_value", "tensorflow.cast": "x",
+                    # the same variables by their module paths, and eager's (a
+                    # ResourceVariable in 1.8), which graph code makes too
+                    "tensorflow.python.ops.variables.Variable": "initial_value",
+                    "tensorflow.python.ops.resource_variable_ops.ResourceVariable":
+                        "initial_value",
+                    "tensorflow.contrib.eager.Variable": "initial_value",
+                    # a NumPy float32 scalar is a float32 tensor of shape () as an input
+                    "numpy.float32": "", "numpy.float16": "",
                     # Keras's (standalone on the TF backend, and tf.keras's) variables
                     "tensorflow.keras.backend.variable": "value",
                     "keras.backend.variable": "value"}
+# Methods of a variable that read its value, of its shape.
+_READS = ("read_value", "value")
 # Calls that are a scalar when their shape (keyword, or the argument at this position) is [].
 _SCALAR_OF_SHAPE = {"tensorflow.placeholder": 1, "tensorflow.get_variable": 1,
                     "tensorflow.zeros": 0, "tensorflow.ones": 0,
