@@ -28,7 +28,15 @@ EAGER_SWITCHES = frozenset((
     "tensorflow.enable_eager_execution",
     "tensorflow.contrib.eager.enable_eager_execution",
     "tensorflow.compat.v1.enable_eager_execution",
+    # TF's eager test harness: its main() turns eager execution on, then runs the tests
+    "tensorflow.python.eager.test.main",
 ))
+# Words one of EAGER_SWITCHES needs in the text.
+_EAGER_SWITCH_WORDS = ("enable_eager_execution", "eager import test", "eager.test")
+# Context managers whose block is expected to raise (a test of a call's bad arguments).
+_RAISING_CONTEXTS = frozenset(("assertRaises", "assertRaisesRegexp", "assertRaisesRegex",
+                               "assertRaisesOpError", "assertRaisesWithPredicateMatch",
+                               "raises"))
 GRADIENT_TAPES = frozenset((
     "tensorflow.GradientTape",
     "tensorflow.contrib.eager.GradientTape",
@@ -496,8 +504,9 @@ class ModuleFacts:
         Names resolve only through imports (cglint.names): when every import that binds
         a name to TensorFlow binds it to a private module (TF's own `from
         tensorflow.python.ops import array_ops`), every chain through it is private too,
-        and no API table, argspec or TF_PRINTS name is private (tests/test_prefilters.py
-        checks the tables). Read from the statements alone: no binder needed."""
+        or the public name of a TF 1.8 object (cglint.tfpublic), which 1.8 has; and no API
+        table, argspec or TF_PRINTS name is private (tests/test_prefilters.py checks the
+        tables). Read from the statements alone: no binder needed."""
         if "tensorflow" not in self.text:
             return False
         for node in self.statements[ast.Import]:
@@ -697,16 +706,40 @@ class ModuleFacts:
     def eager(self):
         """Whether the module turns eager execution on, or imports a project module whose
         top level does (`import eager_setup`)."""
-        if "enable_eager_execution" in self.text and any(
-                qualname in EAGER_SWITCHES for _, qualname in self.calls):
+        if self.eager_switches:
             return True
         return self._imports_eager_switch()
+
+    @cached_property
+    def eager_switches(self):
+        """The calls that turn eager execution on, in source order, but those in a block
+        that expects them to raise (`with self.assertRaises(TypeError):`, a test of bad
+        arguments)."""
+        if not any(word in self.text for word in _EAGER_SWITCH_WORDS):
+            return []
+        found = [call for call, qualname in self.calls if qualname in EAGER_SWITCHES
+                 and not self._expected_to_raise(call)]
+        return sorted(found, key=lambda call: (call.lineno, call.col_offset))
+
+    def _expected_to_raise(self, node):
+        parent = self.parent_of(node)
+        while parent is not None:
+            if isinstance(parent, (ast.With, ast.AsyncWith)) and any(
+                    isinstance(item.context_expr, ast.Call) and isinstance(
+                        item.context_expr.func, (ast.Attribute, ast.Name)) and (
+                        item.context_expr.func.attr if isinstance(
+                            item.context_expr.func, ast.Attribute)
+                        else item.context_expr.func.id) in _RAISING_CONTEXTS
+                    for item in parent.items):
+                return True
+            parent = self.parent_of(parent)
+        return False
 
     @property
     def enables_eager_on_import(self):
         """Whether importing the module turns eager execution on: a call of the switch at
         its top level (not in a def, a class or `if __name__ == "__main__":`)."""
-        if "enable_eager_execution" not in self.text:
+        if not any(word in self.text for word in _EAGER_SWITCH_WORDS):
             return False
         for statement in self.tree.body:
             if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) \

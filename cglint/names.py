@@ -14,6 +14,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Optional
 
+from cglint.tfpublic import public_name
+
 _FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _MAX_ALIAS_DEPTH = 8
@@ -132,9 +134,9 @@ class Names:
             self._resolved[key] = self._resolve_name(expr, scope, _depth)
         base = self._resolved[key]
         if not base or not attributes:
-            return base
+            return public_name(base) if base else base
         attributes.append(base)
-        return ".".join(reversed(attributes))
+        return public_name(".".join(reversed(attributes)))
 
     def _resolve_name(self, expr, scope, _depth):
         names = set()

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Optional
 
-from cglint.facts import EAGER_SWITCHES, GradFunction, Parameters, own_nodes
+from cglint.facts import GradFunction, Parameters, own_nodes
 from cglint.names import same_scope_nodes
 from cglint.ops import load as load_ops
 from cglint.project import catches_key_error
@@ -235,9 +235,9 @@ class _Builder:
             self.qualnames[id(call)] = qualname
             if isinstance(call.func, ast.Name):
                 self.calls_by_name.setdefault(call.func.id, []).append(call)
+        if module.eager_switches:
+            facts.eager_line = module.eager_switches[0].lineno
         for call, qualname in module.calls:
-            if qualname in EAGER_SWITCHES and facts.eager_line is None:
-                facts.eager_line = call.lineno
             if qualname in REGISTER_GRADIENT or qualname in NOT_DIFFERENTIABLE:
                 registration = self.registration(call, qualname in REGISTER_GRADIENT)
                 if registration is not None:

@@ -112,6 +112,19 @@ def test_seed_under_eager_execution():
     assert "no effect under eager execution (enabled at line 3)" in messages(code)[0]
 
 
+def test_an_eager_switch_a_test_expects_to_raise_turns_nothing_on():
+    # TF 1.8's ops_test: `with self.assertRaisesRegexp(TypeError, ...):
+    # ops.enable_eager_execution(bad)` raises; the maps of the file still apply.
+    switched = SEED.replace('"Relu": "ClippedReluGrad"', '"Relu": "NeverRegistered"')
+    switched += ("\n\nclass T(object):\n    def test_bad(self):\n"
+                 "        with self.assertRaisesRegexp(TypeError, 'config'):\n"
+                 "            tf.enable_eager_execution(1)\n")
+    assert [code for code, _, _ in lint(switched)] == ["CG202"]
+    # the harness of TF's eager tests turns it on for the whole file
+    harness = switched + "\n\nfrom tensorflow.python.eager import test\ntest.main()\n"
+    assert [code for code, _, _ in lint(harness)] == ["CG201"]
+
+
 # CG201
 
 def test_key_named_after_a_function_that_builds_other_ops():
