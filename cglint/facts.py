@@ -67,6 +67,12 @@ FIXED_OUTPUT_COUNTS = {"nn.moments": 2, "nn.weighted_moments": 2, "nn.top_k": 2,
 # returns are not flattened, so its count there is another.)
 COUNTED_BY_ARGUMENT = {"gradients": ("xs", 1, 0), "hessians": ("xs", 1, 0)}
 MULTI_OUTPUT = MULTI_OUTPUT | frozenset(FIXED_OUTPUT_COUNTS) | frozenset(COUNTED_BY_ARGUMENT)
+# Those whose list or tuple holds tensors only (or None), never a nested list: each name
+# unpacked from one (`ga, gb = tf.split(grad, 2)`) is one gradient. Not every function
+# outside MULTI_OUTPUT gives one tensor (`outputs, state = tf.nn.dynamic_rnn(...)` may
+# unpack an LSTM state tuple), so only these; tests/test_output_counts.py measures them.
+TENSOR_LISTS = frozenset(("split", "unstack", "meshgrid", "dynamic_partition")) | frozenset(
+    FIXED_OUTPUT_COUNTS) | frozenset(COUNTED_BY_ARGUMENT)
 # tf.data pipelines, for the keywords of their steps (`.batch(32, drop_remainder=True)` is
 # TF 1.10's): the class, the factories that make one, the transformations that return one.
 DATASET = "tensorflow.data.Dataset"
@@ -1346,6 +1352,8 @@ class ModuleFacts:
                 return self._count_concatenated(expr, scope, depth, arguments)
             if any(isinstance(o, (ast.List, ast.Tuple, ast.ListComp)) for o in operands):
                 return self._count_repeated(expr, scope, depth, arguments)
+            if _never_a_sequence(expr):
+                return 1
             return 1 if self._is_tensor(expr, scope, depth, arguments) else None
         if isinstance(expr, ast.Call):
             if self._is_tensor(expr, scope, depth, arguments):
@@ -1378,7 +1386,8 @@ class ModuleFacts:
                 appended = self._count_appended(expr, scope, depth, arguments)
                 if appended is not None:
                     return appended
-                return 1 if self._is_parameter(expr, scope, depth, arguments) else None
+                return 1 if self._is_parameter(expr, scope, depth, arguments) or (
+                    self._unpacked_tensor(expr, scope)) else None
             return _agreed(self.count_values(value, scope, depth + 1, arguments)
                            for value in values)
         if isinstance(expr, ast.IfExp):
@@ -1489,6 +1498,32 @@ class ModuleFacts:
                 isinstance(e, ast.Starred) for e in given.elts):
             return len(given.elts)
         return None
+
+    def _unpacked_tensor(self, name, scope):
+        """Whether every binding of `name` in `scope` is a name that a plain assignment
+        unpacks from a TensorFlow call giving tensors only (`ga, gb = tf.split(grad, 2)`,
+        TENSOR_LISTS): one tensor. Not a name unpacked from anything else, which may hold
+        a list (`a, b = [[x, y], z]`), nor one a `*rest` or nested target collects."""
+        bindings = scope.bindings.get(name.id, [])
+        if not bindings or isinstance(scope.node, ast.Module):
+            return False
+        for binding in bindings:
+            target = binding.node
+            if binding.kind != "other" or not isinstance(target, ast.Name):
+                return False
+            unpacked = self.parent_of(target)
+            statement = self.parent_of(unpacked) if isinstance(
+                unpacked, (ast.Tuple, ast.List)) else None
+            if not isinstance(statement, ast.Assign) or not any(
+                    t is unpacked for t in statement.targets):
+                return False
+            value = statement.value
+            qualname = self.names.resolve(value.func, scope) if isinstance(
+                value, ast.Call) else None
+            if not (qualname and qualname.startswith("tensorflow.")
+                    and _tf_path(qualname) in TENSOR_LISTS):
+                return False
+        return True
 
     def _count_returned(self, call, scope, depth, arguments):
         """The count every `return` of the called project function agrees on, or None."""
@@ -1765,7 +1800,9 @@ class ModuleFacts:
                 self._is_parameter(expr.value, scope, depth, arguments))
         if isinstance(expr, ast.Name) and depth < _MAX_DEPTH:
             value = self.single_value(expr, scope)
-            return value is not None and self._is_tensor(value, scope, depth + 1, arguments)
+            if value is None:
+                return self._unpacked_tensor(expr, scope)
+            return self._is_tensor(value, scope, depth + 1, arguments)
         return False
 
     def _is_parameter(self, expr, scope, depth=0, arguments=None):
@@ -1849,6 +1886,16 @@ def _is_sequence(expr):
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mult):
         return any(isinstance(side, (ast.List, ast.Tuple)) for side in (expr.left, expr.right))
     return False
+
+
+def _never_a_sequence(operation):
+    """An operation no list or tuple takes part in: a unary one, a binary one other than
+    `+` and `*`, or one with an operand that is a literal but not an int (`ga * 0.5`).
+    Whatever it gives, nest.flatten gives it whole: one value."""
+    if isinstance(operation, ast.UnaryOp) or not isinstance(operation.op, (ast.Add, ast.Mult)):
+        return True
+    return any(isinstance(side, ast.Constant) and not isinstance(side.value, int)
+               for side in (operation.left, operation.right))
 
 
 def _defined_names(statement):

@@ -1,6 +1,7 @@
 """facts.FIXED_OUTPUT_COUNTS, measured: each TF function there returns that many tensors
 under TF 1.8 (as `nest.flatten` counts them, which is how custom_gradient counts a
-function's outputs), on both interpreters."""
+function's outputs), on both interpreters; and facts.TENSOR_LISTS: each one's list or
+tuple holds no nested list, so a name unpacked from it is one gradient."""
 import json
 import subprocess
 
@@ -39,6 +40,22 @@ from tensorflow.python.util import nest
 x = tf.constant([1.0, 2.0, 3.0, 4.0])
 print(json.dumps(dict((path, len(nest.flatten(eval(call)))) for path, call in %r.items())))
 """
+# One call of each function of TENSOR_LISTS.
+LISTED = dict(CALLS, split="tf.split(x, 2)", unstack="tf.unstack(x)",
+              meshgrid="tf.meshgrid(x, x)",
+              dynamic_partition="tf.dynamic_partition(x, [0, 1, 0, 1], 2)",
+              gradients="tf.gradients(tf.reduce_sum(x), [x, x])",
+              hessians="tf.hessians(tf.reduce_sum(x * x), [x, x])")
+# {path: whether that call gives a list or tuple holding no nested list}
+LISTS_PROGRAM = """
+import json
+import tensorflow as tf
+from tensorflow.python.util import nest
+x = tf.constant([1.0, 2.0, 3.0, 4.0])
+given = dict((path, eval(call)) for path, call in %r.items())
+print(json.dumps(dict((path, isinstance(value, (list, tuple)) and not any(
+    nest.is_sequence(e) for e in value)) for path, value in given.items())))
+"""
 
 
 def test_every_entry_has_a_call_to_measure():
@@ -46,6 +63,21 @@ def test_every_entry_has_a_call_to_measure():
 
     assert set(CALLS) == set(FIXED_OUTPUT_COUNTS)
     assert {call[3:].split("(")[0] for call in BY_ARGUMENT} == set(COUNTED_BY_ARGUMENT)
+
+
+def test_every_tensor_list_has_a_call_to_measure():
+    from cglint.facts import TENSOR_LISTS
+
+    assert set(LISTED) == set(TENSOR_LISTS)
+
+
+@pytest.mark.parametrize("name", envs.INTERPRETERS)
+def test_the_tensor_lists_hold_no_nested_list(interpreters, name):
+    ran = subprocess.run([interpreters[name], "-c", LISTS_PROGRAM % LISTED],
+                         capture_output=True, timeout=300)
+    assert ran.returncode == 0, ran.stderr.decode()[-2000:]
+    assert json.loads(ran.stdout.decode().strip().splitlines()[-1]) == dict.fromkeys(
+        LISTED, True)
 
 
 @pytest.mark.parametrize("name", envs.INTERPRETERS)

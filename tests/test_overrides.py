@@ -758,6 +758,43 @@ def test_cg204_ops_of_a_list_of_inputs_written_out(call, returned, reported):
     assert bool(found) is reported, found
 
 
+CONCAT_HALF = """
+import tensorflow as tf
+
+
+def nested(g):
+    return (g[:1], g[1:], None), None
+
+
+@tf.RegisterGradient("ConcatHalf")
+def _g(op, grad):
+    BODY
+
+
+a, b = tf.constant([1.0]), tf.constant([2.0])
+with tf.get_default_graph().gradient_override_map({"ConcatV2": "ConcatHalf"}):
+    c = tf.concat([a, b], 0)
+grads = tf.gradients(c, [a, b])
+with tf.Session() as session:
+    session.run(grads)
+"""
+
+
+@pytest.mark.parametrize("body, reported", [
+    # ConcatV2 has three inputs (a, b and the axis): measured "Num gradients 2" each
+    ("ga, gb = tf.split(grad, 2); return ga * 0.5, gb * 0.5", True),
+    ("ga, gb = tf.split(grad, 2); return ga, -gb", True),
+    ("ga, gb = tf.split(grad, 2); return ga * 0.5, gb * 0.5, None", False),
+    # near-misses: a name that may hold the three gradients (they run)
+    ("ga, gb = nested(grad); return ga", False),
+    ("ga, _ = [(grad[:1], grad[1:], None), None]; return ga", False),
+    ("ga, gb = [[grad[:1]], [grad[1:], None]]; return ga + gb", False),
+])
+def test_cg204_unpacked_names_and_operations_no_list_takes(body, reported):
+    found = [f for f in lint(CONCAT_HALF.replace("BODY", body)) if f[0] == "CG204"]
+    assert bool(found) is reported, found
+
+
 def test_registration_in_one_module_and_map_in_another():
     files = {
         "pkg/grads.py": GRADS.replace("return tf.clip_by_value(grad, -5.0, 5.0)",

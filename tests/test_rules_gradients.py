@@ -2106,6 +2106,54 @@ def test_cg103_a_named_list_changed_through_a_subscript_is_not_counted(change):
     assert lint(code.replace("READ", ""), select=["CG103"]) == []
 
 
+UNPACKED = """
+import tensorflow as tf
+
+
+def nested(g):
+    return [g, g], g
+
+
+@tf.custom_gradient
+def pair_sum(x, y):
+    def grad(dy):
+        BODY
+    return x + y, grad
+
+
+a, b = tf.constant([1.0, 2.0]), tf.constant([3.0, 4.0])
+grads = tf.gradients(pair_sum(a, b), [a, b])
+with tf.Session() as session:
+    session.run(grads)
+"""
+
+
+@pytest.mark.parametrize("body, reported", [
+    # names unpacked from a TF call of tensors are one gradient each (measured "Num
+    # gradients 4" and "Num gradients 2" generated for two inputs)
+    ("ga, gb = tf.split(dy, 2); return ga, gb, dy", True),
+    ("ga, gb = tf.split(dy, 2); return ga * 0.5", True),
+    ("mean, var = tf.nn.moments(dy, [0]); return mean, var, dy", True),
+    # no list takes `/`, a unary minus or a float: one value, whatever `g` holds
+    ("g = nested(dy)[1]; return g / 2", True),
+    ("g = nested(dy)[1]; return -g", True),
+    # two gradients, counted: fine
+    ("ga, gb = tf.unstack(tf.stack([dy, 2.0 * dy])); return ga, gb * 0.5", False),
+    # near-misses, each of two gradients (they run): a name that may hold a list
+    ("ga, gb = nested(dy); return ga", False),
+    ("ga, gb = [[dy, dy], dy]; return ga", False),
+    ("ga, gb = [[dy], dy]; return ga * 2", False),
+    ("ga, gb = [[dy], [dy]]; return ga + gb", False),
+    ("_, pair = tf.while_loop(lambda i, p: i < 1, lambda i, p: (i + 1, p), (0, [dy, dy]))"
+     "; return pair", False),
+    ("ga, *rest = tf.unstack(tf.stack([dy, dy, dy])); return rest", False),
+    ("ga, gb = tf.unstack(tf.stack([dy, dy])); ga = [ga, gb]; return ga", False),
+])
+def test_cg103_unpacked_names_and_operations_no_list_takes(body, reported):
+    found = lint(UNPACKED.replace("BODY", body), select=["CG103"], target_python=(3, 6))
+    assert bool(found) is reported, found
+
+
 @pytest.mark.parametrize("returned, reported", [
     ("dy * s, (dy if TRAIN else 0.0)", True),
     ("[dy * s] + [0.0]", True),

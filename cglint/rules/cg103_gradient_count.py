@@ -17,7 +17,9 @@ class GradientCountMismatch(Rule):
     through tuples, lists (also one built by `append`/`extend` statements), `tf.split` and
     `tf.unstack` with a literal count, `tf.cond` branches and helpers of the module, and
     a `tf.gradients` call by its `xs` (the custom-gradient function's inputs it names are
-    one tensor each).
+    one tensor each); a name unpacked from `tf.split`, `tf.unstack` and the like
+    (`ga, gb = tf.split(dy, 2)`) is one gradient, and so is an operation no list takes
+    part in (`ga * 0.5`, `-g`, `g / 2`).
 
     Why it breaks on TF 1.8: in graph mode `tf.gradients` raises
     `ValueError: Num gradients 3 generated for op name: "IdentityN" ... do not match num
