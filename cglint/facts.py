@@ -1355,6 +1355,8 @@ class ModuleFacts:
             if _never_a_sequence(expr):
                 return 1
             return 1 if self._is_tensor(expr, scope, depth, arguments) else None
+        if isinstance(expr, ast.ListComp):
+            return self._count_comprehension(expr, scope, depth, arguments)
         if isinstance(expr, ast.Call):
             if self._is_tensor(expr, scope, depth, arguments):
                 return 1
@@ -1498,6 +1500,43 @@ class ModuleFacts:
                 isinstance(e, ast.Starred) for e in given.elts):
             return len(given.elts)
         return None
+
+    def _count_comprehension(self, comprehension, scope, depth, arguments):
+        """`[tf.identity(dy) for _ in range(3)]`, `[g * 0.5 for g in (ga, gb)]`: one
+        gradient an iteration, over a range of int literals or a list or tuple display,
+        with no condition; else None."""
+        if len(comprehension.generators) != 1:
+            return None
+        generator = comprehension.generators[0]
+        iterations = self._iterations(generator.iter)
+        if generator.ifs or generator.is_async or iterations is None:
+            return None
+        own = self.names.scope_for_def[id(comprehension)]
+        # An element that reads none of the comprehension's own names means what it means
+        # around it (the gradient function's `dy`): counted there.
+        element_scope = own if any(isinstance(node, ast.Name) and node.id in own.bindings
+                                   for node in ast.walk(comprehension.elt)) else scope
+        count = self.count_values(comprehension.elt, element_scope, depth + 1, arguments)
+        return iterations if count == 1 else None
+
+    def _iterations(self, iterable):
+        """How many items `range(3)`, `range(1, 4)` (int literals; `xrange` too) or a
+        list or tuple display gives, or None."""
+        if isinstance(iterable, (ast.List, ast.Tuple)):
+            return None if any(isinstance(e, ast.Starred) for e in iterable.elts) \
+                else len(iterable.elts)
+        if not (isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name)
+                and iterable.func.id in ("range", "xrange") and not iterable.keywords
+                and 1 <= len(iterable.args) <= 3 and self.names.is_builtin(iterable.func)):
+            return None
+        bounds = [a.value for a in iterable.args if isinstance(a, ast.Constant)]
+        if len(bounds) != len(iterable.args) or any(type(b) is not int for b in bounds) or \
+                bounds[2:] == [0]:
+            return None
+        try:
+            return len(range(*bounds))
+        except OverflowError:  # `range(10 ** 20)`: more than any count
+            return None
 
     def _unpacked_tensor(self, name, scope):
         """Whether every binding of `name` in `scope` is a name that a plain assignment

@@ -795,6 +795,19 @@ def test_cg204_unpacked_names_and_operations_no_list_takes(body, reported):
     assert bool(found) is reported, found
 
 
+@pytest.mark.parametrize("body, reported", [
+    ("return [grad[:1] * 0.5 for _ in range(2)]", True),  # measured "Num gradients 2"
+    ("return [g / 2 for g in (grad[:1], grad[1:])]", True),
+    # not counted: one added to a list (three gradients here, which run), one with a
+    # condition (two here: the count it gives is not written out)
+    ("return [g / 2 for g in (grad[:1], grad[1:])] + [None]", False),
+    ("return [grad[:1] * 0.5 for _ in range(3) if _ < 2]", False),
+])
+def test_cg204_a_list_comprehension_of_a_literal_length(body, reported):
+    found = [f for f in lint(CONCAT_HALF.replace("BODY", body)) if f[0] == "CG204"]
+    assert bool(found) is reported, found
+
+
 def test_registration_in_one_module_and_map_in_another():
     files = {
         "pkg/grads.py": GRADS.replace("return tf.clip_by_value(grad, -5.0, 5.0)",

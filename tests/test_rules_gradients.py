@@ -2154,6 +2154,30 @@ def test_cg103_unpacked_names_and_operations_no_list_takes(body, reported):
     assert bool(found) is reported, found
 
 
+@pytest.mark.parametrize("body, reported", [
+    # over a literal range or a display: one gradient an item (measured "Num gradients 4")
+    ("return [tf.identity(dy) for _ in range(3)]", True),
+    ("return [dy * 0.5 for _ in range(1, 4)]", True),
+    ("return [g * 0.5 for g in (dy, dy, dy)]", True),
+    ("return [tf.identity(dy) for _ in range(2)]", False),
+    # near-misses, each of two gradients (they run): a condition, a length not written
+    # as literals, two loops, an element that is not one gradient, a `range` of the code's
+    ("return [dy for i in range(3) if i]", False),
+    ("n = 2; return [dy for _ in range(n)]", False),
+    ("return [dy for _ in range(1) for _ in range(2)]", False),
+    ("return [(dy, dy) for _ in range(1)]", False),
+    ("range = lambda n: [0, 0]; return [dy for _ in range(5)]", False),
+])
+def test_cg103_a_list_comprehension_of_a_literal_length(body, reported):
+    found = lint(UNPACKED.replace("BODY", body), select=["CG103"])
+    assert bool(found) is reported, found
+
+
+def test_cg103_a_range_too_long_for_len_is_not_counted():
+    body = "return [dy for _ in range(%d)], [dy for _ in range(True)]" % 10 ** 30
+    assert lint(UNPACKED.replace("BODY", body), select=["CG103"]) == []
+
+
 @pytest.mark.parametrize("returned, reported", [
     ("dy * s, (dy if TRAIN else 0.0)", True),
     ("[dy * s] + [0.0]", True),

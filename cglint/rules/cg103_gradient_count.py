@@ -19,7 +19,8 @@ class GradientCountMismatch(Rule):
     a `tf.gradients` call by its `xs` (the custom-gradient function's inputs it names are
     one tensor each); a name unpacked from `tf.split`, `tf.unstack` and the like
     (`ga, gb = tf.split(dy, 2)`) is one gradient, and so is an operation no list takes
-    part in (`ga * 0.5`, `-g`, `g / 2`).
+    part in (`ga * 0.5`, `-g`, `g / 2`); a list comprehension over `range(3)` or a tuple
+    display gives one gradient per item when its element is one.
 
     Why it breaks on TF 1.8: in graph mode `tf.gradients` raises
     `ValueError: Num gradients 3 generated for op name: "IdentityN" ... do not match num
