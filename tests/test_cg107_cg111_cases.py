@@ -477,3 +477,21 @@ def test_cg111_a_local_name_is_judged_alike_in_either_operand_order(product):
     y = f(tf.ones([3]), 0.3)
     """.replace("PRODUCT", product)
     assert [c for c, _, _ in lint(code, select=["CG111"])] == ["CG111"]
+
+
+def test_cg107_iterating_a_defaulted_variables_says_it_is_none():
+    # Measured (TF 1.8, py36): `TypeError: 'NoneType' object is not iterable` at
+    # tf.gradients, before any count is checked.
+    from cglint import engine
+    code = ("import tensorflow as tf\nw = tf.Variable([2.0, 3.0])\n\n"
+            "@tf.custom_gradient\ndef f(x):\n"
+            "    def grad(dy, variables=None):\n"
+            "        return dy * w, [dy * x for _ in variables]\n"
+            "    return x * w, grad\n")
+    found = engine.lint_text("m.py", code, engine.Options(select=("CG107",))).diagnostics
+    assert [(d.line, d.col) for d in found] == [(6, 18), (7, 24)]
+    assert "'NoneType' object is not iterable" in found[1].message
+    # a default that can be iterated: the gradients are extra ones
+    iterable = code.replace("variables=None", "variables=(w,)")
+    found = engine.lint_text("m.py", iterable, engine.Options(select=("CG107",))).diagnostics
+    assert "extra input gradients" in found[-1].message

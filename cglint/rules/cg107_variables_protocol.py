@@ -58,10 +58,41 @@ class VariablesProtocol(Rule):
                               % (grad.name, grad.params.kwarg, site.name), function=site.func)
             for _, value in grad.returns:
                 listed = variable_gradients(module, site, grad, value)
-                if listed is not None:
+                if listed is not None and _iterates(listed, param) and \
+                        _default_is_none(grad, param):
+                    # (a defaulted `variables` is None on 1.8: the loop fails first)
+                    yield self.at(listed, "gradient function `%s` iterates `variables`, "
+                                  "which TF 1.8 never passes: it is None, and `tf.gradients` "
+                                  "raises `TypeError: 'NoneType' object is not iterable`"
+                                  % grad.name, function=site.func)
+                elif listed is not None:
                     yield self.at(listed, "gradient function `%s` returns variable gradients "
                                   "(the newer `variables` protocol): TF 1.8 counts them as "
                                   "extra input gradients" % grad.name, function=site.func)
+
+
+def _iterates(listed, param):
+    """Whether `listed` loops over the parameter `param` itself (`[... for v in
+    variables]`)."""
+    if param is None:
+        return False
+    return any(isinstance(node, ast.comprehension) and isinstance(node.iter, ast.Name)
+               and node.iter.id == param.arg for node in ast.walk(listed))
+
+
+def _default_is_none(grad, param):
+    """Whether the parameter `param` has a default, and it is None."""
+    arguments = grad.node.args
+    if param in arguments.kwonlyargs:
+        default = arguments.kw_defaults[arguments.kwonlyargs.index(param)]
+    else:
+        positional = arguments.posonlyargs + arguments.args
+        offset = len(positional) - len(arguments.defaults)
+        index = positional.index(param) if param in positional else -1
+        default = arguments.defaults[index - offset] if index >= offset else None
+        if index < offset:
+            return False
+    return isinstance(default, ast.Constant) and default.value is None
 
 
 def _required(grad, param):
