@@ -70,7 +70,10 @@ class MissingApi(Rule):
     tf.flags.FLAGS` after `import tensorflow.compat.v1 as tf`), are the import's one
     finding. Imports follow the TF 1.8 wheels (CPU and GPU): a module file of either
     wheel imports, and the names such an import binds are checked against that module.
-    The imports of a file of TensorFlow's own tree that no wheel ships (a test, a tool, an
+    A public name read off one of TensorFlow's own modules (`array_ops.multiply` after
+    `from tensorflow.python.ops import array_ops`) is judged by what 1.8's module holds,
+    as the same name imported from it is. The imports of a file of TensorFlow's own tree
+    that no wheel ships (a test, a tool, an
     example of a source checkout) are not judged: they import what their own build makes.
     """
 
@@ -82,8 +85,10 @@ class MissingApi(Rule):
         # Whether the import model of the 1.8 wheels applies.
         wheels = tfapi.normalize_version(target) == failing_imports.WHEELS_TARGET
         for use in module.api_uses:
-            if use.qualname in TF_PRINTS or is_private(use.qualname):
+            if use.qualname in TF_PRINTS:
                 continue  # CG401 says more about tf.print
+            if is_private(use.qualname) and not (wheels and _public_of_own_module(use.qualname)):
+                continue
             finding = self._judge(module, use, target, wheels)
             # Guards are looked for only where there is something to report.
             if finding is not None and not guards.of(module).covers(use.node, use.qualname) \
@@ -182,6 +187,14 @@ class MissingApi(Rule):
         edit = Edit(Span(start.end_line, start.end_col - len(name), start.end_line,
                          start.end_col), public)
         return self.at(use.node, message, (edit,))
+
+
+def _public_of_own_module(qualname):
+    """A public name read off one of TensorFlow's own modules (`context.in_graph_mode`
+    after `from tensorflow.python.eager import context`): the wheels' import model knows
+    what those modules hold (tfimports.follow), as it does for `from ... import`."""
+    return qualname.startswith("tensorflow.python.") and not any(
+        part.startswith("_") for part in qualname.split("."))
 
 
 def _unshipped_tensorflow_file(path):
