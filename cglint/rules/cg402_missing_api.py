@@ -90,10 +90,12 @@ class MissingApi(Rule):
             if is_private(use.qualname) and not (wheels and _public_of_own_module(use.qualname)):
                 continue
             finding = self._judge(module, use, target, wheels)
-            # Guards are looked for only where there is something to report.
+            # Guards are looked for only where there is something to report; names stored
+            # on `tf` by project modules (backports) are public ones.
             if finding is not None and not guards.of(module).covers(use.node, use.qualname) \
                     and not failing_imports.through_failing_import(module, use, target) \
-                    and not module.stored_by_imports(use.qualname):
+                    and (is_private(use.qualname)
+                         or not module.stored_by_imports(use.qualname)):
                 yield finding
         for use in module.private_uses:
             finding = self._judge_private(module, use, target)
@@ -117,14 +119,17 @@ class MissingApi(Rule):
                           "attribute '_id'`; take the gradient of their sum, or one "
                           "gradient per target" % (
                               target, "tuple" if isinstance(listed, ast.Tuple) else "list"))
-        if module.imports and _unshipped_tensorflow_file(module.path):
-            return  # its imports are of its own build (see _unshipped_tensorflow_file)
         failed_modules = set()  # (statement, module): one finding when the module fails
+        unshipped = None  # asked at the first failing import only (most files have none)
         for use in module.imports:
             fails, why = failing_imports.fails(use, target)
             dotted = use.module + ("." + use.name if use.name else "")
             if not fails or guards.of(module).covers(use.node, dotted, guards.IMPORT):
                 continue
+            if unshipped is None:
+                unshipped = _unshipped_tensorflow_file(module.path)
+            if unshipped:
+                return  # its imports are of its own build (see _unshipped_tensorflow_file)
             if use.name is not None and len(use.node.names) > 1 and failing_imports.fails(
                     failing_imports.Imported(use.module, None), target)[0]:
                 if (id(use.node), use.module) in failed_modules:
