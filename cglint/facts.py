@@ -3,6 +3,7 @@ functions, how they are called, tapes, eager mode. Built once; rules never re-wa
 """
 import ast
 import builtins
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -2031,8 +2032,36 @@ class _SiteFinder:
                         site = self._site(binding.node, binding.scope)
                         sites.append(site)
                         wrapped[id(binding.node)] = site
+                    continue
+                method = self._bound_method(call.args[0], self.names.scope_of(call))
+                if method is not None and id(method.node) not in by_func and \
+                        id(method.node) not in wrapped:
+                    site = self._site(method.node, method.scope)
+                    # `tf.custom_gradient(self._forward)`: `self` is bound, not an input
+                    site.is_method = False
+                    site.params = dataclasses.replace(
+                        site.params, names=site.params.names[1:], nodes=site.params.nodes[1:],
+                        required=max(site.params.required - 1, 0))
+                    sites.append(site)
+                    wrapped[id(method.node)] = site
         self._attach_calls(by_func, wrapped)
         return sites
+
+    def _bound_method(self, expr, scope):
+        """The binding of the method `self.name` (`expr`) names, in a method of the same
+        class, when the class binds `name` once, to a plain def taking `self`; or None."""
+        if not (isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name)):
+            return None
+        owner = self.module.instance_class(expr.value, scope)
+        if owner is None:
+            return None
+        bindings = owner.bindings.get(expr.attr, ())
+        if len(bindings) != 1 or bindings[0].kind != "def":
+            return None
+        method = bindings[0].node
+        if method.decorator_list or not (method.args.posonlyargs or method.args.args):
+            return None  # a staticmethod, a property...: no `self` bound
+        return bindings[0]
 
     def _site(self, func, defining_scope, name=None):
         own_scope = self.names.scope_for_def[id(func)]

@@ -2973,3 +2973,30 @@ def test_eager_modules_are_graph_only_inside_what_tf_traces():
         "    batched = tf.contrib.data.map_and_batch(map_func=lambda r: f(r, s=2.0), "
         "batch_size=2)\n", "")
     assert lint(alone, select=["CG105", "CG108"]) == []
+
+
+def test_a_method_wrapped_through_self_is_a_custom_gradient_of_its_other_parameters():
+    # `tf.custom_gradient(self._forward)`: `self` is bound (no CG108 for it), the inputs
+    # are the other parameters, and the body is judged as any custom-gradient function's.
+    code = """
+    import tensorflow as tf
+
+    class Layer(object):
+        def _forward(self, x, y):
+            w = tf.get_variable("w", [2])
+
+            def grad(dy):
+                return dy, dy, dy
+            return x * y * w, grad
+
+        def __call__(self, x, y):
+            return tf.custom_gradient(self._forward)(x, y)
+
+        @staticmethod
+        def _static(x):
+            return x, lambda dy: (dy, dy)
+
+        def other(self, x):
+            return tf.custom_gradient(self._static)(x)
+    """
+    assert lint(code) == [("CG101", 6, 13), ("CG103", 9, 13)]
