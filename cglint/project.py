@@ -733,7 +733,7 @@ def _summarize(path, with_imports):
         summary.top_imports = tuple(_imports(ast.Module(
             body=top_level_import_statements(parsed.tree), type_ignores=[])))
         summary.imports_catching_key_error = frozenset(_imports_catching_key_error(
-            parsed.tree))
+            parsed.tree)) if _may_catch_key_error(text) else frozenset()
     if not (defines or registers or maps or eager or stores):
         return summary
     from cglint.facts import ModuleFacts
@@ -821,6 +821,17 @@ def top_level_import_statements(tree):
             for handler in getattr(node, "handlers", []):
                 pending += handler.body
     return found
+
+
+# What a handler that catches KeyError names (catches_key_error), or a bare `except:`.
+_CATCHES_KEY_ERROR = re.compile(
+    r"KeyError|LookupError|Exception|StandardError|except[ \t]*:")
+
+
+def _may_catch_key_error(text):
+    """Whether the text may hold a handler that catches KeyError: without one of its words
+    no tree walk is needed (most modules of a large import closure)."""
+    return "import" in text and _CATCHES_KEY_ERROR.search(text) is not None
 
 
 def _imports_catching_key_error(tree):
