@@ -82,6 +82,11 @@ def of(module):
     return guards
 
 
+def _is_call_of(expr, builtin):
+    return isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and \
+        expr.func.id == builtin
+
+
 class _Finder:
     def __init__(self, module):
         self.module = module
@@ -158,17 +163,30 @@ class _Finder:
             return value is not None and self._surely_false(value, depth + 1)
         names = set()
         if isinstance(test, ast.Call):
-            names = self._feature_name(test)
+            names = self._falsy_feature_name(test)
         elif isinstance(test, ast.Compare) and len(test.ops) == 1:
             operator, right = test.ops[0], test.comparators[0]
             if isinstance(operator, ast.In):
                 names = self._listed_name(test.left, right)
             elif isinstance(operator, ast.IsNot) and isinstance(right, ast.Constant) and \
-                    right.value is None:
-                names = self._feature_name(test.left)
+                    right.value is None and not _is_call_of(test.left, "hasattr"):
+                names = self._falsy_feature_name(test.left)
+        module = self.module
+        # (a name the code stores on `tf` itself, a backport, may be there after all)
         return len(names) == 1 and all(
             name.startswith("tensorflow.") and tfapi.status(
-                name, self.module.target_tf) == tfapi.MISSING for name in names)
+                name, module.target_tf) == tfapi.MISSING
+            and name not in module.stored_tf_names and not module.stored_by_imports(name)
+            for name in names)
+
+    def _falsy_feature_name(self, call):
+        """{qualified name} of `hasattr(x, "n")` or `getattr(x, "n", None)`, false when
+        `n` is missing; empty for a getattr whose default may be true."""
+        if _is_call_of(call, "getattr") and not (
+                len(call.args) == 3 and isinstance(call.args[2], ast.Constant)
+                and call.args[2].value is None):
+            return set()
+        return self._feature_name(call)
 
     def _tested_names(self, test, depth=0):
         """(names that exist when the test is true, names that exist when it is false)."""

@@ -718,3 +718,18 @@ def test_what_follows_an_exit_the_target_always_takes_never_runs_there():
     """
     # 1.8 has tf.nn: the second test may fail, and what follows it is judged.
     assert lint(code) == [("CG402", 13, 12)]
+
+
+def test_a_test_that_may_pass_on_the_target_after_all_guards_only_its_name():
+    code = """
+    import tensorflow as tf
+    if not hasattr(tf, "sort"):
+        tf.sort = lambda values: values
+    def smallest(x):
+        if getattr(tf, "argsort", tf.nn.top_k):  # a true default: the branch runs
+            x = tf.math.log(x)
+        if hasattr(tf, "sort"):  # backported above: the branch runs
+            x = tf.math.log(tf.sort(x))
+        return x
+    """
+    assert lint(code) == [("CG402", 7, 13), ("CG402", 9, 13)]
