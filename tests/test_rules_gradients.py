@@ -610,6 +610,14 @@ def test_cg108_argument_kinds():
         ("CG108", 8, 21), ("CG108", 10, 21), ("CG108", 11, 21), ("CG108", 13, 21)]
     used = code.replace("return x, lambda", "return (x if opt == 'fast' else -x), lambda")
     assert ("CG108", 9, 21) in lint(used, select=["CG108"])
+    # where TF wants a Python string (measured: `Expected string for argument 'padding'`,
+    # and `name=` and a tested tf.equal raise the tensor-as-bool TypeError)
+    for use in ("tf.identity(x, name=opt)", "tf.nn.conv1d(x, x, 1, padding=opt)",
+                "x if tf.equal(opt, 'a') else x", "tf.identity(x) if tf.equal(opt, 'a') else x"):
+        wrong = code.replace("return x, lambda", "return %s, lambda" % use)
+        assert ("CG108", 9, 21) in lint(wrong, select=["CG108"]), use
+    right = code.replace("return x, lambda", "return tf.where(tf.equal(opt, 'a'), x, -x), lambda")
+    assert ("CG108", 9, 21) not in lint(right, select=["CG108"])
     eager = code.replace("import tensorflow as tf\n", "import tensorflow as tf\n"
                          "    tf.enable_eager_execution()\n")
     # Eager passes raw values: only None, callables and dicts still fail.

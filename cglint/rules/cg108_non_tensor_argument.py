@@ -45,9 +45,10 @@ class NonTensorArgument(Rule):
     n`); a bool used only
     as a tensor predicate (`tf.cond(training, ...)`, `tf.where(flag, ...)`,
     `tf.logical_not(flag)`), never in a Python `if`, `while`, `and`, `or`, `not` or
-    conditional expression; a string used only as an argument of TensorFlow calls
-    (`tf.equal(mode, "train")`), or not at all; or a list it never iterates or unpacks, whose gradient
-    functions give one gradient per argument (the stacked list's one: `tf.stack([ga, gb])`).
+    conditional expression; a string used only where TF takes a string tensor
+    (`tf.equal(mode, "train")`, not `name=` or `padding=`) and not tested by Python, or
+    not at all; or a list it never iterates or unpacks, whose gradient functions give one
+    gradient per argument (the stacked list's one: `tf.stack([ga, gb])`).
 
     Fix: pass only tensors positionally; bind configuration (strings, flags, functions) in
     a closure, or make a decorated function per configuration. For methods, decorate a
@@ -242,6 +243,13 @@ _INT_TENSOR_PARAMETERS = {"tensorflow." + name: frozenset(params.split()) for na
         for op in ("sum", "mean", "max", "min", "prod", "any", "all", "logsumexp")] + [
         ("unsorted_segment_" + op, "segment_ids num_segments")
         for op in ("sum", "max", "min", "prod")])}
+# The parameters of TensorFlow functions that take a string tensor (checked under TF 1.8;
+# `padding=`, `name=`, `data_format=` want a Python string).
+_STRING_TENSOR_PARAMETERS = {"tensorflow." + name: frozenset(params.split()) for name, params in (
+    ("equal", "x y"), ("not_equal", "x y"), ("identity", "input"),
+    ("string_join", "inputs"), ("substr", "input"), ("string_split", "source"),
+    ("string_to_number", "string_tensor"), ("string_to_hash_bucket_fast", "input"),
+    ("read_file", "filename"), ("decode_raw", "bytes"))}
 # The parameters of TensorFlow functions that take a bool tensor as a predicate.
 _BOOL_TENSOR_PARAMETERS = {"tensorflow." + name: frozenset(params.split()) for name, params in (
     [(cast, "x") for cast in _CASTS] + [
@@ -274,10 +282,11 @@ def _handled(module, site, index, kind, arguments):
     if kind in ("int", "bool", "str"):
         parents = _parent_map(site.func)
         if kind == "str":
-            # A string tensor handed to TensorFlow (`tf.equal(mode, "train")`) is what
-            # the function means, and an unused one harms nothing; any Python use (`==`,
-            # `in`, a method, a helper of the module) is not.
-            return all(_tensorflow_argument(module, node, parents) for node, _, _ in uses)
+            # A string tensor handed where TF takes one (`tf.equal(mode, "train")`, not
+            # `padding=` or `name=`, which want a Python string), whose result Python does
+            # not test, is what the function means, and an unused one harms nothing.
+            return all(_argument_of(module, node, parents, _STRING_TENSOR_PARAMETERS)
+                       and not _truth_of_call_taken(node, parents) for node, _, _ in uses)
         if kind == "int":
             return all(_int_tensor_use(module, site, node, parents) for node, _, _ in uses)
         # An unused flag is still reported: nothing shows the function means a tensor.
@@ -289,15 +298,15 @@ def _handled(module, site, index, kind, arguments):
     return complete and counts == {arguments}
 
 
-def _tensorflow_argument(module, node, parents):
-    """Whether `node` is itself an argument (by position or keyword) of a TensorFlow call."""
-    parent = parents.get(id(node))
-    if isinstance(parent, ast.keyword):
-        parent = parents.get(id(parent))
-    if not isinstance(parent, ast.Call) or parent.func is node:
-        return False
-    qualname = module.resolve(parent.func)
-    return bool(qualname) and qualname.startswith("tensorflow.")
+def _truth_of_call_taken(node, parents):
+    """Whether Python tests the result of the call `node` is an argument of (`if
+    tf.equal(mode, "train"):`): on a tensor that raises TypeError."""
+    call = parents.get(id(node))
+    if isinstance(call, ast.keyword):
+        call = parents.get(id(call))
+    parent = parents.get(id(call))
+    return isinstance(parent, (ast.If, ast.While, ast.IfExp, ast.Assert, ast.BoolOp)) or (
+        isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not))
 
 
 def _tested(module, site, index):
@@ -566,8 +575,9 @@ _DESCRIPTIONS = {
                       "tensors; pass a float tensor or bind it in a closure"),
     "float": ("a float", "graph mode makes it a tensor, and the function's `if` on it "
                          "raises TypeError; bind it in a closure"),
-    "str": ("a string", "graph mode makes it a tf.string tensor, so comparing it with `==` is "
-                        "silently False"),
+    "str": ("a string", "graph mode makes it a tf.string tensor, where Python needs the "
+                        "string: `==` on it is silently False, and a dict key, `name=` or "
+                        "`padding=` fails; bind it in a closure"),
     "dict": ("a dict", "TF 1.8 cannot convert it to a tensor (TypeError)"),
     "list": ("a Python list", "graph mode stacks it into one tensor, so the function sees one "
                               "input, not one per element"),
