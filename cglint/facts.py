@@ -32,8 +32,8 @@ EAGER_SWITCHES = frozenset((
     # TF's eager test harness: its main() turns eager execution on, then runs the tests
     "tensorflow.python.eager.test.main",
 ))
-# Words one of EAGER_SWITCHES needs in the text.
-_EAGER_SWITCH_WORDS = ("enable_eager_execution", "eager import test", "eager.test")
+# The functions that tell eager execution from graph mode: True when eager.
+_EAGER_TESTS = {"executing_eagerly": True, "in_eager_mode": True, "in_graph_mode": False}
 # Context managers whose block is expected to raise (a test of a call's bad arguments).
 _RAISING_CONTEXTS = frozenset(("assertRaises", "assertRaisesRegexp", "assertRaisesRegex",
                                "assertRaisesOpError", "assertRaisesWithPredicateMatch",
@@ -104,6 +104,12 @@ def _methods_recorded(kind):
     """Classes whose objects' methods are judged (the ones whose making cglint follows)."""
     return kind in GRADIENT_TAPES or kind == DATASET or (
         kind.startswith("tensorflow.train.") and kind.endswith("Optimizer"))
+
+
+def may_switch_eager(text):
+    """Whether the text holds what a call of one of EAGER_SWITCHES needs: its name, or for
+    the test harness both words of its module (`from ...eager import context, test`)."""
+    return "enable_eager_execution" in text or ("eager" in text and "test" in text)
 
 
 def is_private(qualname):
@@ -533,7 +539,7 @@ class ModuleFacts:
         mode, by the `tf.executing_eagerly()` tests around it in its function: the
         branches of `if tf.executing_eagerly():`, and what follows one whose branch
         returns or raises. None when no such test decides (and in a file that never asks)."""
-        if "executing_eagerly" not in self.text:
+        if not any(word in self.text for word in _EAGER_TESTS):
             return None
 
         def mode(test, holds):
@@ -642,10 +648,17 @@ class ModuleFacts:
             inner = self._tests_eager(test.operand)
             return None if inner is None else not inner
         if isinstance(test, ast.Call) and not test.args and not test.keywords:
-            qualname = self.resolve(test.func)
-            if qualname and qualname.rpartition(".")[2] == "executing_eagerly" and \
-                    qualname.startswith("tensorflow."):
-                return True
+            func = test.func
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Call) and \
+                    func.attr == "executing_eagerly":  # `context.context().executing_eagerly()`
+                func = func.value.func
+                qualname = self.resolve(func)
+                return True if qualname == "tensorflow.python.eager.context.context" else None
+            qualname = self.resolve(func)
+            if qualname and qualname.startswith("tensorflow."):
+                # tf.executing_eagerly, and 1.8's older spellings (context.in_eager_mode,
+                # tfe.in_eager_mode; context.in_graph_mode, its opposite)
+                return _EAGER_TESTS.get(qualname.rpartition(".")[2])
         return None
 
     def parent_of(self, node):
@@ -722,7 +735,7 @@ class ModuleFacts:
         """The calls that turn eager execution on, in source order, but those in a block
         that expects them to raise (`with self.assertRaises(TypeError):`, a test of bad
         arguments)."""
-        if not any(word in self.text for word in _EAGER_SWITCH_WORDS):
+        if not may_switch_eager(self.text):
             return []
         found = [call for call, qualname in self.calls if qualname in EAGER_SWITCHES
                  and not self._expected_to_raise(call)]
@@ -746,7 +759,7 @@ class ModuleFacts:
     def enables_eager_on_import(self):
         """Whether importing the module turns eager execution on: a call of the switch at
         its top level (not in a def, a class or `if __name__ == "__main__":`)."""
-        if not any(word in self.text for word in _EAGER_SWITCH_WORDS):
+        if not may_switch_eager(self.text):
             return False
         for statement in self.tree.body:
             if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) \

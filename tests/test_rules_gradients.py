@@ -3008,3 +3008,27 @@ def test_a_method_wrapped_through_self_is_a_custom_gradient_of_its_other_paramet
             return tf.custom_gradient(self._static)(x)
     """
     assert lint(code) == [("CG101", 6, 13), ("CG103", 9, 13)]
+
+
+def test_tf18s_own_tests_of_eager_execution_decide_branches_too():
+    # context.in_eager_mode(), tfe.in_eager_mode(), context.context().executing_eagerly()
+    # and not context.in_graph_mode() are 1.8's spellings of tf.executing_eagerly().
+    template = """
+    import tensorflow as tf
+    from tensorflow.python.eager import context
+    tfe = tf.contrib.eager
+
+    @tf.custom_gradient
+    def f(x, factor=2.0):
+        return x * factor, lambda dy: dy * factor
+
+    def g(x):
+        if TEST:
+            return f(x, factor=3.0)
+        return f(x)
+    """
+    for test in ("context.in_eager_mode()", "tfe.in_eager_mode()",
+                 "context.context().executing_eagerly()", "not context.in_graph_mode()"):
+        assert lint(template.replace("TEST", test), select=["CG105"]) == [], test
+    assert lint(template.replace("TEST", "context.in_graph_mode()"), select=["CG105"]) == [
+        ("CG105", 12, 16)]
