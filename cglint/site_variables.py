@@ -27,6 +27,10 @@ _LAYER_WEIGHT_METHODS = frozenset(("add_weight", "add_variable"))
 # Attributes of a variable that describe it without reading its value.
 _DESCRIPTIONS = frozenset(("shape", "get_shape", "dtype", "name", "device", "graph"))
 _SCOPES = frozenset(("tensorflow.variable_scope", "tensorflow.compat.v1.variable_scope"))
+# tf.AUTO_REUSE, and the same constant read off its module (`vs.AUTO_REUSE`): a value, not
+# a function or class, so cglint.tfpublic does not rename it.
+_AUTO_REUSE = frozenset(("tensorflow.AUTO_REUSE",
+                         "tensorflow.python.ops.variable_scope.AUTO_REUSE"))
 _STOP_GRADIENT = frozenset(("tensorflow.stop_gradient", "tensorflow.compat.v1.stop_gradient"))
 
 
@@ -91,7 +95,7 @@ def _made_anew_or_reused(facts, call, qualname, function):
 
 def _auto_reuse(facts, expr):
     return isinstance(expr, ast.Call) and facts.resolve(expr.func) in _SCOPES and any(
-        keyword.arg == "reuse" and facts.resolve(keyword.value) == "tensorflow.AUTO_REUSE"
+        keyword.arg == "reuse" and facts.resolve(keyword.value) in _AUTO_REUSE
         for keyword in expr.keywords)
 
 

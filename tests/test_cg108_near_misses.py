@@ -521,3 +521,23 @@ def test_a_dtype_is_named_a_dtype_not_a_function():
     assert [d.message.split(" as a")[0] for d in found] == [
         "`ste_cast` gets a `tf.DType`", "`ste_cast` gets a `tf.DType`",
         "`ste_cast` gets a function"]
+
+
+def test_a_bool_used_as_a_layers_training_flag_is_the_tensor_it_takes():
+    # Measured under TF 1.8 (py27, py36): tf.layers.dropout/batch_normalization's
+    # `training=` and contrib's `is_training=` take a bool tensor.
+    from conftest import lint
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def f(x, training):
+        y = tf.layers.dropout(x, rate=0.5, training=training)
+        y = tf.contrib.layers.batch_norm(y, is_training=training)
+        return y, lambda dy: (dy, None)
+
+    z = f(tf.ones([2, 3]), False)
+    """
+    assert lint(code, select=["CG108"]) == []
+    tested = code.replace("return y, lambda", "y = y if training else x\n        return y, lambda")
+    assert lint(tested, select=["CG108"]) == [("CG108", 11, 24)]

@@ -254,7 +254,11 @@ _STRING_TENSOR_PARAMETERS = {"tensorflow." + name: frozenset(params.split()) for
 _BOOL_TENSOR_PARAMETERS = {"tensorflow." + name: frozenset(params.split()) for name, params in (
     [(cast, "x") for cast in _CASTS] + [
         ("cond", "pred"), ("where", "condition"), ("logical_and", "x y"),
-        ("logical_or", "x y"), ("logical_xor", "x y"), ("logical_not", "x")])}
+        ("logical_or", "x y"), ("logical_xor", "x y"), ("logical_not", "x"),
+        # layers that switch on a training flag with a tf.cond (a bool tensor works)
+        ("layers.dropout", "training"), ("layers.batch_normalization", "training"),
+        ("contrib.layers.dropout", "is_training"),
+        ("contrib.layers.batch_norm", "is_training")])}
 # TensorFlow functions that return a Python list or tuple (which a tensor cannot index).
 _RETURN_LISTS = frozenset("tensorflow." + name for name in (
     "unstack", "split", "gradients", "hessians", "meshgrid", "dynamic_partition",
