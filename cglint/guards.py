@@ -531,6 +531,14 @@ class _Finder:
             kinds |= self._caught(handler.type)
         if kinds:
             self._mark(node.body, kinds, _ALL)
+        if _IMPORT in kinds and self.version == (1, 8):
+            # `try: import tensorflow.compat.v1 as tf; tf.disable_v2_behavior()` / `except
+            # ImportError:`: on 1.8 the import fails, and what follows it never runs.
+            for index, statement in enumerate(node.body):
+                if isinstance(statement, (ast.Import, ast.ImportFrom)) and \
+                        _import_fails(statement) is True:
+                    self._mark(node.body[index + 1:], {_ATTRIBUTE, _IMPORT, _KEYWORD}, _ALL)
+                    break
         safe = self._cannot_fail(node.body) if node.handlers else _FAILS
         if safe is not _FAILS:
             # A fallback for older releases (`except ImportError:` after imports that

@@ -733,3 +733,19 @@ def test_a_test_that_may_pass_on_the_target_after_all_guards_only_its_name():
         return x
     """
     assert lint(code) == [("CG402", 7, 13), ("CG402", 9, 13)]
+
+
+def test_what_follows_an_import_18_fails_in_a_try_never_runs_there():
+    code = """
+    try:
+        import tensorflow.compat.v1 as tf
+        tf.disable_v2_behavior()
+    except ImportError:
+        import tensorflow as tf
+    try:
+        import tensorflow as tf2
+        y = tf2.math.log(1.0)  # the import works: this runs, and is judged
+    except ImportError:
+        pass
+    """
+    assert lint(code) == [("CG402", 9, 9)]
