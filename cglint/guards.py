@@ -107,6 +107,9 @@ class _Finder:
         for node in module.nodes[ast.If] + module.nodes[ast.IfExp]:
             self._feature_test(node)
             self._version_test(node)
+        for node in module.nodes[ast.BoolOp]:
+            if isinstance(node.op, ast.And):
+                self._and_operands(node)
         self._early_exits()
         if "except" in module.text:
             star = module.nodes.get(getattr(ast, "TryStar", None), [])
@@ -141,13 +144,15 @@ class _Finder:
             self._mark(body, kinds, passed)
         if failed:
             self._mark(orelse, kinds, failed)
-        if isinstance(node.test, ast.BoolOp) and isinstance(node.test.op, ast.And):
-            # `hasattr(tf, "strings") and hasattr(tf.strings, "split")`: each operand runs
-            # only where the ones before it passed.
-            for index, value in enumerate(node.test.values[:-1]):
-                tested, _ = self._tested_names(value)
-                if tested:
-                    self._mark(node.test.values[index + 1:], kinds, tested)
+
+    def _and_operands(self, node):
+        """`hasattr(tf, "strings") and hasattr(tf.strings, "split")`, in a test or alone
+        (`hasattr(tf, "print") and tf.print(x)`): each operand runs only where the ones
+        before it passed."""
+        for index, value in enumerate(node.values[:-1]):
+            tested, _ = self._tested_names(value)
+            if tested:
+                self._mark(node.values[index + 1:], {_ATTRIBUTE, _IMPORT, _KEYWORD}, tested)
 
     def _surely_false(self, test, depth=0):
         """Whether a feature test is surely false on the target: it asks for a TensorFlow
@@ -161,6 +166,8 @@ class _Finder:
         if isinstance(test, ast.Name):
             value = self._single_value(test)
             return value is not None and self._surely_false(value, depth + 1)
+        if _is_call_of(test, "callable") and len(test.args) == 1:
+            return self._surely_false(test.args[0], depth + 1)
         names = set()
         if isinstance(test, ast.Call):
             names = self._falsy_feature_name(test)
@@ -216,6 +223,8 @@ class _Finder:
                 test.ops[0], (ast.In, ast.NotIn)):
             names = self._listed_name(test.left, test.comparators[0])  # `"n" in dir(tf)`
             return (names, set()) if isinstance(test.ops[0], ast.In) else (set(), names)
+        if _is_call_of(test, "callable") and len(test.args) == 1:
+            return self._tested_names(test.args[0], depth + 1)  # `callable(getattr(...))`
         if isinstance(test, ast.Call) and not isinstance(test.func, ast.Name) or \
                 isinstance(test, ast.Call) and test.func.id not in ("hasattr", "getattr"):
             return self._feature_helper(test), set()

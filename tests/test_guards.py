@@ -749,3 +749,15 @@ def test_what_follows_an_import_18_fails_in_a_try_never_runs_there():
         pass
     """
     assert lint(code) == [("CG402", 9, 9)]
+
+
+def test_callable_getattr_and_a_lone_and_guard_like_hasattr():
+    code = """
+    import tensorflow as tf
+    t = tf.constant(1.0)
+    if callable(getattr(tf, "print", None)):
+        tf.print(t)
+    hasattr(tf, "print") and tf.print(t)
+    hasattr(tf, "nn") and tf.print(t)  # tf.nn is no test for tf.print
+    """
+    assert lint(code) == [("CG401", 7, 23)]
