@@ -519,20 +519,27 @@ class ModuleFacts:
         tensorflow.python.ops import array_ops`), every chain through it is private too,
         or the public name of a TF 1.8 object (cglint.tfpublic), which 1.8 has; and no API
         table, argspec or TF_PRINTS name is private (tests/test_prefilters.py checks the
-        tables). Read from the statements alone: no binder needed."""
+        tables). Read from the statements alone: no binder needed. But what code outside
+        TensorFlow's own tree reads off TF's modules (`array_ops.multiply`) or calls through
+        them (`vs.get_variable(bogus=1)`) is judged too: True there, as if it imported
+        `tensorflow` itself; TF's own modules are 1.8's."""
         if "tensorflow" not in self.text:
             return False
+        internal = False
         for node in self.statements[ast.Import]:
             for alias in node.names:  # `import a.b` binds `a`; `import a.b as c`, a.b
                 bound = alias.name if alias.asname else alias.name.split(".")[0]
                 if _public_tensorflow(bound):
                     return True
+                internal = internal or bound.startswith("tensorflow.python")
         for node in self.statements[ast.ImportFrom]:
             if not node.level and node.module and any(
                     _public_tensorflow(node.module + "." + alias.name)
                     for alias in node.names if alias.name != "*"):
                 return True
-        return False
+            internal = internal or (not node.level and (node.module or "").startswith(
+                "tensorflow.python"))
+        return internal and not self._is_tensorflow_itself
 
     def execution_mode(self, node):
         """EAGER when `node` runs only under eager execution, GRAPH when only in graph

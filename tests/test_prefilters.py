@@ -77,12 +77,19 @@ PUBLIC = [
 ]
 
 
-def test_private_only_imports_resolve_to_private_names_only():
+def test_private_only_imports_resolve_to_private_names_only(tmp_path):
     from cglint import tfapi
     from cglint.facts import is_private
 
+    # In TensorFlow's own tree (outside it, what code reads off TF's modules is judged:
+    # test_internal_imports_outside_tensorflow_are_judged).
+    package = tmp_path / "tensorflow"
+    for folder in (package / "python" / "ops", package / "core"):
+        folder.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    inside = str(package / "python" / "ops" / "m.py")
     for code in PRIVATE_ONLY:
-        private = module(code)
+        private = ModuleFacts(inside, code, Parsed(ast.parse(code), text=code))
         assert not private.public_tensorflow, code
         assert private.api_uses == [] and not private.has_full_index
         # What the binder would have resolved there is private, every chain of it, or
@@ -96,6 +103,16 @@ def test_private_only_imports_resolve_to_private_names_only():
                     is_private(qualname) or tfapi.exists(qualname), (code, qualname)
     for code in PUBLIC:
         assert module(code).public_tensorflow, code
+
+
+def test_internal_imports_outside_tensorflow_are_judged():
+    # `array_ops.multiply` in a user's file: 1.8's array_ops has no multiply (measured).
+    code = "from tensorflow.python.ops import array_ops\ny = array_ops.multiply(1, 2)\n"
+    outside = module(code)
+    assert outside.public_tensorflow
+    assert [use.qualname for use in outside.api_uses] == [
+        "tensorflow.python.ops.array_ops.multiply"]
+    assert not module("from tensorflow_hub import x\n").public_tensorflow
 
 
 def test_no_table_knows_a_private_name():
