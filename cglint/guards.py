@@ -18,7 +18,8 @@ Code written for several TF releases tests before it uses a newer name:
 
 A name used only where such a test has passed is not a finding: the test, not the name,
 decides what runs on the target; where the test asks for a name the target lacks
-(`if hasattr(tf, "batch_gather"):` on 1.8), nothing its branch uses is. The other branch (the fallback) is checked normally.
+(`if hasattr(tf, "batch_gather"):` on 1.8), nothing its branch uses is. The other branch
+(the fallback) is checked normally.
 Version tests are evaluated with the target's version, as they run (two strings compare
 as strings: "1.8.0" < "1.13" is False), so the branch the target takes is checked and
 the one it skips is not; a test that cannot be evaluated guards both.

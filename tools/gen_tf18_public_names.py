@@ -21,8 +21,8 @@ shortest public name (core before contrib), then imports every module of
 that code rarely writes out), and records each
 public attribute of those modules that is one of the public objects, under the module's
 path (`tensorflow.python.ops.variable_scope.get_variable`, and the re-exports:
-`tensorflow.python.keras.layers.Dense`), when its public name is not contrib's. Modules whose import fails are left out. This
-file keeps Python 3.6 syntax for that reason.
+`tensorflow.python.keras.layers.Dense`), when its public name is not contrib's. Modules
+whose import fails are left out. This file keeps Python 3.6 syntax for that reason.
 """
 from __future__ import print_function
 

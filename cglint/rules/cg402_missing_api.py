@@ -26,11 +26,11 @@ class MissingApi(Rule):
     Fix: use the 1.8 spelling named in the message (`tf.log`, `tf.Session`,
     `tf.random_normal`); `--fix` rewrites the name where the newer name came in as the
     very object the 1.8 one is (in its first release) and the call fits its 1.8
-    signature (`tf.math.log` -> `tf.log`, `tf.compat.v1.X` -> `tf.X`); `--unsafe-fixes` also applies plain 1.8 renames, and
-    renames of a call passing two or more arguments positionally to a name that the newest
-    release gives to another function (`tf.math.in_top_k` takes `targets` first in TF 2:
-    check the order). Reach
-    Keras and contrib modules through attributes (`tf.keras.layers`) or `import` the
+    signature (`tf.math.log` -> `tf.log`, `tf.compat.v1.X` -> `tf.X`); `--unsafe-fixes`
+    also applies plain 1.8 renames, and renames of a call passing two or more arguments
+    positionally to a name that the newest release gives to another function
+    (`tf.math.in_top_k` takes `targets` first in TF 2: check the order). Reach Keras and
+    contrib modules through attributes (`tf.keras.layers`) or `import` the
     module the message names.
 
     Also calls of methods that an object the code visibly makes does not have in 1.8: a
@@ -141,6 +141,13 @@ class MissingApi(Rule):
 
     def _judge(self, module, use, target, wheels):
         """The Finding for one use, before guards; None when the name is there."""
+        if wheels and _through_deleted_package(module, use):
+            deleted = ".".join(use.qualname.split(".")[:2])
+            return self.at(use.node, "`%s` is not in TF %s: TensorFlow's own `__init__` "
+                           "deletes `%s`, and importing it again does not bring it back; "
+                           "import the module instead" % (
+                               _text(module, use.node) or tf_name(use.qualname), target,
+                               tf_name(deleted)))
         if wheels:
             verdict = tfimports.follow(use.qualname, module.imported_modules)
             if isinstance(verdict, tuple):
@@ -261,6 +268,23 @@ def _message(missing, target, hint=True):
     if missing.replacement:
         return message + "; use `%s`" % tf_name(missing.replacement)
     return message + (_hint(missing, target) if hint else "")
+
+
+# The packages TF 1.8's `tensorflow/__init__.py` deletes once loaded (`del python`, `del
+# core`): `tf.python` is missing, and `import tensorflow.python` leaves it so (measured,
+# tests/test_tf18_init_deletions.py).
+DELETED_BY_TENSORFLOW_INIT = frozenset(("tensorflow.python", "tensorflow.core"))
+
+
+def _through_deleted_package(module, use):
+    """`tf.python.ops...`: a chain from the `tensorflow` module itself through a package
+    its `__init__` deletes (an import of the module, `array_ops.x`, is no such chain)."""
+    if ".".join(use.qualname.split(".")[:2]) not in DELETED_BY_TENSORFLOW_INIT:
+        return False
+    root = use.node
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    return isinstance(root, ast.Name) and module.resolve(root) == "tensorflow"
 
 
 def _hint(missing, target):
