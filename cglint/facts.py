@@ -21,7 +21,6 @@ from cglint.variable_creators import creates_trained_variables
 CUSTOM_GRADIENT = frozenset((
     "tensorflow.custom_gradient",
     "tensorflow.contrib.eager.custom_gradient",
-    "tensorflow.python.ops.custom_gradient.custom_gradient",
     "tensorflow.compat.v1.custom_gradient",
     "tensorflow.compat.v2.custom_gradient",
 ))

@@ -117,7 +117,9 @@ class Names:
         return []
 
     def resolve(self, expr, scope, _depth=0):
-        """Dotted qualified name of `expr` (a Name/Attribute chain), or None."""
+        """Dotted qualified name of `expr` (a Name/Attribute chain), or None; a TF 1.8
+        function or class written through TF's own modules by its public name
+        (cglint.tfpublic: `vs.get_variable` is `tensorflow.get_variable`)."""
         if _depth > _MAX_ALIAS_DEPTH:
             return None
         attributes = []

@@ -24,14 +24,11 @@ from cglint.tfpackage import is_tensorflow_file
 
 REGISTER_GRADIENT = frozenset((
     "tensorflow.RegisterGradient",
-    "tensorflow.python.framework.ops.RegisterGradient",
     "tensorflow.compat.v1.RegisterGradient",
 ))
 NOT_DIFFERENTIABLE = frozenset((
     "tensorflow.NotDifferentiable",
     "tensorflow.NoGradient",
-    "tensorflow.python.framework.ops.NotDifferentiable",
-    "tensorflow.python.framework.ops.NoGradient",
     "tensorflow.compat.v1.NotDifferentiable",
     "tensorflow.compat.v1.NoGradient",
 ))
@@ -133,7 +130,7 @@ class RegisteredNames:
 
     names: dict  # known name -> first line registering it
     patterns: list  # regular expressions of names built at run time from known parts
-    any_name: bool  # some name comes from a caller: it can be anything
+    any_name: bool  # some name cglint cannot know (a caller's, a loop variable's): any
 
 
 def registered_names(facts):
@@ -563,11 +560,19 @@ class _Builder:
         if isinstance(parent, ast.Tuple):
             position = next(i for i, element in enumerate(parent.elts) if element is target)
             target, parent = parent, self.module.parent_of(parent)
-        if not isinstance(parent, ast.For) or parent.target is not target or not isinstance(
-                parent.iter, (ast.List, ast.Tuple)) or not parent.iter.elts:
+        if not isinstance(parent, ast.For) or parent.target is not target:
             return None
+        table = parent.iter
+        if isinstance(table, ast.Name):  # `for name, f in _GRADIENTS:`, a table bound once
+            bindings = self.names.lookup(table.id, self.names.scope_of(table))
+            table = bindings[0].node if len(bindings) == 1 and \
+                bindings[0].kind == "assign" else None
+        if not isinstance(table, (ast.List, ast.Tuple)):
+            return None
+        if not table.elts:
+            return "(?!)"  # an empty table registers nothing
         values = []
-        for row in parent.iter.elts:
+        for row in table.elts:
             if position is not None:
                 if not isinstance(row, (ast.List, ast.Tuple)) or len(row.elts) != len(
                         target.elts):

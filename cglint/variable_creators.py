@@ -17,7 +17,6 @@ VARIABLE_FUNCTIONS = frozenset((
     "tensorflow.contrib.slim.model_variable",
     "tensorflow.compat.v1.Variable",
     "tensorflow.compat.v1.get_variable",
-    "tensorflow.python.ops.variables.Variable",
     "tensorflow.python.ops.resource_variable_ops.ResourceVariable",
     "tensorflow.keras.backend.variable",
     # standalone Keras on the TF backend (most Keras code of TF 1.8's time): its

@@ -1696,3 +1696,25 @@ def test_cg201_op_names_a_loaded_library_may_register(tmp_path, key, reported):
                                                                        '"%s"' % key),
                               options).diagnostics
     assert bool(found) is reported
+
+
+def test_registrations_in_loops_over_tables_bound_once_and_empty_loops():
+    code = """
+    import tensorflow as tf
+    _GRADIENTS = [("HalfGrad", 0.5), ("DoubleGrad", 2.0)]
+
+    def _scaled(f):
+        return lambda op, grad: grad * f
+
+    for _name, _f in _GRADIENTS:
+        tf.RegisterGradient(_name)(_scaled(_f))
+    for _other in []:
+        tf.RegisterGradient(_other)(_scaled(1.0))
+    g = tf.get_default_graph()
+    with g.gradient_override_map({"Identity": "HalfGrad"}):
+        y = tf.identity(tf.constant(1.0))
+    with g.gradient_override_map({"Identity": "Missing"}):
+        z = tf.identity(tf.constant(1.0))
+    """
+    # the table's names are registered; an empty loop registers none (not any name)
+    assert lint(code) == [("CG202", 15, 43)]

@@ -262,14 +262,13 @@ def _number(node):
 # Calls that are a scalar when their first argument (or this keyword) is one.
 _SCALAR_OF_VALUE = {"tensorflow.constant": "value", "tensorflow.convert_to_tensor": "value",
                     "tensorflow.Variable": "initial_value", "tensorflow.cast": "x",
-                    # the same variables by their module paths, and eager's (a
-                    # ResourceVariable in 1.8), which graph code makes too
-                    "tensorflow.python.ops.variables.Variable": "initial_value",
+                    # eager's variable (a ResourceVariable in 1.8, which graph code
+                    # makes too; its module's spelling is no public name to resolve to)
                     "tensorflow.python.ops.resource_variable_ops.ResourceVariable":
                         "initial_value",
                     "tensorflow.contrib.eager.Variable": "initial_value",
                     # a NumPy float32 scalar is a float32 tensor of shape () as an input
-                    "numpy.float32": "", "numpy.float16": "",
+                    "numpy.float32": "",
                     # Keras's (standalone on the TF backend, and tf.keras's) variables
                     "tensorflow.keras.backend.variable": "value",
                     "keras.backend.variable": "value"}

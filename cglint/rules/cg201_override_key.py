@@ -196,9 +196,9 @@ def _inside_a_map_of(module, node, op_types):
 # CamelCase from a capital, `Zero_Out` refused; anything after a leading `_`, `_Zero_Out`
 # and `_lower` taken): a key like `sign` is no op type of any library.
 _OP_NAME = re.compile(r"(?:_.*|[A-Z][A-Za-z0-9]*)\Z")  # (`.`: no line break, as RE2)
-_GET_DEFAULT_GRAPH = frozenset(("tensorflow.get_default_graph",
-                                "tensorflow.python.framework.ops.get_default_graph"))
-_NEW_GRAPH = frozenset(("tensorflow.Graph", "tensorflow.python.framework.ops.Graph"))
+# (TF's own modules' spellings, `ops.get_default_graph`, resolve to these: cglint.tfpublic)
+_GET_DEFAULT_GRAPH = frozenset(("tensorflow.get_default_graph",))
+_NEW_GRAPH = frozenset(("tensorflow.Graph",))
 
 
 def _stale_graph(module, call):
