@@ -18,6 +18,8 @@ VARIABLE_FUNCTIONS = frozenset((
     "tensorflow.compat.v1.Variable",
     "tensorflow.compat.v1.get_variable",
     "tensorflow.python.ops.resource_variable_ops.ResourceVariable",
+    # the function tf.Variable's constructor calls, which 1.8 exports under no public name
+    "tensorflow.python.ops.variable_scope.variable",
     "tensorflow.keras.backend.variable",
     # standalone Keras on the TF backend (most Keras code of TF 1.8's time): its
     # variables are TF variables

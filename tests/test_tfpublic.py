@@ -48,3 +48,16 @@ def test_the_table_is_generated():
     # core public names only (see the generator), none of them private
     assert all(".contrib." not in "." + public and not public.startswith("python.")
                for attributes in data["modules"].values() for public in attributes.values())
+
+
+def test_an_internal_creator_without_a_public_name_is_shown_as_written():
+    # variable_scope.variable (what tf.Variable calls) has no public name in 1.8; inside a
+    # custom-gradient function its variable gets a None gradient (measured).
+    from cglint import engine
+    code = ("import tensorflow as tf\nfrom tensorflow.python.ops import variable_scope\n\n"
+            "@tf.custom_gradient\ndef f(x):\n"
+            "    w = variable_scope.variable([1.0], name='w')\n"
+            "    return x * w, lambda dy: dy * w\n")
+    [found] = engine.lint_text("m.py", code, engine.Options(select=("CG101",))).diagnostics
+    assert (found.line, found.col) == (6, 9)
+    assert found.message.startswith("`variable_scope.variable` creates")

@@ -45,7 +45,10 @@ class VariableCreatedInside(Rule):
                 where = ""
                 if use.helper is not None:
                     where = " in %s, which this call runs," % use.where()
-                what = "`%s`%s %s a variable" % (tf_name(use.name), where, _verb(use.name))
+                shown = tf_name(use.name)
+                if use.name.startswith("tensorflow.python.") and isinstance(use.node, ast.Call):
+                    shown = ast.unparse(use.node.func)  # as written: `vs.variable`
+                what = "`%s`%s %s a variable" % (shown, where, _verb(use.name))
                 untrained = isinstance(use.inner, ast.Call) and not creates_trained_variables(
                     use.inner, use.name)  # trainable=False: no gradient is wanted
                 if untrained and module.eager:
