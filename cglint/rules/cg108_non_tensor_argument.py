@@ -576,7 +576,8 @@ _DESCRIPTIONS = {
                        "use it only as a tensor predicate (`tf.cond`, `tf.where`) or bind it "
                        "in a closure"),
     "int": ("an int", "graph mode makes it an int32 tensor, which cannot mix with float "
-                      "tensors; pass a float tensor or bind it in a closure"),
+                      "tensors, nor be an op attribute that wants a Python int (`num_split`, "
+                      "a `squeeze` axis); pass a float tensor or bind it in a closure"),
     "float": ("a float", "graph mode makes it a tensor, and the function's `if` on it "
                          "raises TypeError; bind it in a closure"),
     "str": ("a string", "graph mode makes it a tf.string tensor, where Python needs the "
