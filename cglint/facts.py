@@ -751,11 +751,7 @@ class ModuleFacts:
         parent = self.parent_of(node)
         while parent is not None:
             if isinstance(parent, (ast.With, ast.AsyncWith)) and any(
-                    isinstance(item.context_expr, ast.Call) and isinstance(
-                        item.context_expr.func, (ast.Attribute, ast.Name)) and (
-                        item.context_expr.func.attr if isinstance(
-                            item.context_expr.func, ast.Attribute)
-                        else item.context_expr.func.id) in _RAISING_CONTEXTS
+                    _called_name(item.context_expr) in _RAISING_CONTEXTS
                     for item in parent.items):
                 return True
             parent = self.parent_of(parent)
@@ -2447,6 +2443,15 @@ def _takes_arguments(function):
     arguments = function.args
     return bool(arguments.args or arguments.posonlyargs or arguments.vararg
                 or arguments.kwonlyargs or arguments.kwarg)
+
+
+def _called_name(expr):
+    """The last name of what the call `expr` calls (`assertRaises` of
+    `self.assertRaises(E)`), or None for no call or a callee of another shape."""
+    if not isinstance(expr, ast.Call):
+        return None
+    func = expr.func
+    return func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
 
 
 def star_imports(tree):
