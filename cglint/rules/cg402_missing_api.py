@@ -141,8 +141,8 @@ class MissingApi(Rule):
 
     def _judge(self, module, use, target, wheels):
         """The Finding for one use, before guards; None when the name is there."""
-        if wheels and _through_deleted_package(module, use):
-            deleted = ".".join(use.qualname.split(".")[:2])
+        deleted = _deleted_package(module, use) if wheels else None
+        if deleted is not None:
             return self.at(use.node, "`%s` is not in TF %s: TensorFlow's own `__init__` "
                            "deletes `%s`, and importing it again does not bring it back; "
                            "import the module instead" % (
@@ -276,15 +276,23 @@ def _message(missing, target, hint=True):
 DELETED_BY_TENSORFLOW_INIT = frozenset(("tensorflow.python", "tensorflow.core"))
 
 
-def _through_deleted_package(module, use):
-    """`tf.python.ops...`: a chain from the `tensorflow` module itself through a package
-    its `__init__` deletes (an import of the module, `array_ops.x`, is no such chain)."""
-    if ".".join(use.qualname.split(".")[:2]) not in DELETED_BY_TENSORFLOW_INIT:
-        return False
-    root = use.node
-    while isinstance(root, ast.Attribute):
-        root = root.value
-    return isinstance(root, ast.Name) and module.resolve(root) == "tensorflow"
+def _deleted_package(module, use):
+    """The package (`tensorflow.python`) its `__init__` deletes that the chain `tf.python.
+    ops...` goes through from the `tensorflow` module itself, or None (an import of the
+    module, `array_ops.x`, is no such chain)."""
+    package = ".".join(use.qualname.split(".")[:2])
+    if package not in DELETED_BY_TENSORFLOW_INIT:
+        return None
+    root = _chain_root(use.node)
+    return package if isinstance(root, ast.Name) and module.resolve(root) == "tensorflow" \
+        else None
+
+
+def _chain_root(node):
+    """The expression an attribute chain starts from (`tf` of `tf.nn.relu`)."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node
 
 
 def _hint(missing, target):
@@ -343,9 +351,7 @@ def _fix(module, use, missing):
     call = use.call
     if call is not None and not compat and not _fits(call, replacement, module.target_tf):
         return None
-    root = use.node
-    while isinstance(root, ast.Attribute):
-        root = root.value
+    root = _chain_root(use.node)
     if not isinstance(root, ast.Name):
         return None
     root_qualname = module.resolve(root)
@@ -423,15 +429,20 @@ def _reorder_risk(use):
 
 def _first_release(qualname):
     """The oldest release of the table that has `qualname`, or None."""
-    return next((version for version in tfapi.versions()
-                 if tfapi.status(qualname, version) == tfapi.EXISTS), None)
+    having = _releases_having(qualname)
+    return having[0] if having else None
 
 
 def _newest_release(qualname):
     """The newest release of the table that has `qualname`, or None."""
-    having = [version for version in tfapi.versions()
-              if tfapi.status(qualname, version) == tfapi.EXISTS]
+    having = _releases_having(qualname)
     return having[-1] if having else None
+
+
+def _releases_having(qualname):
+    """The releases of the table that have `qualname`, oldest first."""
+    return [version for version in tfapi.versions()
+            if tfapi.status(qualname, version) == tfapi.EXISTS]
 
 
 # Notes of replacements that are the 1.8 name of the same operation (cglint.tfapi).
