@@ -82,23 +82,22 @@ def _iterates(listed, param):
 
 def _default_is_none(grad, param):
     """Whether the parameter `param` has a default, and it is None."""
-    arguments = grad.node.args
-    if param in arguments.kwonlyargs:
-        default = arguments.kw_defaults[arguments.kwonlyargs.index(param)]
-    else:
-        positional = arguments.posonlyargs + arguments.args
-        offset = len(positional) - len(arguments.defaults)
-        index = positional.index(param) if param in positional else -1
-        default = arguments.defaults[index - offset] if index >= offset else None
-        if index < offset:
-            return False
+    default = _default_of(grad, param)
     return isinstance(default, ast.Constant) and default.value is None
 
 
 def _required(grad, param):
+    return _default_of(grad, param) is None
+
+
+def _default_of(grad, param):
+    """The default expression of the parameter `param`, or None when it has none."""
+    arguments = grad.node.args
     if param in grad.params.kwonly:
-        return grad.node.args.kw_defaults[grad.params.kwonly.index(param)] is None
-    return param in grad.params.nodes[:grad.params.required]
+        return arguments.kw_defaults[grad.params.kwonly.index(param)]
+    index = grad.params.nodes.index(param)
+    required = grad.params.required
+    return None if index < required else arguments.defaults[index - required]
 
 
 def _matters(module, site, grad, param):
