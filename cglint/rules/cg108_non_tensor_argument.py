@@ -308,9 +308,7 @@ def _truth_of_call_taken(node, parents):
     call = parents.get(id(node))
     if isinstance(call, ast.keyword):
         call = parents.get(id(call))
-    parent = parents.get(id(call))
-    return isinstance(parent, (ast.If, ast.While, ast.IfExp, ast.Assert, ast.BoolOp)) or (
-        isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not))
+    return _truth_asked(parents.get(id(call)))
 
 
 def _tested(module, site, index):
@@ -368,13 +366,17 @@ def _truth_taken(node, parent):
     """Whether the test asks the tensor's truth: it is the test, an operand of `and`,
     `or`, `not`, or of a comparison (`scale > 1.0`); `scale is None`, `isinstance(scale,
     float)` and `scale.dtype == tf.float32` ask nothing of it."""
-    if isinstance(parent, (ast.If, ast.While, ast.IfExp, ast.Assert, ast.BoolOp)):
+    if _truth_asked(parent):
         return True
-    if isinstance(parent, ast.UnaryOp):
-        return isinstance(parent.op, ast.Not)
     if isinstance(parent, ast.Compare):
         return not all(isinstance(op, (ast.Is, ast.IsNot)) for op in parent.ops)
     return False
+
+
+def _truth_asked(parent):
+    """Whether `parent` asks its operand's truth itself: a test, `and`, `or`, `not`."""
+    return isinstance(parent, (ast.If, ast.While, ast.IfExp, ast.Assert, ast.BoolOp)) or (
+        isinstance(parent, ast.UnaryOp) and isinstance(parent.op, ast.Not))
 
 
 def _uses(module, site, name):
