@@ -19,7 +19,7 @@ setup(
     extras_require={"test": ["pytest", "hypothesis", "hypothesmith", "flake8>=5", "pre-commit>=3",
                              "jsonschema>=4"]},
     entry_points={
-        "console_scripts": ["cglint = cglint.cli:console_main"],
+        "console_scripts": ["cglint = cglint.__main__:main"],
         "flake8.extension": ["CG = cglint.integrations.flake8:CglintChecker"],
     },
     classifiers=[

@@ -222,8 +222,12 @@ def console_main():
     quietly; a handler raising there prints "Exception ignored" and a traceback."""
     try:
         # (signal.signal() runs a pending handler first: a Ctrl-C as main()'s `finally`
-        # restores the SIGTERM handler, or as these go in, surfaces here)
-        status = main()
+        # restores the SIGTERM handler, or as these go in, surfaces here). Kept stops
+        # cover what main() does before its run (parsing the options, a subcommand's
+        # imports) as well.
+        with interrupts.keeping_stops():
+            status = main()
+            interrupts.raise_pending()
     except KeyboardInterrupt:
         status = 130
     except interrupts.Terminated:

@@ -97,3 +97,15 @@ def raise_pending():
     stop, _pending = _pending, None
     if stop is not None:
         raise stop
+
+
+def stop_behind(error):
+    """The stop an exception stands for, if any: Python 3.11 wraps one raised while a class
+    is created (in `__set_name__`, a dataclass field's) in a RuntimeError."""
+    seen = set()
+    while error is not None and id(error) not in seen:
+        if isinstance(error, STOPS):
+            return error
+        seen.add(id(error))
+        error = error.__cause__
+    return None

@@ -69,11 +69,18 @@ def restore(folder, spec):
             os.chown(path, *owner)
 
 
-def start_fix(folder):
+# `python -m cglint`, but first a mark that the interpreter is up: a signal during
+# CPython's own start-up (site, runpy) prints CPython's traceback before cglint's code runs.
+AFTER_START_UP = ("import sys; open(sys.argv.pop(1), 'w').close(); "
+                  "from cglint.__main__ import main; sys.exit(main())")
+
+
+def start_fix(folder, started_mark=None):
     env = dict(os.environ, PYTHONPATH=ROOT + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    command = ["-m", "cglint"] if started_mark is None else ["-c", AFTER_START_UP, started_mark]
     return subprocess.Popen(
-        [sys.executable, "-m", "cglint", "--fix", "--jobs", "2", "--no-cache", "--quiet",
-         "--target-python", "2.7", folder],
+        [sys.executable] + command + ["--fix", "--jobs", "2", "--no-cache", "--quiet",
+                                      "--target-python", "2.7", folder],
         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, start_new_session=True)
 
 
@@ -260,10 +267,15 @@ def test_sigint_and_sigterm_at_random_moments_leave_no_temporary_file(trees):
     os.makedirs(folder)
     rng = random.Random(20261203)
     partly = 0
+    mark = str(base / "started")
     for round_number in range(60):
         restore(folder, spec)
-        process = start_fix(folder)
-        if round_number % 3 == 0:
+        if os.path.exists(mark):
+            os.unlink(mark)
+        process = start_fix(folder, mark)
+        if round_number % 3 == 0:  # from cglint's first import on (see AFTER_START_UP)
+            while not os.path.exists(mark) and process.poll() is None:
+                time.sleep(0.001)
             time.sleep(rng.uniform(0, 1.1 * seconds))
         else:
             wait_for_the_write_phase(process, folder, spec, rng)

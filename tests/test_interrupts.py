@@ -123,3 +123,49 @@ def test_a_wait_for_a_thread_raises_a_stop_that_thread_took():
             release.set()
             timer.join()
     assert future.result() == helper
+
+
+# Loading the command line (cglint.cli's imports) with a stop arriving in it: as an
+# unraisable one (in an import's callback) or wrapped by Python 3.11 in the RuntimeError of
+# a class being created. Either way the command ends with 130 and prints nothing.
+_START_UP_STOP = r"""
+import sys, weakref
+sys.path.insert(0, ROOT)
+
+class Thing:
+    pass
+
+class StopWhileLoading:
+    def find_spec(self, name, path=None, target=None):
+        if name == "cglint.cli":
+            if MODE == "unraisable":
+                thing = Thing()
+                ref = weakref.ref(thing, lambda _: (_ for _ in ()).throw(KeyboardInterrupt))
+                del thing
+            else:
+                try:
+                    raise KeyboardInterrupt
+                except KeyboardInterrupt as stop:
+                    raise RuntimeError("Error calling __set_name__") from stop
+        return None
+
+sys.meta_path.insert(0, StopWhileLoading())
+from cglint.__main__ import main
+status = main()
+print("cli loaded" if "cglint.cli" in sys.modules else "cli not loaded")
+sys.exit(status)
+"""
+
+
+@pytest.mark.parametrize("mode", ["unraisable", "wrapped"])
+def test_a_stop_while_the_command_line_loads_ends_quietly(mode):
+    import subprocess
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    code = "ROOT = %r\nMODE = %r\n%s" % (root, mode, _START_UP_STOP)
+    done = subprocess.run([sys.executable, "-c", code, "--version"], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 130, done
+    assert done.stderr == "", done.stderr
+    # an unraisable stop is kept until the import is over, and raised then
+    assert done.stdout.strip() == ("cli loaded" if mode == "unraisable" else "cli not loaded")
