@@ -56,6 +56,8 @@ _PY2_CONSTRUCTS = tuple((re.compile(pattern), bounded) for pattern, bounded in (
     (r"(?:True|False)[ \t]*(?:,[ \t]*(?:True|False)[ \t]*)?=(?!=)", True),
     (r"import[^\n]*\b(?:True|False)\b", True),
 ))
+# Python 3's error for `b"a" "b"`, which Python 2 reads as one str (its `b` changes nothing).
+_MIXED_LITERALS = "cannot mix bytes and nonbytes literals"
 # The stdlib's errors that are its own limits, never Python 2 syntax.
 _LIMIT_ERRORS = ("too many nested", "too many statically nested", "too many indentation")
 # Tokens as the budget counts them: a string literal or comment is one.
@@ -222,7 +224,7 @@ def _could_be_python2(text, error):
     message = error.msg or ""
     if any(limit in message for limit in _LIMIT_ERRORS):
         return False
-    return "\t" in text or _python2_constructs(text, 1) > 0
+    return "\t" in text or _MIXED_LITERALS in message or _python2_constructs(text, 1) > 0
 
 
 def _python2_constructs(text, limit):
@@ -360,8 +362,9 @@ def _mend_python2_leftovers(tree):
     _PY2_FIXERS turns into Python 3 that parses: tuple parameters (`lambda (k, v): v`,
     `def area((w, h))`) become one parameter named after their names; an octal long
     (`0777L`) an octal; `True` and `False` bound as names (`from __builtin__ import
-    False`) names that Python 3 allows. Enough for the linter to read the file: what it
-    reports never hangs on these."""
+    False`) names that Python 3 allows; bytes among the literals of one string, where
+    others are not (`b"a" "b"`), plain strings (a blank for the `b`). Enough for the
+    linter to read the file: what it reports never hangs on these."""
     from fissix.pgen2 import token
     from fissix.pygram import python_symbols as symbols
     from fissix.pytree import Leaf
@@ -375,6 +378,21 @@ def _mend_python2_leftovers(tree):
             node.value = "0o" + node.value[1:]
         elif node.type == token.NAME and node.value in ("True", "False") and _binds(node):
             node.value += "_"
+        elif node.type == symbols.atom and len(node.children) > 1 and all(
+                child.type == token.STRING for child in node.children):
+            _unbyte_mixed_literals(node.children)
+
+
+def _unbyte_mixed_literals(leaves):
+    """`b"a" "b"` as Python 3 reads Python 2's one str: `u"a" "b"`, same columns (a raw
+    one, `br"a"`, becomes ` r"a"`)."""
+    is_bytes = ["b" in leaf.value[:2].lower() for leaf in leaves]
+    if any(is_bytes) and not all(is_bytes):
+        for leaf, bytes_literal in zip(leaves, is_bytes):
+            if bytes_literal:
+                prefix_end = leaf.value.index(leaf.value.lstrip("bBrR")[0])
+                raw = "r" in leaf.value[:prefix_end].lower()
+                leaf.value = (" r" if raw else "u") + leaf.value[prefix_end:]
 
 
 # An octal literal as Python 2 wrote it, once fix_long has dropped its `L`.

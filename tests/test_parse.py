@@ -303,3 +303,39 @@ def test_python_27_takes_one_string_anywhere_among_the_future_imports(code):
     # Measured: 2.7 compiles both; 3.6 refuses both.
     assert parse(code, target_python=(2, 7)).error is None
     assert "beginning of the file" in parse(code, target_python=(3, 6)).error[2]
+
+
+@pytest.mark.parametrize("code,value", [
+    ('KEY = b"ste" "_grad"\n', "ste_grad"),
+    ('KEY = "op_" \\\n    B"Relu"\n', "op_Relu"),
+    ('KEY = "a" br"\\d" "c"\n', "a\\dc"),
+])
+def test_bytes_and_str_literals_in_one_string_are_python_2(code, value):
+    """Python 2.7 reads `b"a" "b"` as one str (measured: 'ste_grad', u'op_Relu'); Python 3
+    refuses to mix them. The file is Python 2, with the same columns."""
+    parsed = parse(code)
+    assert parsed.error is None and parsed.python2_syntax
+    assert parsed.tree.body[0].value.value == value
+    assert parsed.original_col(1, parsed.tree.body[0].value.col_offset) == 6
+    assert parse(code, (3, 6)).error[2].endswith("cannot mix bytes and nonbytes literals")
+
+
+def test_bytes_literals_alone_stay_bytes_in_a_python_2_file():
+    parsed = parse('print "x"\nKEY = b"a" b"b"\n')
+    assert parsed.python2_syntax and parsed.tree.body[1].value.value == b"ab"
+
+
+def test_findings_of_a_file_with_mixed_literals_are_still_reported():
+    from conftest import lint
+
+    found = lint('''
+        import tensorflow as tf
+        GRAD_KEY = b"ste" "_grad"
+
+        @tf.custom_gradient
+        def ste(x):
+            def grad(dy):
+                return dy, dy
+            return tf.round(x), grad
+        ''')
+    assert [(code, line) for code, line, _ in found] == [("CG103", 8)]
