@@ -183,7 +183,14 @@ def _is_future_import(node):
     return isinstance(node, ast.ImportFrom) and node.module == "__future__" and not node.level
 
 
+# Blank space and NUL bytes, all that may follow a file's last line for the NULs to be
+# harmless on Python 2 (csehong/VM-NET's train.py ends in six).
+_TRAILING = "\0 \t\f\r\n"
+
+
 def _parse(text, target_python):
+    if "\0" in text and "\0" not in text.rstrip(_TRAILING):
+        return _with_trailing_nuls(text, target_python)
     try:
         return Parsed(_parse_stdlib(text), text=text)
     except SyntaxError as error:
@@ -307,6 +314,20 @@ def _nul_position(text):
         return 1, 1
     line = text.count("\n", 0, index) + 1
     return line, index - (text.rfind("\n", 0, index) + 1) + 1
+
+
+def _with_trailing_nuls(text, target_python):
+    """Parsed for a text whose NUL bytes all come after its last line. Python 2.7 stops
+    reading at them, running or importing it; Python 3.6 too as a script, but its import
+    raises `ValueError: source code string cannot contain null bytes` (all measured). The
+    lines before them are parsed all the same."""
+    body = text.rstrip(_TRAILING)
+    parsed = _parse(body + text[len(body):].replace("\0", ""), target_python)
+    if target_python >= (3, 0) and parsed.error is None:
+        parsed.error = _nul_position(text) + (
+            "null bytes after the last line: importing the module raises ValueError on "
+            "Python 3 (a script run stops before them)",)
+    return parsed
 
 
 def _tool():

@@ -56,7 +56,7 @@ def test_python2_syntax_is_an_error_when_targeting_python3():
     ("def f(:\n    pass\n", 1),
     ("x = 1\ny = (\n", 2),
     ("x = 1\n  y = 2\n", 2),
-    ("a = 1\0\n", 1),
+    ("a = 1\0 b\n", 1),
 ])
 def test_syntax_errors_have_positions(code, line):
     parsed = parse(code)
@@ -339,3 +339,25 @@ def test_findings_of_a_file_with_mixed_literals_are_still_reported():
             return tf.round(x), grad
         ''')
     assert [(code, line) for code, line, _ in found] == [("CG103", 8)]
+
+
+@pytest.mark.parametrize("tail", ["\0\0\0", "\0\0\n\0\n", "\n\0 \t\0"])
+def test_nul_bytes_after_the_last_line_are_harmless_on_python_2(tail):
+    """Python 2.7 runs and imports such a file; Python 3.6 runs it as a script, but its
+    import raises ValueError (measured: csehong/VM-NET's train.py)."""
+    text = 'x = 1\nprint("ok", x)\n' + tail
+    parsed = parse(text)
+    assert parsed.error is None and len(parsed.tree.body) == 2
+    line, col, message = parse(text, (3, 6)).error
+    assert (line, col) == (3, 1) if tail[0] == "\0" else (line, col) == (4, 1)
+    assert message.startswith("null bytes after the last line: importing the module raises "
+                              "ValueError on Python 3")
+    assert len(parse(text, (3, 6)).tree.body) == 2  # the rest is still read
+
+
+@pytest.mark.parametrize("text", ["x = 1\0 junk\nprint(x)\n", "x = 1\n#\0 c\nprint(x)\n",
+                                  "x = 1\n\0\ny = 2\n"])
+def test_nul_bytes_before_the_last_line_are_an_error_everywhere(text):
+    for target in ((2, 7), (3, 6)):
+        parsed = parse(text, target)
+        assert parsed.tree is None and parsed.error[2] == "source code cannot contain null bytes"
