@@ -30,6 +30,7 @@ MINIMUM_VERSION = {
     "non-ASCII identifier": (3, 0),
     "`print()` keyword argument": (3, 0),
     "`print()` keyword `flush=`": (3, 3),
+    "`print()` keyword `flush=` with `print` a statement": (3, 3),
     "`print()` with `*` unpacking": (3, 0),
     "`print` used as a value": (3, 0),
     "argument-less `super()`": (3, 0),
@@ -91,6 +92,9 @@ NOTES = {
     "(`SyntaxError: 'return' with argument inside generator`); yield the value, or keep it "
     "out of the generator",
     "`print()` keyword argument": "or add `from __future__ import print_function`",
+    "`print()` keyword `flush=` with `print` a statement": "Python 2.7 cannot compile it "
+    "(`SyntaxError`), and its print function has no `flush` either: call "
+    "`sys.stdout.flush()` after the print",
     "`print()` keyword `flush=`": "Python 2.7's print function has no `flush` (a "
     "`TypeError` even with `from __future__ import print_function`); call "
     "`sys.stdout.flush()` after the print",
@@ -129,6 +133,7 @@ EXPRESSION_MARKERS = {
     "`...` outside a subscript": ("...",),
     "`print()` keyword argument": ("print",),
     "`print()` keyword `flush=`": ("flush",),
+    "`print()` keyword `flush=` with `print` a statement": ("flush",),
     "`print()` with `*` unpacking": ("print",),
     "`print` used as a value": ("print",),
     "argument-less `super()`": (marks.bare_super_calls,),
@@ -154,8 +159,9 @@ EXPRESSION_MARKERS = {
     "`*` unpacking in a subscript": (marks.unpacking_stars,),
 }
 # Found on a `print` call only while `print` is a statement (no print_function import).
-_PRINT_STATEMENT_ONLY = frozenset(("`print()` keyword argument", "`print()` with `*` unpacking",
-                                   "`print` used as a value"))
+_PRINT_STATEMENT_ONLY = frozenset((
+    "`print()` keyword argument", "`print()` with `*` unpacking", "`print` used as a value",
+    "`print()` keyword `flush=` with `print` a statement"))
 
 
 def newer_syntax(module, index=None):
@@ -180,9 +186,7 @@ def newer_syntax(module, index=None):
     # are one cause): the first place, naming every detail in source order.
     first = {}
     for node, construct, detail in checker.run():
-        # `print(..., flush=True)` compiles only as a function call (print_function)
-        runtime = construct in _RUNTIME_CONSTRUCTS and not (
-            print_statement and construct == "`print()` keyword `flush=`")
+        runtime = construct in _RUNTIME_CONSTRUCTS
         if MINIMUM_VERSION[construct] > target and not (
                 runtime and _only_on_newer(module, node, construct)):
             first.setdefault((node.lineno, construct), []).append((node, detail))
@@ -631,7 +635,9 @@ class _Checker:
         if name == "print":
             for keyword in node.keywords:
                 if keyword.arg == "flush":
-                    yield keyword, "`print()` keyword `flush=`", None
+                    # (with `print` a statement, 2.7 cannot even compile the call)
+                    yield keyword, "`print()` keyword `flush=`" + (
+                        " with `print` a statement" if self.print_statement else ""), None
                 elif self.print_statement:
                     yield keyword, "`print()` keyword argument", keyword.arg or "**"
         if name == "print" and self.print_statement:

@@ -71,7 +71,7 @@ FLAGGED = [
     ("def f(a: list[int]) -> dict[str, int]: pass", (3, 6), ["subscripted builtin in an evaluated annotation"]),
     ("def f(a: list[int]) -> dict[str, int]:\n    pass", (3, 6), ["subscripted builtin in an evaluated annotation"]),
     ("def f(a: list[int],\n      b=1) -> dict[str, int]: pass", (3, 6), ["subscripted builtin in an evaluated annotation"] * 2),
-    ("print('a', flush=True)", (2, 7), ["`print()` keyword `flush=`"]),
+    ("print('a', flush=True)", (2, 7), ["`print()` keyword `flush=` with `print` a statement"]),
     ("from __future__ import print_function\nprint('a', end='', flush=True)", (2, 7), ["`print()` keyword `flush=`"]),
     ("print('a', flush=True)", (3, 2), ["`print()` keyword `flush=`"]),
     ("x: list[int] = []", (3, 6), ["subscripted builtin in an evaluated annotation"]),
@@ -164,10 +164,21 @@ def test_one_finding_per_construct_kind_per_line_names_every_detail():
 
 
 def test_print_flush_message_says_33_and_that_the_future_import_does_not_help():
-    code = "print('a', flush=True)\n"
+    code = "from __future__ import print_function\nprint('a', flush=True)\n"
     (record,) = newer_syntax(module_of(code))
     assert "needs Python 3.3+" in record.message and "even with `from __future__" in record.message
     assert "or add `from __future__" not in record.message
+
+
+def test_print_flush_with_print_a_statement_says_it_does_not_compile():
+    """`print("RESULT", x, flush=True)` without the future import: 2.7 refuses to compile
+    the file (measured), which dropping `flush=` alone would not mend either."""
+    code = "print('a', flush=True)\n"
+    (record,) = newer_syntax(module_of(code))
+    assert record.message.startswith("`print()` keyword `flush=` with `print` a statement "
+                                     "needs Python 3.3+ (target is 2.7); Python 2.7 cannot "
+                                     "compile it (`SyntaxError`)")
+    assert "sys.stdout.flush()" in record.message
 
 
 def test_columns_count_characters_not_bytes():
