@@ -47,6 +47,13 @@ class MissingApi(Rule):
     come from `tools/gen_tf18_private_names.py`; modules it could not import (most of
     contrib) are not judged.
 
+    Also what goes through the packages TF 1.8's `__init__` deletes once loaded
+    (`tensorflow.python`, `tensorflow.core`): a chain read off the `tensorflow` module
+    (`tf.python.ops`, `tensorflow.python.ops.math_ops.add`), and `import
+    tensorflow.python.ops.array_ops as array_ops`, which Python before 3.7 binds by reading
+    those attributes (`AttributeError: module 'tensorflow' has no attribute 'python'`);
+    `--fix` writes `from tensorflow.python.ops import array_ops as array_ops`.
+
     Also a tape's gradient of several targets (`tape.gradient([y1, y2], x)` on a tape
     the code visibly made), which newer releases sum and TF 1.8 refuses: its
     `GradientTape.gradient` takes one target tensor (`AttributeError: 'list' object has
@@ -119,6 +126,14 @@ class MissingApi(Rule):
                           "attribute '_id'`; take the gradient of their sum, or one "
                           "gradient per target" % (
                               target, "tuple" if isinstance(listed, ast.Tuple) else "list"))
+        for statement, alias in _imports_bound_through_deleted(module):
+            if not guards.of(module).covers(statement, alias.name, guards.ATTRIBUTE):
+                yield self.at(statement, "`import %s as %s` raises AttributeError in TF %s: "
+                              "TensorFlow's own `__init__` deletes `%s`, which Python "
+                              "before 3.7 reads to bind `%s`; write `from ... import`" % (
+                                  alias.name, alias.asname, target,
+                                  ".".join(alias.name.split(".")[:2]), alias.asname),
+                              _from_import_fix(module, statement, alias))
         failed_modules = set()  # (statement, module): one finding when the module fails
         unshipped = None  # asked at the first failing import only (most files have none)
         for use in module.imports:
@@ -279,13 +294,43 @@ DELETED_BY_TENSORFLOW_INIT = frozenset(("tensorflow.python", "tensorflow.core"))
 def _deleted_package(module, use):
     """The package (`tensorflow.python`) its `__init__` deletes that the chain `tf.python.
     ops...` goes through from the `tensorflow` module itself, or None (an import of the
-    module, `array_ops.x`, is no such chain)."""
-    package = ".".join(use.qualname.split(".")[:2])
-    if package not in DELETED_BY_TENSORFLOW_INIT:
+    module, `array_ops.x`, is no such chain). Read off the chain as written: its name may
+    be public (`tensorflow.python.ops.math_ops.add` is `tf.add`)."""
+    first = use.node
+    while isinstance(first, ast.Attribute) and isinstance(first.value, ast.Attribute):
+        first = first.value
+    if not isinstance(first, ast.Attribute) or not isinstance(first.value, ast.Name):
         return None
-    root = _chain_root(use.node)
-    return package if isinstance(root, ast.Name) and module.resolve(root) == "tensorflow" \
-        else None
+    package = "tensorflow." + first.attr
+    if package not in DELETED_BY_TENSORFLOW_INIT or module.resolve(first.value) != "tensorflow":
+        return None
+    return package
+
+
+def _imports_bound_through_deleted(module):
+    """(statement, dotted name) of each `import tensorflow.python.x as y`: Python before
+    3.7 binds `y` by reading the attributes `tensorflow.python.x`, and TF 1.8's `__init__`
+    has deleted `python` (measured on 2.7 and 3.6: `AttributeError: module 'tensorflow'
+    has no attribute 'python'`). TF's own modules run theirs before that."""
+    if module.target_python >= (3, 7) or tfpackage.is_tensorflow_file(module.path):
+        return
+    for statement in module.statements[ast.Import]:
+        for alias in statement.names:
+            parts = alias.name.split(".")
+            if alias.asname and len(parts) > 1 and \
+                    ".".join(parts[:2]) in DELETED_BY_TENSORFLOW_INIT:
+                yield statement, alias
+
+
+def _from_import_fix(module, statement, alias):
+    """`import a.b.c as d` as `from a.b import c as d`, which 2.7 and 3.6 bind from
+    sys.modules (measured); none for `import tensorflow.python as p` (2.7 cannot) or a
+    statement of several names."""
+    parent, _, name = alias.name.rpartition(".")
+    if len(statement.names) > 1 or parent.count(".") < 1:
+        return None
+    return (Edit(module.span(statement), "from %s import %s as %s" % (
+        parent, name, alias.asname)),)
 
 
 def _chain_root(node):
