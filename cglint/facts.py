@@ -879,7 +879,7 @@ class ModuleFacts:
         attributes = self.nodes[ast.Attribute]
         inner = {id(node.value) for node in attributes}
         called = {id(node.func): node for node in self.nodes[ast.Call]}
-        uses, stored = [], set()
+        uses, stored = [], {}
         for node in attributes:
             if id(node) in inner:
                 continue
@@ -888,13 +888,26 @@ class ModuleFacts:
                 if isinstance(node.ctx, ast.Load):
                     uses.append(ApiUse(node, qualname, called.get(id(node))))
                 else:
-                    stored.add(qualname)  # `tf.model = ...`: the code's own attribute
+                    # `tf.model = ...`: the code's own attribute
+                    stored.setdefault(qualname, []).append(node)
                     if isinstance(node.value, ast.Attribute):  # `tf.a.b = ...` reads tf.a
                         owner = self.resolve(node.value)
                         uses.append(ApiUse(node.value, owner, None))
         if stored:
-            uses = [use for use in uses if stored.isdisjoint(_and_above(use.qualname))]
+            uses = [use for use in uses if not self._stored_first(use, stored)]
         return uses
+
+    def _stored_first(self, use, stored):
+        """Whether one of the module's own stores of the name a use reads (or of a module
+        above it: {qualname: [store nodes]}) may run before the read: any store, but one
+        that comes later at the top level of the module for a read there, which runs
+        first (`h = tf.logging._logger` then `tf.logging._logger = ...`)."""
+        names, module_scope = self.names, self.names.module
+        at_top = names.scope_of(use.node) is module_scope
+        read_at = (use.node.lineno, use.node.col_offset)
+        return any(not (at_top and names.scope_of(store) is module_scope
+                        and (store.lineno, store.col_offset) > read_at)
+                   for name in _and_above(use.qualname) for store in stored.get(name, ()))
 
     @cached_property
     def private_uses(self):
@@ -923,7 +936,7 @@ class ModuleFacts:
             return []
         from cglint import tfimports
 
-        missing, stored = [], set()
+        missing, stored = [], {}
         for node in self.nodes[ast.Attribute]:
             name = node.attr
             if name[:1] != "_" or name[:2] == "__":
@@ -938,14 +951,14 @@ class ModuleFacts:
             if names is None:
                 continue
             if not isinstance(node.ctx, ast.Load):
-                stored.add(owner + "." + name)
+                stored.setdefault(owner + "." + name, []).append(node)
             elif name not in names:
                 missing.append((node, owner + "." + name))
         if not missing:
             return []
         called = {id(node.func): node for node in self.nodes[ast.Call]}
-        return [ApiUse(node, qualname, called.get(id(node))) for node, qualname in missing
-                if qualname not in stored]
+        uses = [ApiUse(node, qualname, called.get(id(node))) for node, qualname in missing]
+        return [use for use in uses if not self._stored_first(use, stored)]
 
     @cached_property
     def method_uses(self):

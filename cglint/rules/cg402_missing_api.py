@@ -64,6 +64,9 @@ class MissingApi(Rule):
     tf.compat.v1 if ... else tf`) is read as the target runs it: on 1.8 `tf` stays the
     module, and the names used through it are judged.
 
+    A name the module assigns on TensorFlow itself is its own attribute wherever the
+    assignment may run first: not for a read above it at the top level (NiftyNet's
+    `tf.logging._logger.handlers = []` the line before it sets `tf.logging._logger`).
     A name that a project module imported at the top assigns on TensorFlow (a backport:
     `tf.TensorSpec = TensorSpec`) is not reported, nor one that a module those import
     when imported assigns (tensorpack's `model_desc` calling the backport of `compat`).
