@@ -348,10 +348,14 @@ def variable_gradients(module, site, grad, value):
     """The `[dw]` of `return dx, [dw]`, the TF 2 idiom for variable gradients, or None.
 
     It counts as that idiom when the gradient function takes `variables`, or when the
-    gradients before the list already cover every positional input of the function.
+    gradients before the list already cover every positional input of the function. An
+    empty display (`return dx, []`) is not: TF 1.8 flattens the result, and the list adds
+    no gradient (measured); the count of what is left is CG103's.
     """
     if not (isinstance(value, ast.Tuple) and len(value.elts) == 2
             and isinstance(value.elts[1], (ast.List, ast.ListComp))):
+        return None
+    if isinstance(value.elts[1], ast.List) and not value.elts[1].elts:
         return None
     if grad.variables_param is not None or grad.variables_read is not None:
         listed = value.elts[1]

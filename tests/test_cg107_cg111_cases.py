@@ -495,3 +495,56 @@ def test_cg107_iterating_a_defaulted_variables_says_it_is_none():
     iterable = code.replace("variables=None", "variables=(w,)")
     found = engine.lint_text("m.py", iterable, engine.Options(select=("CG107",))).diagnostics
     assert "extra input gradients" in found[-1].message
+
+
+@pytest.mark.parametrize("returned", [
+    "dy * 2.0, []",
+    "[dy * 2.0, []]",
+    "dy * 2.0, ()",
+    "[], dy * 2.0",
+    "dy * 2.0, [], []",
+])
+@pytest.mark.parametrize("params", ["dy, variables=None", "dy"])
+def test_cg107_an_empty_list_beside_the_gradient_is_no_variable_gradient(returned, params):
+    # TF 1.8 flattens the result: `(dx, [])` is one gradient, and runs (measured on py27
+    # and py36: [2., 2.]), with or without a `variables` parameter.
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def scale(x):
+        def grad(%s):
+            return %s
+        return x * 2.0, grad
+    """ % (params, returned)
+    assert lint(code, select=["CG103", "CG107"]) == []
+
+
+def test_cg107_a_list_holding_a_gradient_is_still_reported():
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def scale(x):
+        def grad(dy):
+            return dy * 2.0, [dy]
+        return x * 2.0, grad
+    """
+    assert lint(code, select=["CG103", "CG107"]) == [("CG107", 7, 26)]
+
+
+def test_cg103_counts_an_empty_list_beside_the_gradient_as_nothing():
+    # two inputs, `return dx, []`: one gradient (measured: Num gradients 2 ... num
+    # inputs 3); CG107 no longer takes it, so CG103 counts it
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def average(a, b):
+        def grad(dy, variables=None):
+            return dy * 0.5, []
+        return (a + b) * 0.5, grad
+    """
+    assert lint(code, select=["CG103", "CG107"]) == [("CG103", 7, 9)]
+    assert lint(code.replace("dy * 0.5, []", "dy * 0.5, [], dy * 0.5"),
+                select=["CG103", "CG107"]) == []
