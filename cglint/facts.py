@@ -1421,6 +1421,10 @@ class ModuleFacts:
                 appended = self._count_appended(expr, scope, depth, arguments)
                 if appended is not None:
                     return appended
+                unpacked = self._unpacked_values(expr, scope, depth, arguments)
+                if unpacked is not None:
+                    return _agreed(self.count_values(value, where, depth + 1, passed)
+                                   for value, where, passed in unpacked)
                 return 1 if self._is_parameter(expr, scope, depth, arguments) or (
                     self._unpacked_tensor(expr, scope)) else None
             return _agreed(self.count_values(value, scope, depth + 1, arguments)
@@ -1599,6 +1603,17 @@ class ModuleFacts:
 
     def _count_returned(self, call, scope, depth, arguments):
         """The count every `return` of the called project function agrees on, or None."""
+        returned = self._returned_values(call, scope, arguments)
+        if returned is None:
+            return None
+        values, own = returned
+        return _agreed(self.count_values(value, own[0], depth + 1, own)
+                       for value in values)
+
+    def _returned_values(self, call, scope, arguments):
+        """([what each `return` of the called project function gives], (its scope, the
+        arguments the call passes it)), or None: not a def of the module, a generator,
+        or one without a `return`."""
         function = self.called_function(call, scope)
         if function is None:
             return None
@@ -1610,8 +1625,70 @@ class ModuleFacts:
         values = [node.value for node in body if isinstance(node, ast.Return)]
         if not values:
             return None
-        return _agreed(self.count_values(value, own_scope, depth + 1, (own_scope, passed))
-                       for value in values)
+        return values, (own_scope, passed)
+
+    def _unpacked_values(self, name, scope, depth, arguments):
+        """[(value, its scope, its arguments)] of every binding of `name` in `scope` when
+        each is a plain assignment that gives it one known value: a chained one (`ga = gb
+        = dy * 0.5`: the value), or one that unpacks a list or tuple display of the
+        target's length (`ga, gb = dy * 0.5, dy * 0.5`: the item) or the call of a helper
+        of the module whose every `return` is such a display (`ga, gb = _pair(dy)`: the
+        item of each, counted in the helper); else None. A `*rest` target, a target
+        mutated in place, or any other value (`ga, gb = pair`) leaves it unknown."""
+        bindings = scope.bindings.get(name.id, [])
+        if not bindings or isinstance(scope.node, ast.Module) or depth > _MAX_DEPTH:
+            return None
+        found = []
+        for binding in bindings:
+            target = binding.node
+            if binding.kind != "other" or not isinstance(target, ast.Name):
+                return None
+            path = []  # (index, length) from the statement's target down to the name
+            node, parent = target, self.parent_of(target)
+            while isinstance(parent, (ast.Tuple, ast.List)):
+                if any(isinstance(element, ast.Starred) for element in parent.elts):
+                    return None
+                path.append((next(i for i, e in enumerate(parent.elts) if e is node),
+                             len(parent.elts)))
+                node, parent = parent, self.parent_of(parent)
+            if not isinstance(parent, ast.Assign) or not any(
+                    t is node for t in parent.targets) or self._mutated_targets(parent, scope):
+                return None
+            values = [(parent.value, scope, arguments)]
+            for index, length in reversed(path):
+                values = self._items_at(values, index, length)
+                if values is None:
+                    return None
+            found.extend(values)
+        return found
+
+    def _items_at(self, values, index, length):
+        """[(item, its scope, its arguments)] at `index` of each (value, scope, arguments):
+        a display of `length` items, or the call of a helper of the module returning such
+        displays only; None when any is something else."""
+        items = []
+        for value, where, passed in values:
+            displays = [(value, where, passed)]
+            if isinstance(value, ast.Call):
+                returned = self._returned_values(value, where, passed)
+                if returned is None:
+                    return None
+                returns, own = returned
+                displays = [(each, own[0], own) for each in returns]
+            for display, own_scope, own_arguments in displays:
+                if not isinstance(display, (ast.Tuple, ast.List)) or len(
+                        display.elts) != length or any(
+                            isinstance(element, ast.Starred) for element in display.elts):
+                    return None
+                items.append((display.elts[index], own_scope, own_arguments))
+        return items
+
+    def _mutated_targets(self, statement, scope):
+        """Whether a name the assignment `statement` binds is changed in place in `scope`
+        (`ga = gb = []` then `ga.append(dy)` changes `gb` too)."""
+        mutated = self._mutated_in(scope)
+        return any(isinstance(node, ast.Name) and node.id in mutated
+                   for target in statement.targets for node in ast.walk(target))
 
     def called_function(self, call, scope):
         """The def a call runs, when the module shows it: `helper(...)` for a def bound once,
@@ -1873,6 +1950,11 @@ class ModuleFacts:
         if isinstance(expr, ast.Name) and depth < _MAX_DEPTH:
             value = self.single_value(expr, scope)
             if value is None:
+                unpacked = self._unpacked_values(expr, scope, depth, arguments)
+                if unpacked is not None:
+                    return all(self._is_tensor(value, where, depth + 1, passed) or (
+                        self._is_parameter(value, where, depth + 1, passed))
+                        for value, where, passed in unpacked)
                 return self._unpacked_tensor(expr, scope)
             return self._is_tensor(value, scope, depth + 1, arguments)
         return False
@@ -1916,12 +1998,16 @@ class ModuleFacts:
             return None
         if isinstance(scope.node, ast.Module):
             return None  # module-level values can change from anywhere: do not follow them
+        if name.id in self._mutated_in(scope):
+            return None
+        return [binding.node for binding in bindings]
+
+    def _mutated_in(self, scope):
+        """The names changed in place in the function of `scope` (see _mutated_names)."""
         mutated = self._mutated.get(id(scope.node))
         if mutated is None:  # one walk per function, however many names are asked about
             mutated = self._mutated[id(scope.node)] = _mutated_names(scope.node)
-        if name.id in mutated:
-            return None
-        return [binding.node for binding in bindings]
+        return mutated
 
 
 def call_arguments(call, function, caller):

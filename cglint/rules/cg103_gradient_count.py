@@ -20,7 +20,10 @@ class GradientCountMismatch(Rule):
     one tensor each); a name unpacked from `tf.split`, `tf.unstack` and the like
     (`ga, gb = tf.split(dy, 2)`) is one gradient, and so is an operation no list takes
     part in (`ga * 0.5`, `-g`, `g / 2`); a list comprehension over `range(3)` or a tuple
-    display gives one gradient per item when its element is one.
+    display gives one gradient per item when its element is one. A name bound by a
+    chained assignment (`ga = gb = dy * 0.5`), or unpacked from a list or tuple display
+    (`ga, gb = dy * 0.5, dy * 0.5`) or from a helper of the module that returns one
+    (`ga, gb = _pair(dy)`), counts as the value it gets.
 
     Why it breaks on TF 1.8: in graph mode `tf.gradients` raises
     `ValueError: Num gradients 3 generated for op name: "IdentityN" ... do not match num
