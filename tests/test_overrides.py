@@ -1647,6 +1647,7 @@ def _two(op, grad):
     return grad, grad
 
 
+_two_lambda = lambda op, grad: (grad, grad)
 x, w = tf.constant([1.0]), tf.constant([2.0])
 y = CALLS
 """
@@ -1659,11 +1660,21 @@ y = CALLS
     # one report per return, at the first call it does not fit
     ("py_func(np.multiply, [x, w], tf.float32, grad=_one) + "
      "py_func(np.add, (x, w), tf.float32, grad=_one)", [14]),
-    # near-misses: right counts; an input list not written out; a gradient not a def
+    # a lambda, or a name bound to one (measured: Num gradients 1 for the two inputs)
+    ("py_func(np.multiply, [x, w], tf.float32, grad=lambda op, g: g)", [23]),
+    ("py_func(np.multiply, [x, w], tf.float32, grad=lambda op, g: [g * 2.0])", [23]),
+    ("py_func(np.negative, [x], tf.float32, grad=_two_lambda)", [21]),
+    # near-misses: right counts; an input list not written out; a gradient not a def or
+    # a lambda, or one whose count is unknown
     ("py_func(np.multiply, [x, w], tf.float32, grad=_two) + "
      "py_func(np.negative, [x], tf.float32, grad=_one)", []),
     ("py_func(np.multiply, inputs, tf.float32, grad=_one)", []),
-    ("py_func(np.multiply, [x, w], tf.float32, grad=lambda op, g: g)", []),
+    ("py_func(np.multiply, [x, w], tf.float32, grad=lambda op, g: [g, g * 2.0])", []),
+    ("py_func(np.negative, [x], tf.float32, grad=lambda op, g: -g)", []),
+    ("py_func(np.multiply, [x, w], tf.float32, grad=lambda op, g: [g] + [None for _ in "
+     "op.inputs[1:]])", []),
+    ("py_func(np.multiply, [x, w], tf.float32, grad=_two_lambda)", []),
+    ("py_func(np.multiply, [x, w], tf.float32, grad=make_gradient())", []),
     ("py_func(np.multiply, [x, *rest], tf.float32, grad=_one)", []),
     # `stateful=False` builds PyFuncStateless, which the map does not name (CG201's)
     ("py_func(np.multiply, [x, w], tf.float32, stateful=False, grad=_one)", []),

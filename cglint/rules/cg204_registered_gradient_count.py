@@ -19,7 +19,8 @@ class RegisteredGradientCount(Rule):
     are the list's tensors; likewise `ConcatV2`, `Pack` and `AddN` of a list display, a
     `ConcatV2` counting its axis too), also through the widely copied `py_func(func, inp, Tout,
     grad=...)` wrapper that registers its `grad` parameter: each call of it passes the
-    gradient function and the `inp` list. The same holds for TF's own gradients mapped onto another op type: the
+    gradient function (a def, or a lambda: `grad=lambda op, g: [g * 2.0]`) and the `inp`
+    list. The same holds for TF's own gradients mapped onto another op type: the
     straight-through `{"Round": "Identity"}` works (one input each), but
     `{"ClipByValue": "Identity"}` returns one gradient for three inputs.
 
@@ -283,7 +284,6 @@ def _passed_gradients(rule, module, facts):
     around `tf.py_func(func, inp, Tout)`. Each call of the wrapper in the module passes
     the gradient function and the inputs: the function must return one gradient per
     tensor of that call's `inp` list."""
-    from cglint.facts import own_nodes
     from cglint.facts import call_arguments as arguments_of
     reported = set()  # returns: one finding each, at the first call it does not fit
     calls_of = None  # id(def) -> the module's calls of it, worked out once
@@ -326,34 +326,52 @@ def _passed_gradients(rule, module, facts):
                         if switch is not None and not (
                                 isinstance(switch, ast.Constant) and switch.value is True):
                             continue  # `stateful=False` builds another op type: CG201's
-                        function = given.get(passed_as, (None,))[0]
+                        gradient = _passed_function(module, given.get(
+                            passed_as, (None,))[0], call)
                         listed = given.get(inp.id, (None,))[0]
-                        binding = module.names.definitions(
-                            function, module.names.scope_of(call)) if isinstance(
-                                function, ast.Name) else None
-                        if binding is None or binding.kind != "def" or not isinstance(
+                        if gradient is None or not isinstance(
                                 listed, (ast.List, ast.Tuple)) or any(
                                 isinstance(e, ast.Starred) for e in listed.elts):
                             continue
-                        inputs, gradient = len(listed.elts), binding.node
+                        inputs = len(listed.elts)
                         scope = module.names.scope_for_def[id(gradient)]
-                        for node in own_nodes(gradient):
-                            if not isinstance(node, ast.Return):
-                                continue
-                            count = 1 if node.value is None else module.count_values(
-                                node.value, scope)
+                        for node, value in _returns(gradient):
+                            count = 1 if value is None else module.count_values(value, scope)
                             if count is not None and count != inputs and \
                                     id(node) not in reported:
                                 reported.add(id(node))
-                                yield rule.at(node, "`%s`, passed to `%s` (line %d) as the "
+                                lambda_ = isinstance(gradient, ast.Lambda)
+                                yield rule.at(node, "%s, passed to `%s` (line %d) as the "
                                               "gradient it registers for `%s`, returns %d "
                                               "gradient%s, but that `%s` op has %d input%s "
                                               "(its `%s`): `tf.gradients` raises `ValueError: "
                                               "Num gradients %d generated for op name: ...`"
-                                              % (gradient.name, wrapper.name, call.lineno,
-                                                 entry.key, count, plural(count), entry.key,
-                                                 inputs, plural(inputs), inp.id, count),
-                                              function=gradient)
+                                              % ("a lambda" if lambda_ else
+                                                 "`%s`" % gradient.name, wrapper.name,
+                                                 call.lineno, entry.key, count, plural(count),
+                                                 entry.key, inputs, plural(inputs), inp.id,
+                                                 count),
+                                              function=None if lambda_ else gradient)
+
+
+def _passed_function(module, function, call):
+    """The def or lambda `function`, an argument of `call`, is: a lambda written there, or
+    a name bound once to a def or a lambda; else None."""
+    if isinstance(function, ast.Name):
+        binding = module.names.definitions(function, module.names.scope_of(call))
+        if binding is None or binding.kind not in ("def", "assign"):
+            return None
+        function = binding.node
+    return function if isinstance(function, (ast.FunctionDef, ast.Lambda)) else None
+
+
+def _returns(function):
+    """(the node to report, the returned expression) of each way out of a def or a
+    lambda (the lambda's body)."""
+    if isinstance(function, ast.Lambda):
+        return [(function.body, function.body)]
+    from cglint.facts import own_nodes
+    return [(node, node.value) for node in own_nodes(function) if isinstance(node, ast.Return)]
 
 
 def _count(module, registration, value):
