@@ -214,7 +214,7 @@ class _Builder:
         self.estimator_lines = set()  # lines where an Estimator runs a model_fn
         self.per_instance_functions = set()  # ids of `__init__`s and layers' `build`s
         self._runs_of = {}  # (id(scope), looped, guarded) -> runs()
-        self._flag_tests = {}  # id(If) -> _sets_its_flag
+        self._exits_of = {}  # id(statement list) -> its early exits (_early_exits)
         self._strings = {}  # (id(expr), id(scope), depth) -> constant_string
         self._module_dicts = {}  # id(the name's one binding) -> _module_dict
 
@@ -281,29 +281,83 @@ class _Builder:
         return registration
 
     def registers_once(self, call, stop):
-        """Under `if not Layer._registered:` whose body sets the flag (`Layer._registered =
-        True`): the registration runs the first time only."""
+        """Behind a run-once guard of the def (or module) it sits in: under `if not
+        flag:` (`if name not in done:`, `if cache is None:`, or the `else` of the opposite
+        test), or after `if flag: return`, where the def sets that state on the way to the
+        registration (`flag = True`, `done.add(name)`, `cache[name] = f`) in a global, an
+        attribute or a container that outlives the call; or a test of TF's gradient
+        registry, which the registration itself fills. Not when a loop between the guard
+        and the registration repeats it within one run."""
+        blocks, guards = [], []  # statement lists on the way up; (test, truth it runs at)
         child, parent = call, self.module.parent_of(call)
-        while parent is not None and parent is not stop:
-            if isinstance(parent, ast.If) and child in parent.body and self._sets_its_flag(
-                    parent):
-                return True
+        while parent is not None:
+            if isinstance(parent, _LOOPS) and child not in parent.orelse and not guards:
+                return False  # (a guard inside the loop still holds: see the next level)
+            for field_name in ("body", "orelse", "finalbody"):
+                block = getattr(parent, field_name, None)
+                if isinstance(block, list) and child in block:
+                    blocks.append(block)
+                    guards += [(test, False) for test in self._early_exits(block, child)]
+            if isinstance(parent, ast.If) and child is not parent.test:
+                guards.append((parent.test, child in parent.body))
+            if parent is stop:
+                break
             child, parent = parent, self.module.parent_of(parent)
-        return False
+        return any(self._guards(test, runs_when, blocks, stop) for test, runs_when in guards)
 
-    def _sets_its_flag(self, test):
-        """`if not flag:` whose body sets `flag = True` (once per `if`, however many
-        registrations it holds)."""
-        if id(test) not in self._flag_tests:
-            found = False
-            if isinstance(test.test, ast.UnaryOp) and isinstance(test.test.op, ast.Not):
-                flag = ast.unparse(test.test.operand)
-                found = any(isinstance(statement, ast.Assign) and isinstance(
-                    statement.value, ast.Constant) and statement.value.value is True
-                    and any(ast.unparse(target) == flag for target in statement.targets)
-                    for statement in test.body)
-            self._flag_tests[id(test)] = found
-        return self._flag_tests[id(test)]
+    def _early_exits(self, block, child):
+        """The tests of `if test: ... return` statements before `child` in `block`."""
+        exits = self._exits_of.get(id(block))
+        if exits is None:
+            exits = self._exits_of[id(block)] = [
+                (index, statement.test) for index, statement in enumerate(block)
+                if isinstance(statement, ast.If) and isinstance(statement.body[-1], ast.Return)]
+        if not exits:
+            return []
+        position = block.index(child)
+        return [test for index, test in exits if index < position]
+
+    def _guards(self, test, runs_when, blocks, stop):
+        """Whether the registration runs only while the state `test` reads is unset (it
+        runs when `test` is `runs_when`), and the def sets that state in `blocks`."""
+        if any(isinstance(node, ast.Attribute) and node.attr == "_gradient_registry"
+               for node in ast.walk(test)):
+            return True  # the registration sets it
+        state = _state_test(test)
+        if state is None:
+            return False
+        kind, read, key, when_set = state
+        if runs_when == when_set or not self._outlives_the_call(read, kind, stop):
+            return False
+        text = ast.unparse(read)
+        return any(_sets_state(statement, kind, text, key)
+                   for block in blocks for statement in block)
+
+    def _outlives_the_call(self, expr, kind, stop):
+        """Whether the state `expr` reads is one a later run sees: a name of the module
+        (declared `global` in a def to be set), or a container, attribute or item of
+        something not local to the def (`self` counts as it did: the instance outlives a
+        method's call)."""
+        root = expr
+        while isinstance(root, (ast.Attribute, ast.Subscript)):
+            root = root.value
+        if not isinstance(root, ast.Name) or not isinstance(
+                stop, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return isinstance(root, ast.Name)
+        scope = self.names.scope_for_def[id(stop)]
+        if root.id in scope.globals or root.id in scope.nonlocals:
+            return True
+        local = scope.bindings.get(root.id)
+        if root is expr and kind != "item":
+            # A name the def sets is its own, bound afresh each run; read before the def
+            # binds it, the test raises UnboundLocalError and nothing is registered.
+            return not any(binding.kind == "param" or getattr(
+                binding.node, "lineno", expr.lineno) < expr.lineno for binding in local or ())
+        if not local:
+            return True
+        arguments = stop.args.posonlyargs + stop.args.args
+        return (scope.parent is not None and scope.parent.kind == "class" and arguments
+                and arguments[0].arg == root.id and stop.name not in ("__init__", "build"))
 
     def registered_function(self, expr, scope):
         if isinstance(expr, ast.Lambda):
@@ -863,6 +917,68 @@ def _passed_to(call, function, parameter):
         defaults = dict(zip(names[len(names) - len(arguments.defaults):], arguments.defaults))
         return defaults.get(parameter)
     return value
+
+
+def _state_test(test):
+    """(kind, the state read, the key, the truth of `test` once the state is set) of a
+    run-once guard's test: `flag`, `not flag`, `cache is None`, `cache is not None`,
+    `key in done`, `key not in done`, `getattr(f, "done", False)`; else None."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        state = _state_test(test.operand)
+        return state and state[:3] + (not state[3],)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        operator, right = test.ops[0], test.comparators[0]
+        if isinstance(operator, (ast.In, ast.NotIn)):
+            return "item", right, test.left, isinstance(operator, ast.In)
+        if isinstance(operator, (ast.Is, ast.IsNot)) and isinstance(
+                right, ast.Constant) and right.value is None:
+            return "value", test.left, None, isinstance(operator, ast.IsNot)
+        return None
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and \
+            test.func.id == "getattr" and len(test.args) in (2, 3) and not test.keywords \
+            and isinstance(test.args[1], ast.Constant) and isinstance(test.args[1].value, str):
+        read = ast.Attribute(value=test.args[0], attr=test.args[1].value, ctx=ast.Load())
+        return "flag", read, None, True
+    if isinstance(test, (ast.Name, ast.Attribute, ast.Subscript)):
+        return "flag", test, None, True
+    return None
+
+
+# Methods that put a key into a container (`done.add(name)`).
+_ADDS = frozenset(("add", "append", "setdefault"))
+
+
+def _sets_state(statement, kind, text, key):
+    """Whether `statement` sets the state a `_state_test` reads (its text): `flag =
+    True` (a true constant), `cache = value` (not None), `done.add(key)`, `done[key] =
+    value`."""
+    if isinstance(statement, ast.Assign):
+        value = statement.value
+        for target in statement.targets:
+            if kind == "item":
+                if isinstance(target, ast.Subscript) and ast.unparse(
+                        target.value) == text and ast.unparse(target.slice) == ast.unparse(key):
+                    return True
+            elif ast.unparse(target) == text:
+                if kind == "flag":
+                    return isinstance(value, ast.Constant) and bool(value.value)
+                return not (isinstance(value, ast.Constant) and value.value is None)
+        return False
+    if kind == "item" and isinstance(statement, ast.Expr) and isinstance(
+            statement.value, ast.Call):
+        call = statement.value
+        return (isinstance(call.func, ast.Attribute) and call.func.attr in _ADDS
+                and ast.unparse(call.func.value) == text and bool(call.args)
+                and ast.unparse(call.args[0]) == ast.unparse(key))
+    if kind == "flag" and isinstance(statement, ast.Expr) and isinstance(
+            statement.value, ast.Call):  # `setattr(f, "done", True)`
+        call = statement.value
+        return (isinstance(call.func, ast.Name) and call.func.id == "setattr"
+                and len(call.args) == 3 and isinstance(call.args[1], ast.Constant)
+                and isinstance(call.args[1].value, str)
+                and "%s.%s" % (ast.unparse(call.args[0]), call.args[1].value) == text
+                and isinstance(call.args[2], ast.Constant) and bool(call.args[2].value))
+    return False
 
 
 _PERCENT_FIELD = re.compile(r"%%|%(?:\([^)]*\))?[-#0 +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[diouxXeEfFgGcrsa]")

@@ -1249,6 +1249,76 @@ def test_cg203_a_registration_behind_a_flag_its_body_sets_runs_once(sets_flag, r
     assert (lint(code) == [("CG203", 8, 13)]) is reported
 
 
+# A registration helper called twice, its registration behind a run-once guard (each
+# clean one runs under TF 1.8, each reported one raises the KeyError: measured).
+_REGISTER_ONCE = """
+import tensorflow as tf
+from tensorflow.python.framework import ops
+%s
+def register():
+%s
+register()
+register()
+"""
+_REGISTRATION = ('@tf.RegisterGradient("GuideX")\n'
+                 'def _g(op, grad):\n    return grad * 2.0\n')
+
+
+def _register_once(state, body):
+    lines = []
+    for line in body.splitlines():
+        indent = line[:len(line) - len(line.lstrip(" "))]
+        parts = _REGISTRATION.splitlines() if line.strip() == "REGISTER" else [line.strip()]
+        lines += ["    " + indent + part for part in parts]
+    return _REGISTER_ONCE % (state, "\n".join(lines))
+
+
+@pytest.mark.parametrize("state, body", [
+    ("_R = False", "global _R\nif _R:\n    return\nREGISTER\n_R = True"),
+    ("_R = False", "global _R\nif _R:\n    return\n_R = True\nREGISTER"),
+    ("_R = False", "global _R\nif not _R:\n    REGISTER\n_R = True"),
+    ("_R = False", "global _R\nif _R:\n    pass\nelse:\n    REGISTER\n    _R = True"),
+    ("_D = set()", "if 'GuideX' in _D:\n    return\nREGISTER\n_D.add('GuideX')"),
+    ("_D = set()", "if 'GuideX' not in _D:\n    REGISTER\n    _D.add('GuideX')"),
+    ("_D = {}", "if 'GuideX' in _D:\n    return _D['GuideX']\nREGISTER\n_D['GuideX'] = _g"),
+    ("_D = []", "if 'GuideX' in _D:\n    return\nREGISTER\n_D.append('GuideX')"),
+    ("class State(object):\n    done = False",
+     "if State.done:\n    return\nREGISTER\nState.done = True"),
+    ("", "if getattr(register, 'done', False):\n    return\nREGISTER\nregister.done = True"),
+    ("_NAME = None", "global _NAME\nif _NAME is not None:\n    return _NAME\nREGISTER\n"
+                     "_NAME = 'GuideX'"),
+    ("_R = [False]", "if _R[0]:\n    return\nREGISTER\n_R[0] = True"),
+    ("", "if 'GuideX' in ops._gradient_registry._registry:\n    return\nREGISTER"),
+    ("", "if 'GuideX' not in ops._gradient_registry._registry:\n    REGISTER"),
+    ("", "try:\n    REGISTER\nexcept KeyError:\n    pass"),
+    # read before the def binds its own `_R`: UnboundLocalError, nothing registered
+    ("_R = False", "if not _R:\n    REGISTER\n    _R = True"),
+])
+def test_cg203_a_helper_behind_a_run_once_guard_registers_once(state, body):
+    assert lint(_register_once(state, body)) == []
+
+
+@pytest.mark.parametrize("state, body", [
+    ("_R = False", "global _R\nREGISTER\n_R = True"),  # set, never tested
+    ("_R = False", "global _R\nif _R:\n    return\nREGISTER"),  # tested, never set
+    ("_R = False", "global _R\nif _R:\n    return\nREGISTER\n_R = False"),
+    ("_R = _S = False", "global _R, _S\nif _R:\n    return\nREGISTER\n_S = True"),
+    ("_R = False", "global _R\nif not _R:\n    pass\nREGISTER\n_R = True"),
+    ("_R = False", "global _R\nif _R:\n    print('again')\nREGISTER\n_R = True"),
+    ("", "done = False\nif not done:\n    REGISTER\n    done = True"),  # a local flag
+    ("", "done = set()\nif 'GuideX' in done:\n    return\nREGISTER\ndone.add('GuideX')"),
+    ("_D = set()", "if 'GuideX' in _D:\n    return\nREGISTER\n_D.add('Other')"),
+    ("_D = set()", "if 'GuideX' in _D:\n    return\nREGISTER\n_D.discard('GuideX')"),
+    ("_R = False", "global _R\nif _R:\n    return\nfor i in range(2):\n    REGISTER\n"
+                   "_R = True"),  # the loop registers twice in one run
+    ("_R = False", "global _R\nif _R:\n    return\nif _R is None:\n    REGISTER\n"
+                   "    _R = True\nREGISTER"),
+])
+def test_cg203_a_guard_that_is_not_run_once_is_still_reported(state, body):
+    found = lint(_register_once(state, body))
+    assert found and {code for code, _, _ in found} == {"CG203"}
+
+
 def test_cg201_a_comment_naming_load_op_library_loads_nothing():
     code = """
     import tensorflow as tf

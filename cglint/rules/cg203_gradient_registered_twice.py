@@ -20,7 +20,10 @@ class GradientRegisteredTwice(Rule):
     once per graph the estimator builds: `train`, then `evaluate`), or in two
     modules that end up in one program; or a name TF 1.8 already registers for its own op
     types (`"Relu"`, `"Identity"`, `"Sign"`). A registration under `try: ... except
-    KeyError` is left alone, and so is a module-level one in a module that every project
+    KeyError` is left alone, and so is one behind a run-once guard that its function sets
+    (`if _REGISTERED: return` then `_REGISTERED = True` on a global, an attribute or an
+    item; `if name not in _done:` then `_done.add(name)`; a test of TF's gradient
+    registry), and a module-level one in a module that every project
     module importing it imports inside such a `try` (the KeyError is expected there), and
     names built at run time, and TensorFlow's own files (a module inside the `tensorflow`
     package), whose registrations are the originals.
@@ -35,7 +38,8 @@ class GradientRegisteredTwice(Rule):
     Fix: register each name once, at module level, under a name of your own; map op types
     to it with `gradient_override_map({"Relu": "ClippedReluGrad"})`. A helper that runs
     more than once registers a fresh name each time (`"ClippedReluGrad_" +
-    uuid.uuid4().hex`), or guards the registration with `try/except KeyError`.
+    uuid.uuid4().hex`), or guards the registration with `try/except KeyError` or a
+    module flag it sets after registering.
     """
 
     code = "CG203"
