@@ -523,8 +523,8 @@ class _Builder:
         value = _argument(call, keyword, position)
         if value is None:
             return True  # not passed: the default, which the op data was recorded with
-        if isinstance(value, ast.Constant) and isinstance(value.value, bool):
-            return value.value == recorded
+        if isinstance(value, ast.Constant):  # (TF tests its truth: `stateful=None` is False)
+            return bool(value.value) == recorded
         return value
 
     def switch_parameter(self, call, switch):
@@ -549,8 +549,7 @@ class _Builder:
             recorded = SWITCH_ARGUMENTS[made.qualname][2]
             for call in self.calls_of(function):
                 value = _passed_to(call, function, made.switch_parameter)
-                if isinstance(value, ast.Constant) and isinstance(value.value, bool) and \
-                        value.value != recorded:
+                if isinstance(value, ast.Constant) and bool(value.value) != recorded:
                     found.append((call, made))
         return found
 
@@ -819,6 +818,9 @@ class _Builder:
                         self.names.is_builtin(node.func):
                     continue  # `hasattr(layer, "activation")`: Python's, no op
                 qualname = self.qualnames.get(id(node))
+                if qualname is None and isinstance(node.func, ast.Attribute) and \
+                        node.func.attr in NO_OP_METHODS:
+                    continue  # `y.set_shape(x.get_shape())` after a `tf.py_func`
                 op_types = ops.built_by(qualname)
                 if op_types is None:
                     return None, frozenset()
@@ -864,6 +866,11 @@ _NO_OP_BUILTINS = frozenset(("print", "len", "range", "isinstance", "issubclass"
                              "zip", "dict", "set", "bool", "int", "float", "callable"))
 
 
+# Methods of a tensor and its shape that build no op (tests/test_overrides.py measures
+# each under TF 1.8): the shape a `tf.py_func` recipe sets on its result in the block.
+NO_OP_METHODS = frozenset(("set_shape", "get_shape", "as_list"))
+
+
 # Estimators, whose model_fn runs once per graph they build: for each of these methods.
 ESTIMATORS = frozenset("tensorflow.%s" % name for name in (
     "estimator.Estimator", "contrib.tpu.TPUEstimator", "contrib.learn.Estimator"))
@@ -872,8 +879,9 @@ ESTIMATOR_GRAPHS = frozenset(("train", "evaluate", "predict", "export_savedmodel
 
 
 # Arguments that change which op types a TF function builds: (keyword, position, the
-# value the op data's `functions` were recorded with); any other value builds the op
-# types of `functions_other_arguments` (tools/gen_tf_ops.py).
+# truth of the value the op data's `functions` were recorded with); a value of the other
+# truth builds the op types of `functions_other_arguments` (tools/gen_tf_ops.py). TF 1.8's
+# `_internal_py_func` asks `if stateful:`, so `stateful=None` or `0` builds PyFuncStateless.
 SWITCH_ARGUMENTS = {"tensorflow.py_func": ("stateful", 3, True)}
 
 

@@ -2,13 +2,16 @@
 example, its misspellings, wild-style helpers, and near-misses, in runs of one or more
 files."""
 import ast
+import json
 import os
+import subprocess
 import textwrap
 
 import pytest
 
-from cglint import check, engine
+from cglint import check, engine, overrides
 from cglint.facts import ModuleFacts
+from cglint.oracle import envs
 from cglint.parse import parse
 from fixture_files import ROOT, fixture_paths, header_of
 
@@ -230,6 +233,77 @@ def test_py_func_stateless_inside_the_block():
     assert "`tf.py_func` builds `PyFuncStateless`" in messages(code)[0]
     assert lint(code.replace("False", "True")) == []
     assert lint(code.replace('{"PyFunc"', '{"PyFuncStateless"')) == []
+
+
+# The py_func recipe sets the shape of its result inside the block; a tensor's and its
+# shape's methods build no op, so the block is still judged (probe q21: TF 1.8 gives
+# [None] for the key "PyFunc" around stateful=False, and for "PyFuncStateless" around
+# the default, on both interpreters). TF asks `if stateful:`, so None and 0 are False.
+_PY_FUNC_IN_A_BLOCK = """
+import numpy as np
+import tensorflow as tf
+x = tf.constant([1.0, 2.0])
+with tf.get_default_graph().gradient_override_map({%s: "Identity"}):
+    y = %s
+    %s
+"""
+
+
+@pytest.mark.parametrize("key, call, reported", [
+    ('"PyFunc"', "tf.py_func(np.square, [x], tf.float32, stateful=False)", True),
+    ('"PyFunc"', "tf.py_func(np.square, [x], tf.float32, False)", True),
+    ('"PyFunc"', "tf.py_func(np.square, [x], tf.float32, stateful=None)", True),
+    ('"PyFunc"', "tf.py_func(np.square, [x], tf.float32, stateful=0)", True),
+    ('"PyFuncStateless"', "tf.py_func(np.square, [x], tf.float32)", True),
+    ('"PyFuncStateless"', "tf.py_func(np.square, [x], tf.float32, stateful=1)", True),
+    ('"PyFunc"', "tf.contrib.eager.py_func(np.square, [x], tf.float32)", True),
+    ('"PyFuncStateless"', "tf.py_func(np.square, [x], tf.float32, stateful=False)", False),
+    ('"PyFunc"', "tf.py_func(np.square, [x], tf.float32)", False),
+    ('"PyFunc"', "tf.py_func(np.square, [x], tf.float32, stateful=True)", False),
+    ('"PyFunc"', "tf.py_func(np.square, [x], tf.float32, stateful=flag)", False),
+    ('"PyFuncStateless"', "tf.py_func(np.square, [x], tf.float32, stateful=flag)", False),
+    ('"EagerPyFunc"', "tf.contrib.eager.py_func(np.square, [x], tf.float32)", False),
+])
+@pytest.mark.parametrize("after", [
+    "y.set_shape(x.get_shape())", "y.set_shape(x.get_shape().as_list())", "pass"])
+def test_py_func_key_judged_beside_the_shape_set_on_its_result(key, call, after, reported):
+    assert (lint(_PY_FUNC_IN_A_BLOCK % (key, call, after)) == [("CG201", 5, 6)]) is reported
+
+
+@pytest.mark.parametrize("after", ["y.assign(x)", "y.build(x)", "layer.set_weights(w)"])
+def test_another_method_in_the_block_may_build_the_op(after):
+    code = _PY_FUNC_IN_A_BLOCK % (
+        '"PyFunc"', "tf.py_func(np.square, [x], tf.float32, stateful=False)", after)
+    assert lint(code) == []
+
+
+_NO_OP_METHODS_PROGRAM = """
+import json
+import numpy as np
+import tensorflow as tf
+graph = tf.Graph()
+found = {}
+with graph.as_default():
+    x = tf.constant([1.0, 2.0])
+    y = tf.py_func(np.square, [x], tf.float32)
+    for name, run in [("set_shape", lambda: y.set_shape(x.get_shape())),
+                      ("get_shape", lambda: x.get_shape()),
+                      ("as_list", lambda: x.get_shape().as_list())]:
+        before = len(graph.get_operations())
+        run()
+        found[name] = len(graph.get_operations()) - before
+print(json.dumps(found))
+"""
+
+
+@pytest.mark.parametrize("name", envs.INTERPRETERS)
+def test_tensor_methods_that_build_no_op_measured(interpreters, name):
+    """NO_OP_METHODS, measured: each adds no op to the graph under TF 1.8."""
+    ran = subprocess.run([interpreters[name], "-c", _NO_OP_METHODS_PROGRAM],
+                         capture_output=True, timeout=300)
+    assert ran.returncode == 0, ran.stderr.decode()[-2000:]
+    added = json.loads(ran.stdout.decode().strip().splitlines()[-1])
+    assert set(added) == overrides.NO_OP_METHODS and not any(added.values())
 
 
 def test_key_and_value_swapped():

@@ -17,8 +17,10 @@ class OverrideNeverApplies(Rule):
     `Mul` and `Maximum` in 1.8; `tf.nn.swish`, which builds a call of the TF function
     `swish_f32`; ops created after the block has exited); a call that makes the block
     build another op type (`tf.py_func(..., stateful=False)` builds `PyFuncStateless`, not
-    `PyFunc`, also when a helper passes its own `stateful` parameter on and a caller gives
-    it `False`); a block that only takes gradients (`tf.gradients`, `opt.minimize`) of an
+    `PyFunc`, as does `stateful=None` or `0`, whose truth TF tests; the default
+    `stateful=True` builds `PyFunc`, not `PyFuncStateless`; also when a helper passes its
+    own `stateful` parameter on and a caller gives it `False`; setting the result's shape
+    in the block, `y.set_shape(x.get_shape())`, builds no op); a block that only takes gradients (`tf.gradients`, `opt.minimize`) of an
     op of the key's type built before it (guided backpropagation with the map opened
     around `tf.gradients` instead of around the model); or any override map in a program
     that enables eager execution (but in a function TF traces into a graph there: a
