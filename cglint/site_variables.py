@@ -249,10 +249,15 @@ def _read_variable(module, node, scope, site):
 
 def _held_variable(module, node, scope, site):
     """`weights['h1']` (or `layers[0]`) where `weights` is bound, outside the site and
-    the reading function, to a dict (list, tuple) display holding a new variable there:
-    the TensorFlow-Examples way of keeping weights. With a key that is not a constant,
-    every element must be one."""
+    the reading function, to a dict (list, tuple) display or comprehension holding a new
+    variable there: the TensorFlow-Examples way of keeping weights. With a key that is
+    not a constant, every element must be one. A container the module fills
+    (`layers.append(tf.get_variable(...))` in a loop, `weights['h2'] = ...`) is judged by
+    everything ever put in, or, for a dict's constant key, put at that key. Or an element
+    of TF's own list of the trainable variables (`tf.trainable_variables()[0]`)."""
     container = node.value
+    if isinstance(container, ast.Call):
+        return _collection_variable(module, node)
     if not isinstance(container, ast.Name):
         return None
     bindings = module.names.lookup(container.id, scope)
@@ -260,28 +265,125 @@ def _held_variable(module, node, scope, site):
             within(bindings[0].scope, site.scope) or bindings[0].scope is scope:
         return None
     display, key = bindings[0].node, node.slice
+    if isinstance(key, ast.Slice):
+        return None
     if isinstance(display, ast.Dict) and None not in display.keys:
         elements = dict(zip([_constant(k) for k in display.keys], display.values))
     elif isinstance(display, (ast.List, ast.Tuple)):
         elements = dict(enumerate(display.elts))
         elements.update((index - len(display.elts), value)
                         for index, value in list(elements.items()))
+    elif isinstance(display, ast.ListComp):
+        elements, key = {}, display.elt  # each element is the expression it repeats
+    elif isinstance(display, ast.DictComp):
+        elements, key = {}, display.value
     else:
         return None
-    if isinstance(key, ast.Constant):
+    added = _added_elements(module, container.id, bindings[0])
+    if added is None:
+        return None  # filled with what cannot be seen
+    if isinstance(display, (ast.ListComp, ast.DictComp)):
+        chosen = [key] + [value for _, value in added]
+    elif not isinstance(key, ast.Constant) or (added and not isinstance(display, ast.Dict)):
+        chosen = list(elements.values()) + [value for _, value in added]
+    else:  # a dict's key: what it is made with, and what is stored at that key after
         chosen = [elements[key.value]] if key.value in elements else []
-    elif isinstance(key, ast.Slice):
-        return None
-    else:
-        chosen = list(elements.values())
+        chosen += [value for at, value in added if at is _ANY_KEY or at == key.value]
     if chosen and all(isinstance(value, ast.Call) and creates_trained_variables(
-            value, module.names.resolve(value.func, bindings[0].scope)) for value in chosen):
+            value, module.resolve(value.func)) for value in chosen):
         return ast.unparse(node)
     return None
 
 
-def _constant(node):
-    return node.value if isinstance(node, ast.Constant) else object()
+# What a list or dict method puts in: {name: the position of the argument added}; the
+# elements of a display (and keywords) given to `extend` / `update`.
+_ADDING_METHODS = {"append": 0, "insert": 1, "setdefault": 1}
+_FILLING_METHODS = frozenset(("extend", "update"))
+
+
+_ANY_KEY = object()  # an element put in at a key or index not known
+
+
+def _added_elements(module, name, binding):
+    """[(key, value)] the module puts in the container `name` bound by `binding` after
+    it is made (`layers.append(v)`, `weights['h2'] = v`, `layers.extend([v, u])`), the
+    key _ANY_KEY where it is not a constant; or None when something it puts in cannot be
+    seen (`layers.extend(others)`; an augmented assignment rebinds: another binding)."""
+    added = []
+    for read in module.nodes[ast.Name]:
+        if read.id != name or not isinstance(read.ctx, ast.Load):
+            continue
+        parent = module.parent_of(read)
+        if not isinstance(parent, (ast.Attribute, ast.Subscript)) or parent.value is not read:
+            continue
+        if binding not in module.names.lookup(name, module.names.scope_of(read)):
+            continue
+        if isinstance(parent, ast.Subscript):
+            if isinstance(parent.ctx, ast.Store):
+                statement = module.parent_of(parent)
+                if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+                    return None
+                added.append((_constant(parent.slice, _ANY_KEY), statement.value))
+            continue
+        call = module.parent_of(parent)
+        if not isinstance(call, ast.Call) or call.func is not parent:
+            continue
+        position = _ADDING_METHODS.get(parent.attr)
+        if position is not None:
+            if any(isinstance(a, ast.Starred) for a in call.args) or call.keywords or \
+                    len(call.args) <= position:
+                return None
+            key = _constant(call.args[0], _ANY_KEY) if parent.attr == "setdefault" \
+                else _ANY_KEY
+            added.append((key, call.args[position]))
+        elif parent.attr in _FILLING_METHODS:
+            for argument in call.args:
+                if isinstance(argument, (ast.List, ast.Tuple)):
+                    added.extend((_ANY_KEY, value) for value in argument.elts)
+                elif isinstance(argument, ast.Dict) and None not in argument.keys:
+                    added.extend((_constant(key, _ANY_KEY), value)
+                                 for key, value in zip(argument.keys, argument.values))
+                else:
+                    return None
+            if any(keyword.arg is None for keyword in call.keywords):
+                return None  # `update(**others)`
+            added.extend((keyword.arg, keyword.value) for keyword in call.keywords)
+    return added
+
+
+# The trainable variables TF keeps in the graph's collection (a global variable may be a
+# step counter or moving statistics, which want no gradient).
+_TRAINABLE_COLLECTION_READS = frozenset((
+    "tensorflow.trainable_variables", "tensorflow.compat.v1.trainable_variables"))
+_COLLECTION_GETTERS = frozenset((
+    "tensorflow.get_collection", "tensorflow.get_collection_ref",
+    "tensorflow.compat.v1.get_collection", "tensorflow.compat.v1.get_collection_ref"))
+_TRAINABLE_KEYS = frozenset(("tensorflow.GraphKeys.TRAINABLE_VARIABLES",
+                             "tensorflow.compat.v1.GraphKeys.TRAINABLE_VARIABLES"))
+
+
+def _collection_variable(module, node):
+    """`tf.trainable_variables()[0]` (or of `tf.get_collection(
+    tf.GraphKeys.TRAINABLE_VARIABLES)`): a trainable variable made before the call."""
+    call = node.value
+    qualname = module.resolve(call.func)
+    if qualname in _COLLECTION_GETTERS:
+        key = call.args[0] if call.args else next(
+            (k.value for k in call.keywords if k.arg == "key"), None)
+        trainable = key is not None and (module.resolve(key) in _TRAINABLE_KEYS or (
+            isinstance(key, ast.Constant) and key.value == "trainable_variables"))
+    else:
+        trainable = qualname in _TRAINABLE_COLLECTION_READS
+    if trainable and not isinstance(node.slice, ast.Slice):
+        return ast.unparse(node)
+    return None
+
+
+def _constant(node, unknown=None):
+    """A constant key's value; else `unknown`, or a new object that equals no key."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    return object() if unknown is None else unknown
 
 
 def instance_variable(module, node, scope):

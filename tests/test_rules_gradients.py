@@ -3032,3 +3032,93 @@ def test_tf18s_own_tests_of_eager_execution_decide_branches_too():
         assert lint(template.replace("TEST", test), select=["CG105"]) == [], test
     assert lint(template.replace("TEST", "context.in_graph_mode()"), select=["CG105"]) == [
         ("CG105", 12, 16)]
+
+
+@pytest.mark.parametrize("made, read, reported", [
+    # a comprehension, a loop of appends, item stores, extend and update of displays
+    ("weights = [tf.Variable([2.0, 3.0]) for _ in range(2)]", "weights[0]", True),
+    ("weights = {k: tf.get_variable(k, [2]) for k in 'ab'}", "weights['a']", True),
+    ("weights = []\nfor i in range(2):\n    weights.append(tf.get_variable('w%d' % i, [2]))",
+     "weights[-1]", True),
+    ("weights = [tf.Variable(1.0)]\nweights.insert(0, tf.Variable(2.0))", "weights[0]", True),
+    ("weights = {}\nfor i in range(2):\n    weights['h%d' % i] = tf.get_variable('h%d' % i, [2])",
+     "weights['h0']", True),
+    ("weights = []\nweights.extend([tf.Variable(1.0), tf.Variable(2.0)])", "weights[1]", True),
+    ("weights = {}\nweights.update({'a': tf.Variable(1.0)}, b=tf.Variable(2.0))",
+     "weights['a']", True),
+    ("def build():\n    weights.append(tf.get_variable('w', [2]))\nweights = []\nbuild()",
+     "weights[0]", True),
+    ("weights = {'h1': tf.Variable(1.0)}\nweights['out'] = tf.constant(1.0)", "weights['h1']",
+     True),
+    ("weights = {}\nweights.setdefault('a', tf.Variable(1.0))\nweights.update(b=2.0)",
+     "weights['a']", True),
+    # near-misses: something else put in, something put in that cannot be seen, a list
+    # never filled, a slice, a non-trainable variable, a tensor of a comprehension
+    ("weights = []\nfor i in range(2):\n    weights.append(tf.get_variable('w%d' % i, [2]))\n"
+     "weights.append(tf.constant(1.0))", "weights[0]", False),
+    ("weights = {'a': tf.Variable(1.0)}\nweights['a'] = tf.constant(1.0)", "weights['a']", False),
+    ("weights = {'a': tf.Variable(1.0)}\nweights[key] = tf.constant(1.0)", "weights['a']", False),
+    ("weights = {'a': tf.Variable(1.0)}\nweights.update(a=1.0)", "weights['a']", False),
+    ("weights = {'h1': tf.Variable(1.0)}\nweights['out'] = tf.constant(1.0)", "weights[key]",
+     False),
+    ("weights = [tf.Variable(1.0)]\nweights[0] = tf.constant(1.0)", "weights[0]", False),
+    ("weights = [tf.Variable(1.0)]\nweights.extend(others)", "weights[0]", False),
+    ("weights = {}\nweights.update(**others)", "weights['a']", False),
+    ("weights = []\nweights.append(*others)", "weights[0]", False),
+    ("weights = {}\nweights['a'], weights['b'] = others", "weights['a']", False),
+    ("weights = []", "weights[0]", False),
+    ("weights = [tf.Variable(1.0) for _ in range(2)]", "weights[:1]", False),
+    ("weights = [tf.Variable(1.0, trainable=False) for _ in range(2)]", "weights[0]", False),
+    ("weights = [tf.constant(1.0) for _ in range(2)]", "weights[0]", False),
+    ("weights = []\nweights.append(tf.Variable(1.0))\nweights += [2.0]", "weights[0]", False),
+])
+def test_cg102_a_variable_in_a_list_or_dict_the_module_fills(made, read, reported):
+    code = textwrap.dedent("""
+    import tensorflow as tf
+
+    others = [1.0]
+    key = 'a'
+    """) + made + textwrap.dedent("""
+
+
+    @tf.custom_gradient
+    def f(x):
+        def grad(dy):
+            return dy
+        return x * READ, grad
+    """).replace("READ", read)
+    line = code.count("\n")  # the last line reads it
+    assert (lint(code, select=["CG102"]) == [("CG102", line, 16)]) is reported
+    assert lint(code.replace("def f(x):", "def f(x, weights):"), select=["CG102"]) == []
+
+
+@pytest.mark.parametrize("read, reported", [
+    ("tf.trainable_variables()[0]", True),
+    ("tf.trainable_variables(scope='s')[-1]", True),
+    ("tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES)[0]", True),
+    ("tf.get_collection_ref(key='trainable_variables')[0]", True),
+    # near-misses: a collection that may hold a step counter or moving statistics (no
+    # gradient wanted), another collection, a slice, the count of them
+    ("tf.global_variables()[0]", False),
+    ("tf.get_collection(tf.GraphKeys.UPDATE_OPS)[0]", False),
+    ("tf.get_collection('losses')[0]", False),
+    ("tf.trainable_variables()[:1]", False),
+    ("len(tf.trainable_variables())", False),
+    ("tf.trainable_variables()[0].shape[0]", False),
+])
+def test_cg102_a_variable_read_from_the_graphs_collection(read, reported):
+    # Under TF 1.8 the variable the element is gets None from tf.gradients, as any other
+    # read by closure (checked with get_collection and trainable_variables).
+    code = """
+    import tensorflow as tf
+
+    w = tf.Variable([2.0, 3.0])
+
+    @tf.custom_gradient
+    def f(x):
+        v = READ
+        def grad(dy):
+            return dy * v
+        return x * v, grad
+    """.replace("READ", read)
+    assert (lint(code, select=["CG102"]) == [("CG102", 8, 9)]) is reported

@@ -13,10 +13,14 @@ class VariableReadByClosure(Rule):
     outside it and not passed in as an argument, by name, as `self.w` (or `params.w` of an
     object of a class of the module, made outside the function), as a variable another
     project module makes at its top level (`from params import W`, or `params.W` after
-    `import params`: read from disk, never imported), or as an element of
-    a dict or list of variables (`weights['h1']`, the TensorFlow-Examples way), directly
-    or in a function that its body calls (`project(x)` returning `x * w`, in the module or
-    imported from another module of the project), reported at that call. A read under
+    `import params`: read from disk, never imported), as an element of a dict or list of
+    variables (`weights['h1']`, the TensorFlow-Examples way, or `layers[-1]` of a list
+    that a comprehension makes or a loop fills with `layers.append(tf.get_variable(...))`),
+    or as an element of the graph's list of trainable variables
+    (`tf.trainable_variables()[0]`, or of
+    `tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES)`), directly or in a function
+    that its body calls (`project(x)` returning `x * w`, in the module or imported from
+    another module of the project), reported at that call. A read under
     `tf.stop_gradient(w)` asks for no gradient and is not reported, nor is a variable that
     every call in the module also passes in (`weighted(x, w)` whose body reads `w`, not its
     parameter): its gradient comes through that argument's slot. A variable bound as a
@@ -49,10 +53,10 @@ class VariableReadByClosure(Rule):
                                "(None); make them outside and pass them in as arguments"
                                % (site.name, use.name, through))
                 else:
-                    message = ("custom-gradient function `%s` reads variable `%s` from an "
-                               "enclosing scope%s: TF 1.8 gives it no gradient (None) and it "
-                               "never trains; pass it in as an argument"
-                               % (site.name, use.name, through))
+                    message = ("custom-gradient function `%s` reads variable `%s` from %s%s: "
+                               "TF 1.8 gives it no gradient (None) and it never trains; pass "
+                               "it in as an argument"
+                               % (site.name, use.name, _read_from(use), through))
                 yield self.at(use.node, message, function=site.func)
             for param, default, call in site_variables.defaults(module, site):
                 yield self.at(default, "custom-gradient function `%s` reads variable `%s` "
@@ -60,6 +64,15 @@ class VariableReadByClosure(Rule):
                               "line %d leaves out: TF 1.8 gives it no gradient (None); pass "
                               "it positionally" % (site.name, default.id, param.arg,
                                                    call.lineno), function=site.func)
+
+
+def _read_from(use):
+    """Where the variable comes from: the graph's collection for `tf.trainable_variables()[0]`
+    (the one element read of a call that site_variables reports), else the code around."""
+    read = use.inner
+    if isinstance(read, ast.Subscript) and isinstance(read.value, ast.Call):
+        return "the graph's trainable variables"
+    return "an enclosing scope"
 
 
 def _passed_at_every_call(module, site, use):
