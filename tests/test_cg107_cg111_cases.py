@@ -548,3 +548,61 @@ def test_cg103_counts_an_empty_list_beside_the_gradient_as_nothing():
     assert lint(code, select=["CG103", "CG107"]) == [("CG103", 7, 9)]
     assert lint(code.replace("dy * 0.5, []", "dy * 0.5, [], dy * 0.5"),
                 select=["CG103", "CG107"]) == []
+
+
+GRADIENT_REVERSAL = """
+import tensorflow as tf
+
+step = tf.train.get_or_create_global_step()
+p = tf.cast(step, tf.float32) / 1000.0
+rate = tf.ones([3])
+
+
+@tf.custom_gradient
+def grad_reverse(x, lam):
+    def grad(dy):
+        return -lam * dy, tf.zeros_like(dy)
+    return tf.identity(x), grad
+
+
+y = grad_reverse(tf.ones([2, 2]), LAM)
+"""
+
+
+@pytest.mark.parametrize("lam, reported", [
+    # DANN's schedule of the reversal's weight, from the global step (probe q94, q94b):
+    # under TF 1.8 each fails at tf.gradients with `Original input shape: ()`
+    ("2.0 / (1.0 + tf.exp(-10.0 * p)) - 1.0", True),
+    ("tf.cast(tf.train.get_or_create_global_step(), tf.float32)", True),
+    ("tf.to_float(tf.train.get_global_step())", True),
+    ("step", True),
+    ("tf.train.exponential_decay(0.1, step, 100, 0.9, staircase=True)", True),
+    ("tf.train.cosine_decay(learning_rate=0.1, global_step=step, decay_steps=100)", True),
+    ("tf.train.piecewise_constant(step, [10, 20], [1.0, 0.5, 0.1])", True),
+    ("tf.maximum(p, 0.1)", True),
+    ("tf.minimum(1.0, tf.pow(0.9, p, name='decay'))", True),
+    ("tf.cast(3, tf.float32)", True),
+    ("tf.to_float(tf.size(rate))", True),
+    ("tf.nn.leaky_relu(p, alpha=0.2)", True),
+    # near-misses: a rate of shape (3,) makes a schedule of that shape (measured), values
+    # not shown, elementwise functions of a tensor or of what `*` hides, and Python ints
+    # (CG108's): tf.train.global_step runs the session and returns int(...) in TF 1.8
+    ("tf.train.exponential_decay(rate, step, 100, 0.9)", False),
+    ("tf.train.piecewise_constant(step, [10], values)", False),
+    ("tf.maximum(rate, 0.1)", False),
+    ("tf.pow(p, rate)", False),
+    ("tf.exp(p, *rate)", False),
+    ("3", False),
+    ("tf.train.global_step(session, step)", False),
+])
+def test_cg111_a_scalar_derived_from_the_global_step(lam, reported):
+    found = lint(GRADIENT_REVERSAL.replace("LAM", lam), select=["CG111"])
+    assert (found == [("CG111", 12, 27)]) is reported, found
+
+
+def test_cg111_a_long_chain_of_additions_is_followed_only_so_deep():
+    # Each part of an argument's expression counts toward the depth bound: 1,000 terms
+    # are no RecursionError (which the engine would report as CG001, too deeply nested).
+    code = GRADIENT_REVERSAL.replace("LAM", " + ".join(["p"] * 1000))
+    assert lint(code) == []
+    assert lint(GRADIENT_REVERSAL.replace("LAM", " + ".join(["p"] * 4))) == [("CG111", 12, 27)]

@@ -9,19 +9,24 @@ class UnreducedScalarGradient(Rule):
 
     What: a `@tf.custom_gradient` function is called with a Python number, a NumPy
     float32 scalar, or a scalar tensor (`tf.constant(0.3)`, `tf.Variable(0.3)` or
-    `tf.Variable(initial_value=0.3)` or its `read_value()`, a
-    placeholder or `get_variable` of shape `[]` (or `[1]`, one element, checked the same
-    way), a `get_variable` whose `initializer=` is a
-    scalar such as `tf.constant(0.3)`, directly or through a name bound once) in one
-    positional slot, next to tensor inputs, while the gradient function returns, for that
-    slot, an elementwise expression of the upstream gradient such as `dy * (x - y)` or
-    `tf.zeros_like(dy)` (directly or kept in a name first: `dalpha = dy * x`): a tensor
-    shaped like `dy`, not a scalar. A function whose output may itself be a scalar gets a
-    scalar `dy`, and is left alone: a reduction over every axis (`tf.reduce_sum(v) * s`),
-    a `tf.losses` loss, a norm, a helper of the module returning one, or another
-    TensorFlow function whose result's shape cglint does not know (`tf.tensordot`);
-    elementwise arithmetic and functions of the tensor inputs, `tf.reshape`, a slice, a
-    matrix product or a layer object's output are known not to be.
+    `tf.Variable(initial_value=0.3)` or its `read_value()`, a placeholder or
+    `get_variable` of shape `[]` (or `[1]`, one element, checked the same way), a
+    `get_variable` whose `initializer=` is a scalar such as `tf.constant(0.3)`, the
+    global step (`tf.train.get_or_create_global_step()`), a learning-rate schedule of a
+    scalar rate (`tf.train.exponential_decay(0.1, step, ...)`), a reduction over every
+    axis, or casts, arithmetic and elementwise functions of those and numbers (the
+    gradient-reversal weight `2.0 / (1.0 + tf.exp(-10.0 * progress)) - 1.0` of
+    `progress = tf.cast(step, tf.float32) / 1000.0`), directly or through a name bound
+    once) in one positional slot, next to tensor inputs, while the gradient function
+    returns, for that slot, an elementwise expression of the upstream gradient such as
+    `dy * (x - y)` or `tf.zeros_like(dy)` (directly or kept in a name first: `dalpha =
+    dy * x`): a tensor shaped like `dy`, not a scalar. A function whose output may
+    itself be a scalar gets a scalar `dy`, and is left alone: a reduction over every axis
+    (`tf.reduce_sum(v) * s`), a `tf.losses` loss, a norm, a helper of the module returning
+    one, or another TensorFlow function whose result's shape cglint does not know
+    (`tf.tensordot`); elementwise arithmetic and functions of the tensor inputs,
+    `tf.reshape`, a slice, a matrix product or a layer object's output are known not to
+    be.
     A call of such a function that another module of the project defines is reported at
     the call.
 
@@ -155,16 +160,19 @@ def _scalar(module, arg, depth=0):
     `tf.Variable(initial_value=0.0)`, `tf.placeholder(tf.float32, [])`,
     `tf.get_variable("b", [])`, `tf.get_variable("b", initializer=tf.constant(0.3))`, or a
     name bound once to one of them, or a call of a helper of the module that returns one
-    (the seed's `weighted_sum`, facts n2)."""
+    (the seed's `weighted_sum`, facts n2); casts, arithmetic and elementwise functions of
+    those and numbers. `depth`: how many expressions, names and helpers deep."""
+    if depth > _MAX_SCALAR_DEPTH:
+        return False
     if isinstance(arg, ast.UnaryOp) and isinstance(arg.op, ast.USub):
         arg = arg.operand
     if isinstance(arg, ast.Constant):
         return isinstance(arg.value, float)  # ints are CG108's business
-    if isinstance(arg, ast.Name) and depth < 3:
+    if isinstance(arg, ast.Name):
         bindings = module.names.lookup(arg.id, module.names.scope_of(arg))
         return len(bindings) == 1 and bindings[0].kind == "assign" and _scalar(
             module, bindings[0].node, depth + 1)
-    if isinstance(arg, ast.BinOp) and depth < 3:
+    if isinstance(arg, ast.BinOp):
         # `x * 2.0`, `x + y` of scalars and numbers: a scalar (a number alone is no tensor)
         sides = (arg.left, arg.right)
         return all(_number(side) or _scalar(module, side, depth + 1) for side in sides) \
@@ -172,13 +180,15 @@ def _scalar(module, arg, depth=0):
     if not isinstance(arg, ast.Call):
         return False
     if isinstance(arg.func, ast.Attribute) and arg.func.attr in _READS and not (
-            arg.args or arg.keywords) and depth < 3:
+            arg.args or arg.keywords):
         return _scalar(module, arg.func.value, depth + 1)  # `v.read_value()` of a scalar v
     qualname = module.resolve(arg.func)
     if qualname in _SCALAR_OF_VALUE:
         # `tf.Variable(0.3)`, `tf.Variable(initial_value=0.3, name="alpha")`
         value = _argument(arg, 0, _SCALAR_OF_VALUE[qualname])
         shape = _argument(arg, 2, "shape") if qualname == "tensorflow.constant" else None
+        if qualname in _CASTS and _number(value):
+            return True  # `tf.cast(3, tf.float32)`: a float tensor, the int is gone
         return value is not None and (shape is None or _empty_shape(shape)) and _scalar(
             module, value, depth + 1)
     if qualname == "tensorflow.get_variable":
@@ -190,9 +200,22 @@ def _scalar(module, arg, depth=0):
             return True  # (`tf.constant_initializer(0.3)` is no scalar: its `shape=` decides)
     if _reduces_every_axis(arg, qualname) or qualname in _SCALAR_RESULTS:
         return True  # `tf.reduce_sum(v)`: over every axis; `tf.nn.l2_loss(w)`
-    if qualname in _ELEMENTWISE and arg.args and not arg.keywords and depth < 3:
-        return all(_number(a) or _scalar(module, a, depth + 1) for a in arg.args)
-    returns = module.returned_by_call(arg) if depth < 3 else None
+    if qualname in _SCHEDULES:
+        # `tf.train.exponential_decay(0.1, step, ...)`: the rate, broadcast with the step
+        rate = _argument(arg, 0, "learning_rate")
+        return rate is not None and (_number(rate) or _scalar(module, rate, depth + 1))
+    if qualname == "tensorflow.train.piecewise_constant":
+        values = _argument(arg, 2, "values")  # one of them, chosen by the step
+        return isinstance(values, (ast.List, ast.Tuple)) and bool(values.elts) and all(
+            _number(value) or _scalar(module, value, depth + 1) for value in values.elts)
+    if qualname in _SHAPE_KEEPING and arg.args and not any(
+            isinstance(a, ast.Starred) for a in arg.args) and all(
+                keyword.arg is not None for keyword in arg.keywords):
+        # `tf.exp(-10.0 * p)`, `tf.maximum(p, 0.1)`: elementwise of scalars and numbers
+        given = arg.args[:1] if qualname in _OPTIONS_AFTER_FIRST else arg.args + [
+            keyword.value for keyword in arg.keywords if keyword.arg != "name"]
+        return all(_number(a) or _scalar(module, a, depth + 1) for a in given)
+    returns = module.returned_by_call(arg)
     if returns is not None:  # `get_temperature()` returning `tf.constant(2.0)`
         return all(value is not None and _scalar(module, value, depth + 1)
                    for value in returns)
@@ -262,6 +285,7 @@ def _number(node):
 # Calls that are a scalar when their first argument (or this keyword) is one.
 _SCALAR_OF_VALUE = {"tensorflow.constant": "value", "tensorflow.convert_to_tensor": "value",
                     "tensorflow.Variable": "initial_value", "tensorflow.cast": "x",
+                    "tensorflow.to_float": "x",
                     # eager's variable (a ResourceVariable in 1.8, which graph code
                     # makes too; its module's spelling is no public name to resolve to)
                     "tensorflow.python.ops.resource_variable_ops.ResourceVariable":
@@ -272,6 +296,8 @@ _SCALAR_OF_VALUE = {"tensorflow.constant": "value", "tensorflow.convert_to_tenso
                     # Keras's (standalone on the TF backend, and tf.keras's) variables
                     "tensorflow.keras.backend.variable": "value",
                     "keras.backend.variable": "value"}
+# Of those, the casts: a Python int given them is a float tensor (no int32 input).
+_CASTS = frozenset(("tensorflow.cast", "tensorflow.to_float"))
 # Methods of a variable that read its value, of its shape.
 _READS = ("read_value", "value")
 # Calls that are a scalar when their shape (keyword, or the argument at this position) is [].
@@ -285,11 +311,21 @@ _ELEMENTWISE = frozenset(("tensorflow.%s" % name for name in (
 
 
 # Calls whose result is a scalar whatever their tensor's shape: losses (reduced to one
-# number by default), norms and counts over every axis; `axis=` (or a position below)
-# makes a reduction keep axes.
+# number by default), norms and counts over every axis, and the global step (TF 1.8's
+# training_util makes it of shape [], and get_global_step refuses one of another shape);
+# `axis=` (or a position below) makes a reduction keep axes.
 _SCALAR_RESULTS = frozenset("tensorflow.%s" % name for name in (
     "global_norm", "trace", "nn.l2_loss", "losses.get_total_loss",
-    "losses.get_regularization_loss", "rank", "size"))
+    "losses.get_regularization_loss", "rank", "size",
+    "train.get_or_create_global_step", "train.get_global_step", "train.create_global_step",
+    "contrib.framework.get_or_create_global_step", "contrib.framework.get_global_step",
+    "contrib.framework.create_global_step"))
+# tf.train's learning-rate schedules: their rate broadcast with the global step, so a
+# scalar when the rate is one (of shape (3,) for a rate of that shape: measured).
+_SCHEDULES = frozenset("tensorflow.train.%s" % name for name in (
+    "exponential_decay", "polynomial_decay", "natural_exp_decay", "inverse_time_decay",
+    "cosine_decay", "cosine_decay_restarts", "linear_cosine_decay",
+    "noisy_linear_cosine_decay"))
 _REDUCING = {"tensorflow.%s" % name: 1 for name in (
     "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
     "reduce_logsumexp", "reduce_any", "reduce_all", "count_nonzero", "norm",
@@ -312,6 +348,10 @@ _OPTIONS_AFTER_FIRST = frozenset("tensorflow.%s" % name for name in (
     "cast", "to_float", "nn.dropout", "nn.leaky_relu"))
 # How many names and calls the output is followed through.
 _MAX_OUTPUT_DEPTH = 12
+# How deep a scalar input is followed, through its expression's parts, names and helpers
+# (DANN's weight `2.0 / (1.0 + tf.exp(-10.0 * p)) - 1.0` of `p = tf.cast(step, ...) / n`
+# is 10 deep); a long chain of additions is not, where recursion would reach its limit.
+_MAX_SCALAR_DEPTH = 12
 # Functions whose result keeps the shape, or the number of elements, of a tensor
 # argument: a scalar only when that is one (a reshape to `[]` aside).
 _SHAPED = frozenset("tensorflow.%s" % name for name in (
