@@ -432,6 +432,10 @@ class ImportUse:
     name: Optional[str] = None  # the imported name of a from-import
 
 
+# What opens a scope of its own: code in it runs when called, not where it stands.
+_SCOPE_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+
+
 class ModuleFacts:
     def __init__(self, path, text, parsed, target_python=(2, 7), target_tf="1.8"):
         self.path = path
@@ -1041,10 +1045,10 @@ class ModuleFacts:
         return self.path != "-" and is_tensorflow_file(self.path)
 
     @cached_property
-    def tape_target_lists(self):
-        """The target arguments of `tape.gradient([y1, y2], x)` on a tape the code visibly
-        made (`with tf.GradientTape() as tape`): a list or tuple display, which TF 1.8's
-        `GradientTape.gradient` cannot take (it wants one tensor, facts e6)."""
+    def tape_gradient_calls(self):
+        """[(call, the `with` block it runs in or None)] of `tape.gradient(...)` on a tape
+        the code visibly made (`with tf.GradientTape() as tape`): the block is the one that
+        made that tape, when the call is inside it."""
         if not self.public_tensorflow or "GradientTape" not in self.text:
             return []
         found = []
@@ -1052,14 +1056,41 @@ class ModuleFacts:
             func = call.func
             if not isinstance(func, ast.Attribute) or func.attr != "gradient":
                 continue
-            target = call.args[0] if call.args else next(
-                (k.value for k in call.keywords if k.arg == "target"), None)
-            if not isinstance(target, (ast.List, ast.Tuple, ast.ListComp)):
-                continue
             kind = self._receiver_class(func.value, self.names.scope_of(call),
                                         self._with_targets)
             if kind is not None and kind.rpartition(".")[2] == "GradientTape":
-                found.append(target)
+                found.append((call, self._making_block(call, func.value)))
+        return found
+
+    def _making_block(self, call, tape):
+        """The `with ... as tape:` statement around `call` that binds the name `tape`."""
+        if not isinstance(tape, ast.Name):
+            return None
+        node = self.parent_of(call)
+        while node is not None and not isinstance(node, _SCOPE_NODES):
+            if isinstance(node, (ast.With, ast.AsyncWith)) and any(
+                    isinstance(item.optional_vars, ast.Name) and item.optional_vars.id ==
+                    tape.id for item in node.items):
+                return node
+            node = self.parent_of(node)
+        return None
+
+    @cached_property
+    def tape_target_lists(self):
+        """[(target argument, the display it is)] of `tape.gradient([y1, y2], x)` on a tape
+        the code visibly made: a list or tuple display, or a name bound only to one
+        (`targets = (y1, y2)`), which TF 1.8's `GradientTape.gradient` cannot take (it
+        wants one tensor, facts e6)."""
+        found = []
+        for call, _ in self.tape_gradient_calls:
+            target = display = passed_argument(call, 0, "target")
+            if isinstance(target, ast.Name):
+                # (a list stays a list, whatever is put in it later)
+                bindings = self.names.lookup(target.id, self.names.scope_of(target))
+                if len(bindings) == 1 and bindings[0].kind == "assign":
+                    display = bindings[0].node
+            if isinstance(display, (ast.List, ast.Tuple, ast.ListComp)):
+                found.append((target, display))
         return found
 
     def _stored_on(self, attribute):
@@ -2008,6 +2039,18 @@ class ModuleFacts:
         if mutated is None:  # one walk per function, however many names are asked about
             mutated = self._mutated[id(scope.node)] = _mutated_names(scope.node)
         return mutated
+
+
+def passed_argument(call, position, keyword):
+    """The expression `call` passes as `keyword`, or at `position`; None when not given
+    (or given as None, the default of every argument looked up so)."""
+    found = next((k.value for k in call.keywords if k.arg == keyword), None)
+    if found is None and len(call.args) > position and not any(
+            isinstance(a, ast.Starred) for a in call.args[:position + 1]):
+        found = call.args[position]
+    if isinstance(found, ast.Constant) and found.value is None:
+        return None
+    return found
 
 
 def call_arguments(call, function, caller):

@@ -19,6 +19,7 @@ FIXABLE = [
     "CG402/bad_math_log_in_grad.py",
     "CG402/bad_compat_v1_session.py",
     "CG402/bad_import_as_through_tf_python.py",
+    "CG402/bad_tape_output_gradients_tensor.py",
     "CG403/bad_keepdims_moments.py",
 ]
 _HEADER_LINE = re.compile(r"^# (lint|run(\[\w+\])?|mode|target-python):.*\n", re.M)

@@ -584,6 +584,71 @@ def test_cg402_a_tapes_gradient_of_a_list_of_targets():
     assert lint(code, select=["CG402"]) == [("CG402", 8, 19), ("CG402", 9, 26)]
 
 
+def test_cg402_a_tapes_gradient_of_a_name_bound_to_a_list_of_targets():
+    # probe t16: `targets = (y1, y2); tape.gradient(targets, x)` raises AttributeError
+    # on py27 and py36 as the display does; a name bound to anything else is not judged
+    code = """
+    import tensorflow as tf
+
+    x = tf.constant([1.0, 2.0])
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y1, y2 = x * x, x * 3.0
+    targets = (y1, y2)
+    listed = [y1]
+    listed.append(y2)
+    total = y1 + y2
+    a = tape.gradient(targets, x)
+    b = tape.gradient(listed, x)
+    c = tape.gradient(total, x)
+    """
+    assert lint(code, select=["CG402"]) == [("CG402", 12, 19), ("CG402", 13, 19)]
+
+
+@pytest.mark.parametrize("tape, inside, reported", [
+    ("tf.GradientTape()", True, True),
+    ("tf.GradientTape(persistent=False)", True, True),
+    ("tf.GradientTape(persistent=True)", True, False),  # allowed, if slower
+    ("tf.GradientTape(persistent=keep)", True, False),  # unknown
+    ("tf.GradientTape()", False, False),
+])
+def test_cg402_a_tapes_gradient_inside_its_own_block(tape, inside, reported):
+    # probe t76: RuntimeError "Trying to call tape.gradient on a non-persistent tape while
+    # it is still active" on py27 and py36, eager and graph mode alike (measured); TF 2
+    # allows it, so TF 2 snippets do it
+    code = ("import tensorflow as tf\nx = tf.constant([1.0])\nwith %s as t:\n"
+            "    t.watch(x)\n    y = x * x\n%sg = t.gradient(y, x)\n"
+            "    def later():\n        return t.gradient(y, x)\n" % (
+                tape, "    " if inside else ""))
+    assert lint(code, select=["CG402"]) == ([("CG402", 6, 9)] if reported else [])
+
+
+def test_cg402_a_tensor_as_a_tapes_output_gradients_is_fixed_as_a_list():
+    # probe t07: a bare tensor crashes eager 1.8 with a segmentation fault and raises
+    # TypeError in graph mode (measured on py27 and py36); a list of one works
+    from cglint import autofix, engine
+
+    code = """
+    import tensorflow as tf
+    x = tf.constant([1.0, 2.0])
+    with tf.GradientTape() as t:
+        t.watch(x)
+        y = x * 2.0
+    dy = tf.ones_like(y)
+    a = t.gradient(y, x, output_gradients=dy)
+    b = t.gradient(y, x, tf.constant([1.0, 0.5]))
+    c = t.gradient(y, x, [dy])
+    d = t.gradient(y, x, output_gradients=None)
+    e = t.gradient(y, x, grads)
+    f = t.gradient(y, x, tf.unstack(dy))
+    """
+    assert lint(code, select=["CG402"]) == [("CG402", 8, 39), ("CG402", 9, 22)]
+    import textwrap
+    fixed = autofix.fix_text("a.py", textwrap.dedent(code), engine.Options(
+        select=("CG402",))).text
+    assert "output_gradients=[dy])" in fixed and "[tf.constant([1.0, 0.5])])" in fixed
+
+
 def test_cg402_a_try_import_of_a_name_the_table_does_not_list_may_fail(tmp_path):
     # The API table judges a name of a module attribute access reaches only by listing it:
     # an unknown one may fail (measured: ModuleNotFoundError in the fallback), so the

@@ -1,6 +1,7 @@
 import ast
 import os
 
+from cglint.facts import passed_argument
 from cglint.rules.base import Rule
 
 
@@ -185,8 +186,8 @@ def _scalar(module, arg, depth=0):
     qualname = module.resolve(arg.func)
     if qualname in _SCALAR_OF_VALUE:
         # `tf.Variable(0.3)`, `tf.Variable(initial_value=0.3, name="alpha")`
-        value = _argument(arg, 0, _SCALAR_OF_VALUE[qualname])
-        shape = _argument(arg, 2, "shape") if qualname == "tensorflow.constant" else None
+        value = passed_argument(arg, 0, _SCALAR_OF_VALUE[qualname])
+        shape = passed_argument(arg, 2, "shape") if qualname == "tensorflow.constant" else None
         if qualname in _CASTS and _number(value):
             return True  # `tf.cast(3, tf.float32)`: a float tensor, the int is gone
         return value is not None and (shape is None or _empty_shape(shape)) and _scalar(
@@ -194,18 +195,18 @@ def _scalar(module, arg, depth=0):
     if qualname == "tensorflow.get_variable":
         # `tf.get_variable("alpha", initializer=tf.constant(0.3))`: a value, not an
         # initializer object, makes the variable of its shape (1.8 then refuses `shape=`)
-        value = _argument(arg, 3, "initializer")
-        shape = _argument(arg, 1, "shape")
+        value = passed_argument(arg, 3, "initializer")
+        shape = passed_argument(arg, 1, "shape")
         if value is not None and shape is None and _scalar(module, value, depth + 1):
             return True  # (`tf.constant_initializer(0.3)` is no scalar: its `shape=` decides)
     if _reduces_every_axis(arg, qualname) or qualname in _SCALAR_RESULTS:
         return True  # `tf.reduce_sum(v)`: over every axis; `tf.nn.l2_loss(w)`
     if qualname in _SCHEDULES:
         # `tf.train.exponential_decay(0.1, step, ...)`: the rate, broadcast with the step
-        rate = _argument(arg, 0, "learning_rate")
+        rate = passed_argument(arg, 0, "learning_rate")
         return rate is not None and (_number(rate) or _scalar(module, rate, depth + 1))
     if qualname == "tensorflow.train.piecewise_constant":
-        values = _argument(arg, 2, "values")  # one of them, chosen by the step
+        values = passed_argument(arg, 2, "values")  # one of them, chosen by the step
         return isinstance(values, (ast.List, ast.Tuple)) and bool(values.elts) and all(
             _number(value) or _scalar(module, value, depth + 1) for value in values.elts)
     if qualname in _SHAPE_KEEPING and arg.args and not any(
@@ -221,20 +222,8 @@ def _scalar(module, arg, depth=0):
                    for value in returns)
     if qualname in _SCALAR_OF_SHAPE:
         position = _SCALAR_OF_SHAPE[qualname]
-        return _empty_shape(_argument(arg, position, "shape"))
+        return _empty_shape(passed_argument(arg, position, "shape"))
     return False
-
-
-def _argument(call, position, keyword):
-    """The expression `call` passes as `keyword`, or at `position`; None when not given
-    (or given as None, the default of every argument looked up here)."""
-    found = next((k.value for k in call.keywords if k.arg == keyword), None)
-    if found is None and len(call.args) > position and not any(
-            isinstance(a, ast.Starred) for a in call.args[:position + 1]):
-        found = call.args[position]
-    if isinstance(found, ast.Constant) and found.value is None:
-        return None
-    return found
 
 
 def _empty_shape(shape):
@@ -272,7 +261,7 @@ def _one_element(module, arg, depth=0):
     if isinstance(arg, ast.Call):
         qualname = module.resolve(arg.func)
         if qualname in _SCALAR_OF_SHAPE:
-            return _one(_argument(arg, _SCALAR_OF_SHAPE[qualname], "shape"))
+            return _one(passed_argument(arg, _SCALAR_OF_SHAPE[qualname], "shape"))
     return False
 
 
@@ -443,7 +432,7 @@ class _OutputShape:
             return all(scalar(arg) for arg in first)
         if qualname in _SHAPED:
             if qualname == "tensorflow.reshape":
-                shape = _argument(expr, 1, "shape")
+                shape = passed_argument(expr, 1, "shape")
                 return _empty_shape(shape) and not _one(shape) or (
                     bool(tensors) and scalar(tensors[0]))
             # `tf.where(c, a, b)`: of its arguments' shape; the others, of the first's

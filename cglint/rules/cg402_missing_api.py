@@ -2,7 +2,7 @@ import ast
 import dataclasses
 
 from cglint import failing_imports, guards, tfapi, tfimports, tfpackage
-from cglint.facts import TF_PRINTS, is_private
+from cglint.facts import TENSOR_LISTS, TF_PRINTS, is_private, passed_argument
 from cglint.diagnostics import Finding
 from cglint.rules.base import Edit, Rule
 from cglint.source import Span
@@ -54,10 +54,14 @@ class MissingApi(Rule):
     those attributes (`AttributeError: module 'tensorflow' has no attribute 'python'`);
     `--fix` writes `from tensorflow.python.ops import array_ops as array_ops`.
 
-    Also a tape's gradient of several targets (`tape.gradient([y1, y2], x)` on a tape
-    the code visibly made), which newer releases sum and TF 1.8 refuses: its
-    `GradientTape.gradient` takes one target tensor (`AttributeError: 'list' object has
-    no attribute '_id'`).
+    Also what newer releases' `GradientTape.gradient` takes and 1.8's refuses, on a tape
+    the code visibly made: several targets (`tape.gradient([y1, y2], x)`, or a name bound
+    to that list), which newer releases sum (`AttributeError: 'list' object has no
+    attribute '_id'`); a call inside the `with` block of a non-persistent tape
+    (`RuntimeError: Trying to call tape.gradient on a non-persistent tape while it is
+    still active`); and a tensor as `output_gradients`, which 1.8 wants as a list: a
+    `TypeError` in graph mode, a crash of the process (segmentation fault) in eager mode.
+    `--fix` writes `[dy]` for the last.
 
     Code for TF 1 and 2 alike that picks its alias at the top (`if hasattr(tf.compat,
     "v1"): tf = tf.compat.v1`, a test of `tf.__version__`, or the one-line `tf =
@@ -123,12 +127,30 @@ class MissingApi(Rule):
                     tf_name(owner), method, target), span=Span(
                         whole.end_line, whole.end_col - len(method), whole.end_line,
                         whole.end_col))
-        for listed in module.tape_target_lists:
+        for call, block in module.tape_gradient_calls:
+            tape = next((item.context_expr for item in (block.items if block else ())
+                         if isinstance(item.optional_vars, ast.Name)
+                         and item.optional_vars.id == call.func.value.id), None)
+            if tape is not None and _surely_not_persistent(tape):
+                yield self.at(call, "`%s.gradient` runs inside the tape's own `with` block: "
+                              "TF %s raises `RuntimeError: Trying to call tape.gradient on a "
+                              "non-persistent tape while it is still active`; call it "
+                              "after the block" % (call.func.value.id, target))
+            given = passed_argument(call, 2, "output_gradients")
+            if given is not None and _a_tensor_not_a_list(module, given):
+                text = _text(module, given)
+                yield self.at(given, "`output_gradients` of `GradientTape.gradient` is a list "
+                              "in TF %s, one gradient per target: a tensor raises `TypeError` "
+                              "(in graph mode, or a scalar) or crashes the process in eager "
+                              "mode (a segmentation fault, measured); pass `[%s]`" % (
+                                  target, text or "..."),
+                              (Edit(module.span(given), "[%s]" % text),) if text else None)
+        for listed, display in module.tape_target_lists:
             yield self.at(listed, "`GradientTape.gradient` takes one target tensor in TF %s: "
                           "a list of targets raises `AttributeError: '%s' object has no "
                           "attribute '_id'`; take the gradient of their sum, or one "
                           "gradient per target" % (
-                              target, "tuple" if isinstance(listed, ast.Tuple) else "list"))
+                              target, "tuple" if isinstance(display, ast.Tuple) else "list"))
         for statement, alias in _imports_bound_through_deleted(module):
             if not guards.of(module).covers(statement, alias.name, guards.ATTRIBUTE):
                 yield self.at(statement, "`import %s as %s` raises AttributeError in TF %s: "
@@ -225,6 +247,28 @@ def _public_of_own_module(qualname):
     what those modules hold (tfimports.follow), as it does for `from ... import`."""
     return qualname.startswith("tensorflow.python.") and not any(
         part.startswith("_") for part in qualname.split("."))
+
+
+def _surely_not_persistent(tape):
+    """Whether the `tf.GradientTape(...)` call makes a non-persistent tape (its default)."""
+    persistent = passed_argument(tape, 0, "persistent")
+    return persistent is None or (isinstance(persistent, ast.Constant)
+                                  and not persistent.value)
+
+
+def _a_tensor_not_a_list(module, value):
+    """Whether `value` is visibly one tensor: a TensorFlow call, or a name bound once to
+    one (`dy = tf.ones_like(y)`), not a list of them."""
+    if isinstance(value, ast.Name):
+        bindings = module.names.lookup(value.id, module.names.scope_of(value))
+        if len(bindings) != 1 or bindings[0].kind != "assign":
+            return False
+        value = bindings[0].node
+    if not isinstance(value, ast.Call):
+        return False
+    qualname = module.resolve(value.func)
+    return bool(qualname) and qualname.startswith("tensorflow.") and \
+        qualname.rpartition(".")[2] not in TENSOR_LISTS
 
 
 def _unshipped_tensorflow_file(path):
