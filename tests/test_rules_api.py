@@ -697,3 +697,31 @@ def test_cg402_autotune_as_a_number_of_parallel_calls_is_not_told_to_use_contrib
     found = check.check_alone("t.py", code, engine.Options(select=("CG402",))).diagnostics
     assert ["use `tf.contrib.data.AUTOTUNE`" in d.message for d in found] == [False, True]
     assert "pass a number" in found[0].message
+
+
+def test_cg403_positional_arguments_of_a_function_taking_names_only():
+    # probe t53: TF 1.8's cross-entropy functions start with `_sentinel` and raise
+    # `ValueError: Only call ... with named arguments` on a positional one (measured on
+    # py27 and py36); TF 2 takes (labels, logits, axis) positionally
+    from cglint import autofix, engine
+    import textwrap
+
+    code = """
+    import tensorflow as tf
+    a = tf.nn.softmax_cross_entropy_with_logits_v2(l, g)
+    b = tf.nn.sigmoid_cross_entropy_with_logits(l, logits=g)
+    c = tf.nn.sparse_softmax_cross_entropy_with_logits((l), g)
+    d = tf.nn.softmax_cross_entropy_with_logits_v2(labels=l, logits=g)
+    e = tf.nn.softmax_cross_entropy_with_logits(l, g, -1, "loss")
+    f = tf.nn.softmax(l, -1)
+    g = tf.losses.softmax_cross_entropy(l, g)
+    """
+    assert lint(code, select=["CG403"]) == [
+        ("CG403", 3, 48), ("CG403", 4, 45), ("CG403", 5, 53), ("CG403", 7, 45)]
+    fixed = autofix.fix_text("a.py", textwrap.dedent(code), engine.Options(
+        select=("CG403",))).text.splitlines()
+    assert fixed[2] == "a = tf.nn.softmax_cross_entropy_with_logits_v2(labels=l, logits=g)"
+    assert fixed[3] == "b = tf.nn.sigmoid_cross_entropy_with_logits(labels=l, logits=g)"
+    assert fixed[4] == "c = tf.nn.sparse_softmax_cross_entropy_with_logits((l), g)"  # unsure
+    assert fixed[6] == ('e = tf.nn.softmax_cross_entropy_with_logits(labels=l, logits=g, '
+                        'dim=-1, name="loss")')

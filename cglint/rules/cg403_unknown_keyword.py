@@ -1,3 +1,5 @@
+import ast
+
 from cglint import failing_imports, guards, tfapi
 from cglint.rules.base import Edit, Rule, Span
 from cglint.wording import tf_name
@@ -19,6 +21,12 @@ class UnknownKeyword(Rule):
     Why it breaks on TF 1.8: `TypeError: gradients() got an unexpected keyword argument
     'unconnected_gradients'` when the call runs (Keras: `TypeError: Unexpected keyword
     argument passed to optimizer: learning_rate`, `Keyword argument not understood`).
+
+    Also positional arguments to a function whose 1.8 signature takes them by name only
+    (the cross-entropy functions of `tf.nn`, whose first parameter `_sentinel` catches
+    them): TF 2 takes `softmax_cross_entropy_with_logits(labels, logits, axis)` by
+    position, TF 1.8 raises `ValueError: Only call ... with named arguments`. `--fix`
+    names them after the 1.8 parameters (`labels=`, `logits=`, `dim=`, `name=`).
 
     Not reported under the guards CG402 respects, such as the fallback of `try:
     tf.nn.sigmoid_cross_entropy_with_logits(logits=x, labels=y)` / `except:` with the
@@ -52,6 +60,16 @@ class UnknownKeyword(Rule):
                         if short:  # a guess from the signature: said, never fixed
                             message += "; did you mean `%s`?" % short
                     yield self.at(keyword, message, _rename(module, keyword, spelling))
+            if use.call.args and not _guarded(module, use, use.call.args[0]):
+                signature = tfapi.signature(use.qualname, module.target_tf)
+                if signature is not None and signature[0][:1] == ("_sentinel",):
+                    # (its first parameter, `_sentinel`, catches a positional argument)
+                    yield self.at(use.call.args[0], "`%s` takes its arguments by name only in "
+                                  "TF %s: a positional one raises `ValueError` (\"Only call "
+                                  "... with named arguments\"); pass `%s=`" % (
+                                      tf_name(use.qualname), module.target_tf,
+                                      "=`, `".join(signature[0][1:1 + len(use.call.args)])),
+                                  _named(module, use.call, signature[0][1:]))
 
 
 def _guarded(module, use, keyword):
@@ -85,6 +103,30 @@ def _abbreviation(use, keyword, target):
             other.arg == initials for other in use.call.keywords):
         return None
     return initials
+
+
+def _named(module, call, names):
+    """Name each positional argument of `call` after the 1.8 parameters that follow
+    `_sentinel` (`labels`, `logits`, then `dim`, TF 2's `axis`, and `name`, in the order
+    TF 2 takes them positionally): an edit before each, where only `(` or `,` and blanks
+    stand between it and what comes before on its line; else no fix."""
+    given = call.args
+    passed = {keyword.arg for keyword in call.keywords}
+    if len(given) > len(names) or any(isinstance(arg, ast.Starred) for arg in given) or \
+            passed & set(names[:len(given)]):
+        return None
+    edits, before = [], call.func
+    for arg, name in zip(given, names):
+        if arg.lineno != before.end_lineno:
+            return None
+        line = module.lines.line(arg.lineno)
+        start = module.lines.char_col(arg.lineno, arg.col_offset)
+        end = module.lines.char_col(before.end_lineno, before.end_col_offset)
+        if line[end:start].strip() != ("(" if before is call.func else ","):
+            return None
+        edits.append(Edit(Span(arg.lineno, start + 1, arg.lineno, start + 1), name + "="))
+        before = arg
+    return tuple(edits)
 
 
 def _rename(module, keyword, spelling):
