@@ -725,3 +725,27 @@ def test_cg403_positional_arguments_of_a_function_taking_names_only():
     assert fixed[4] == "c = tf.nn.sparse_softmax_cross_entropy_with_logits((l), g)"  # unsure
     assert fixed[6] == ('e = tf.nn.softmax_cross_entropy_with_logits(labels=l, logits=g, '
                         'dim=-1, name="loss")')
+
+
+def test_cg402_contrib_autotune_as_parallel_calls():
+    # probe t52: 1.8's tf.contrib.data.AUTOTUNE is -1, which `map` refuses when the
+    # pipeline runs (measured on py27 and py36), also through the TF 1.x fallback
+    code = """
+    import tensorflow as tf
+    try:
+        AUTOTUNE = tf.data.experimental.AUTOTUNE
+    except AttributeError:
+        AUTOTUNE = tf.contrib.data.AUTOTUNE
+    ONE = tf.contrib.data.AUTOTUNE
+    TWO = 2 if flag else tf.contrib.data.AUTOTUNE
+    ds = tf.data.Dataset.range(4)
+    a = ds.map(f, num_parallel_calls=AUTOTUNE)
+    b = ds.map(f, num_parallel_calls=tf.contrib.data.AUTOTUNE)
+    c = ds.map(f, num_parallel_calls=ONE)
+    d = ds.prefetch(tf.contrib.data.AUTOTUNE)
+    e = ds.prefetch(buffer_size=AUTOTUNE)
+    g = ds.map(f, num_parallel_calls=TWO)
+    h = ds.map(f, num_parallel_calls=4)
+    """
+    assert lint(code, select=["CG402"]) == [("CG402", 10, 34), ("CG402", 11, 34),
+                                            ("CG402", 12, 34)]

@@ -54,6 +54,10 @@ class MissingApi(Rule):
     those attributes (`AttributeError: module 'tensorflow' has no attribute 'python'`);
     `--fix` writes `from tensorflow.python.ops import array_ops as array_ops`.
 
+    Also `tf.contrib.data.AUTOTUNE` as a pipeline's `num_parallel_calls`, directly or
+    as the fallback of `tf.data.experimental.AUTOTUNE`: it is -1 in 1.8, which only
+    `prefetch` takes (`InvalidArgumentError: num_parallel_calls must be greater than zero`).
+
     Also what newer releases' `GradientTape.gradient` takes and 1.8's refuses, on a tape
     the code visibly made: several targets (`tape.gradient([y1, y2], x)`, or a name bound
     to that list), which newer releases sum (`AttributeError: 'list' object has no
@@ -145,6 +149,11 @@ class MissingApi(Rule):
                               "mode (a segmentation fault, measured); pass `[%s]`" % (
                                   target, text or "..."),
                               (Edit(module.span(given), "[%s]" % text),) if text else None)
+        for node in _autotune_as_parallel_calls(module, target):
+            yield self.at(node, "`tf.contrib.data.AUTOTUNE` is -1 in TF %s, which only "
+                          "`prefetch` takes: as `num_parallel_calls` it raises "
+                          "`InvalidArgumentError: num_parallel_calls must be greater than "
+                          "zero` when the pipeline runs; pass a number" % target)
         for listed, display in module.tape_target_lists:
             yield self.at(listed, "`GradientTape.gradient` takes one target tensor in TF %s: "
                           "a list of targets raises `AttributeError: '%s' object has no "
@@ -498,6 +507,36 @@ def _lacks_method(qualname, target):
             name = parts[length]
             return not name.startswith("_") and tfapi.method_missing(owner, name, target) is True
     return False
+
+
+CONTRIB_AUTOTUNE = "tensorflow.contrib.data.AUTOTUNE"
+
+
+def _autotune_as_parallel_calls(module, target):
+    """The `num_parallel_calls` arguments that are, on 1.8, `tf.contrib.data.AUTOTUNE`:
+    the name itself, or a name every binding of which 1.8 gives either it or a name 1.8
+    lacks (`try: AUTOTUNE = tf.data.experimental.AUTOTUNE` / `except AttributeError:
+    AUTOTUNE = tf.contrib.data.AUTOTUNE`). 1.8's is -1, which `map` refuses (measured)."""
+    if "AUTOTUNE" not in module.text or "num_parallel_calls" not in module.text or \
+            tfapi.normalize_version(target) != failing_imports.WHEELS_TARGET:
+        return []
+    found = []
+    for keyword in module.nodes[ast.keyword]:
+        if keyword.arg != "num_parallel_calls":
+            continue
+        value = keyword.value
+        if module.resolve(value) == CONTRIB_AUTOTUNE:
+            found.append(value)
+        elif isinstance(value, ast.Name):
+            bound = [binding.node for binding in module.names.lookup(
+                value.id, module.names.scope_of(value))]
+            names = [module.resolve(node) if isinstance(node, ast.Attribute) else None
+                     for node in bound]
+            if CONTRIB_AUTOTUNE in names and all(
+                    name == CONTRIB_AUTOTUNE or (name and tfapi.missing(name, target))
+                    for name in names):
+                found.append(value)
+    return found
 
 
 def _keyword_of(module, node):
