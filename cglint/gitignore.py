@@ -11,13 +11,21 @@ import os
 import subprocess
 
 
+# A checked folder's own git config is as untrusted as its code: `core.fsmonitor` names a
+# command git runs while it reads the index (a downloaded archive with a `.git` folder
+# could run anything). The command line's `-c` overrides every config file; empty turns
+# the monitor off in every git version (before 2.36 it is a hook path, since a bool too).
+_NO_COMMANDS = ["-c", "core.fsmonitor="]
+
+
 def ignored_under(folder):
     """A predicate telling whether a path found under `folder` is ignored, or None when
     `folder` is not in a git repository (or git is not installed)."""
     try:
         listed = subprocess.run(
-            ["git", "-C", folder, "ls-files", "-z", "--others", "--ignored",
-             "--exclude-standard", "--directory"],
+            ["git", "-C", folder] + _NO_COMMANDS + [
+                "ls-files", "-z", "--others", "--ignored", "--exclude-standard",
+                "--directory"],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     except OSError:  # no git on this machine
         return None

@@ -292,6 +292,21 @@ def test_files_git_ignores_are_skipped_when_walking_a_folder(tmp_path):
     assert len(cglint(["--show-files", "."], tmp_path).stdout.splitlines()) == 5
 
 
+def test_the_checked_repositorys_git_config_runs_no_command(tmp_path):
+    """A `.git/config` in the checked tree is untrusted input: git runs the command
+    `core.fsmonitor` names while it reads the index (the `git ls-files` that honours
+    .gitignore), so linting a downloaded archive could run anything (probe)."""
+    marker = tmp_path / "ran"
+    git(tmp_path, "init", "-q")
+    git(tmp_path, "config", "core.fsmonitor", "touch '%s'; false" % marker)
+    (tmp_path / "a.py").write_text(GOOD)
+    (tmp_path / ".gitignore").write_text("gen/\n")
+    (tmp_path / "gen").mkdir()
+    (tmp_path / "gen" / "b.py").write_text(BAD)
+    assert cglint(["--show-files", "."], tmp_path).stdout.splitlines() == [b"a.py"]
+    assert not marker.exists()
+
+
 LEGACY = (
     "# -*- coding: latin-1 -*-\n"
     "import tensorflow as tf\n"
