@@ -3,6 +3,7 @@ import argparse
 import os
 import re
 import signal
+import stat
 import sys
 from collections import Counter
 
@@ -322,12 +323,33 @@ def run(args, parser):
         return EXIT_CLEAN
     if args.output_file is None:
         return lint(args, resolver, out)
+    if _a_checked_file(args.output_file, args, resolver):
+        raise UsageError("--output-file %s is one of the files to check: the report would "
+                         "replace it" % args.output_file)
     try:
         report = open(args.output_file, "w", encoding="utf-8")
     except OSError as error:
         raise UsageError("cannot write %s: %s" % (args.output_file, error.strerror or error))
     with report:
         return lint(args, resolver, report)
+
+
+def _a_checked_file(path, args, resolver):
+    """Whether `path` is (a link to) one of the files the run checks: opening it for the
+    report would empty it before it is read (`cglint a.py -o a.py`)."""
+    try:
+        target = os.stat(path)
+    except OSError:
+        return False  # a new file
+    if not stat.S_ISREG(target.st_mode):
+        return False
+    for checked, _, problem, _ in to_check(args.paths, resolver, args.stdin_filename):
+        try:
+            if checked != "-" and not problem and os.path.samestat(os.stat(checked), target):
+                return True
+        except OSError:
+            continue
+    return False
 
 
 def lint(args, resolver, out):

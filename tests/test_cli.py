@@ -423,3 +423,19 @@ def test_the_subcommands_named_for_a_missing_path_are_those_main_dispatches():
 
     dispatched = re.findall(r'argv\[:1\] == \["([a-z-]+)"\]', inspect.getsource(cli.main))
     assert dispatched and sorted(dispatched) == sorted(cli.SUBCOMMANDS)
+
+
+@pytest.mark.parametrize("extra", [[], ["--fix"], ["--add-noqa"], ["--format", "json"]])
+def test_the_report_never_replaces_a_file_it_checks(tmp_path, extra):
+    """`cglint a.py -o a.py` emptied a.py before reading it (probe): a usage error now,
+    for the file under any name (a link, a folder holding it), before anything is
+    opened; another existing file is the report's to replace."""
+    (tmp_path / "a.py").write_text(BAD)
+    (tmp_path / "link.py").symlink_to("a.py")
+    for target, paths in (("a.py", ["a.py"]), ("./a.py", ["."]), ("link.py", ["a.py"])):
+        done = cglint(extra + paths + ["-o", target], tmp_path)
+        assert done.returncode == 2 and b"is one of the files to check" in done.stderr
+        assert (tmp_path / "a.py").read_text() == BAD
+    (tmp_path / "report.txt").write_text("old report")
+    done = cglint(["a.py", "-o", "report.txt"], tmp_path)
+    assert done.returncode == 1 and "CG" in (tmp_path / "report.txt").read_text()
