@@ -168,20 +168,49 @@ def _expect_same(now, then, path):
 
 
 def _write_in_place(folder_descriptor, name, path, data, expected):
-    descriptor = os.open(name, os.O_WRONLY | getattr(os, "O_NOFOLLOW", 0),
-                         dir_fd=folder_descriptor)
+    """Overwrite the file's own inode (it has other links). Not atomic: so the blocks the
+    new text needs are reserved first (a full disk fails before a byte changes), and a
+    write that fails midway puts the old text back, into blocks it already had."""
+    flags = os.O_WRONLY if expected is not None else os.O_RDWR
+    descriptor = os.open(name, flags | getattr(os, "O_NOFOLLOW", 0), dir_fd=folder_descriptor)
     try:
         if expected is not None:
             _expect_same(os.fstat(descriptor), expected[1], path)
+            old = expected[0]
+        else:
+            old = _read_all(descriptor)
+        if len(data) > len(old) and hasattr(os, "posix_fallocate"):
+            try:
+                os.posix_fallocate(descriptor, 0, len(data))
+            except OSError as error:
+                if error.errno not in (errno.EOPNOTSUPP, errno.EINVAL, errno.ENOSYS):
+                    raise
         with _signals_deferred():
-            os.lseek(descriptor, 0, os.SEEK_SET)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(descriptor, view):]
-            os.ftruncate(descriptor, len(data))
+            try:
+                _overwrite(descriptor, data)
+            except OSError:
+                _overwrite(descriptor, old)
+                raise
         os.fsync(descriptor)
     finally:
         os.close(descriptor)
+
+
+def _overwrite(descriptor, data):
+    os.lseek(descriptor, 0, os.SEEK_SET)
+    view = memoryview(data)
+    while view:
+        view = view[os.write(descriptor, view):]
+    os.ftruncate(descriptor, len(data))
+
+
+def _read_all(descriptor):
+    chunks = []
+    while True:
+        chunk = os.read(descriptor, 1 << 20)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
 
 
 def _copy_metadata(original, descriptor, before, path):

@@ -1,5 +1,6 @@
 """cglint.fix: applying edits, re-encoding like the original, atomic writes; and the
 CG301 fix end to end on the fixtures."""
+import errno
 import glob
 import os
 import stat
@@ -7,6 +8,7 @@ import subprocess
 
 import pytest
 
+from cglint import fix
 from cglint.fix import OverlappingEdits, apply_edits, encode_like, write_atomic
 from cglint.diagnostics import Edit
 from cglint.source import Span
@@ -115,3 +117,50 @@ def test_fixed_fixtures_compile_under_python27_and_lint_clean(path, tmp_path):
     write_atomic(str(out), encode_like(fixed, original))
     check = 'import sys; compile(open(sys.argv[1]).read(), sys.argv[1], "exec")'
     subprocess.run([PYTHON27, "-c", check, str(out)], check=True)
+
+
+def _hard_linked(tmp_path, text=b"x = 1\n" * 50):
+    path = tmp_path / "a.py"
+    path.write_bytes(text)
+    os.link(str(path), str(tmp_path / "b.py"))
+    return path, text
+
+
+@pytest.mark.parametrize("expected", [False, True])
+def test_a_hard_linked_file_is_restored_when_the_write_fails_midway(tmp_path, monkeypatch,
+                                                                     expected):
+    """A file with several links is overwritten in place, which is not atomic: a full
+    disk midway cut one in half (probe: a 64 KiB tmpfs). The old text goes back."""
+    path, text = _hard_linked(tmp_path)
+    real_write, calls = os.write, []
+
+    def failing_write(descriptor, data):
+        calls.append(len(data))
+        if len(calls) == 2:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_write(descriptor, bytes(data)[:7])  # a short write first
+
+    monkeypatch.setattr(os, "write", failing_write)
+    with pytest.raises(OSError):
+        fix.write_atomic(str(path), b"y = 2\n" * 80,
+                         (text, os.stat(str(path))) if expected else None)
+    monkeypatch.setattr(os, "write", real_write)
+    assert path.read_bytes() == text == (tmp_path / "b.py").read_bytes()
+
+
+def test_a_hard_linked_file_that_would_not_fit_is_left_as_it_was(tmp_path, monkeypatch):
+    path, text = _hard_linked(tmp_path)
+
+    def full(descriptor, offset, length):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "posix_fallocate", full, raising=False)
+    with pytest.raises(OSError):
+        fix.write_atomic(str(path), text * 2)
+    assert path.read_bytes() == text
+
+
+def test_a_hard_linked_file_is_fixed_through_its_inode(tmp_path):
+    path, text = _hard_linked(tmp_path)
+    fix.write_atomic(str(path), b"short\n")
+    assert (tmp_path / "b.py").read_bytes() == b"short\n" == path.read_bytes()
