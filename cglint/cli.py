@@ -327,7 +327,8 @@ def run(args, parser):
         raise UsageError("--output-file %s is one of the files to check: the report would "
                          "replace it" % args.output_file)
     try:
-        report = open(args.output_file, "w", encoding="utf-8")
+        # (a file name that is not UTF-8 is written escaped, as on standard output)
+        report = open(args.output_file, "w", encoding="utf-8", errors="backslashreplace")
     except OSError as error:
         raise UsageError("cannot write %s: %s" % (args.output_file, error.strerror or error))
     with report:

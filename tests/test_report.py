@@ -11,6 +11,8 @@ from cglint.diagnostics import Diagnostic, Edit
 from cglint.source import Span
 from cglint.report import github, sarif
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
 SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data",
                       "sarif-schema-2.1.0.json")
 BAD = (
@@ -332,3 +334,24 @@ def test_control_characters_in_file_names_never_reach_the_terminal(tmp_path, mon
     assert main(["--no-cache", "--format", "json", "."]) == 1
     found = {entry["path"] for entry in json.loads(capsys.readouterr().out)["findings"]}
     assert found == set(names)
+
+
+@pytest.mark.parametrize("fmt", ["text", "github", "json", "sarif"])
+def test_a_file_name_that_is_not_utf8_is_reported_in_every_format(tmp_path, fmt):
+    """`bad\\xff.py` crashed SARIF (its URI) and every report written with -o (probe)."""
+    import subprocess
+    import sys
+
+    os.mkdir(os.path.join(str(tmp_path).encode(), b"src"))
+    with open(os.path.join(str(tmp_path).encode(), b"src", b"bad\xff.py"), "wb") as handle:
+        handle.write(b"x = f'{1}'\n")
+    env = dict(os.environ, PYTHONPATH=ROOT)
+    for output in ([], ["-o", "report.out"]):
+        done = subprocess.run([sys.executable, "-m", "cglint", "--no-cache", "--format", fmt,
+                               "src"] + output, cwd=str(tmp_path), capture_output=True,
+                              env=env, timeout=120)
+        assert done.returncode == 1 and b"Traceback" not in done.stderr, done.stderr
+        text = (tmp_path / "report.out").read_bytes() if output else done.stdout
+        assert b"CG301" in text
+        if fmt == "sarif":
+            assert b'"uri": "src/bad%FF.py"' in text

@@ -23,7 +23,8 @@ def artifact(path):
 
     if os.path.isabs(path):
         return {"uri": pathlib.Path(path).as_uri()}
-    return {"uri": quote(path.replace(os.sep, "/")), "uriBaseId": ROOT}
+    # (the file system's bytes, percent-encoded: a name that is not UTF-8 has surrogates)
+    return {"uri": quote(os.fsencode(path.replace(os.sep, "/"))), "uriBaseId": ROOT}
 
 
 def region(line, col, end_line, end_col):
