@@ -140,7 +140,10 @@ def _folder_entries(folder, visited, skip):
                     error.strerror or error))))
             continue
         if is_dir:
-            if entry.name not in SKIPPED_DIRS and not is_virtualenv(entry.path):
+            # A linked folder is not walked (as os.walk, flake8 and ruff do): it may lead
+            # out of the project, where --fix would write. Named on the command line, it is.
+            if entry.name not in SKIPPED_DIRS and not entry.is_symlink() and \
+                    not is_virtualenv(entry.path):
                 found.append((entry.name + "/", (_Folder(entry.path), None)))
         elif entry.name.endswith(".py") and not is_file:
             # A FIFO, socket or dangling link: opening it could block or fail.

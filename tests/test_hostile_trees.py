@@ -353,3 +353,29 @@ def test_non_utf8_file_names_with_strict_utf8_output(tmp_path, fmt):
         import json
 
         json.loads(text)
+
+
+def test_a_linked_folder_is_not_walked_and_fix_never_writes_through_it(tmp_path):
+    """`proj/sub/ext -> ../../outside`: `cglint --fix .` rewrote outside/o.py (probe).
+    Walking does not follow linked folders, as os.walk, flake8 and ruff; named on the
+    command line, the folder is checked."""
+    fixable = "x = f'{1}'\n"  # CG301, which --fix rewrites for Python 2.7
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "o.py").write_text(fixable)
+    (tmp_path / "proj" / "sub").mkdir(parents=True)
+    (tmp_path / "proj" / "sub" / "in.py").write_text(fixable)
+    (tmp_path / "proj" / "sub" / "ext").symlink_to(tmp_path / "outside")
+    listed = subprocess.run([sys.executable, "-m", "cglint", "--show-files", "proj"],
+                            cwd=str(tmp_path), capture_output=True, text=True,
+                            env=dict(os.environ, PYTHONPATH=ROOT), timeout=120)
+    assert listed.stdout.split() == ["proj/sub/in.py"]
+    done = subprocess.run([sys.executable, "-m", "cglint", "--fix", "--no-cache", "proj"],
+                          cwd=str(tmp_path), capture_output=True,
+                          env=dict(os.environ, PYTHONPATH=ROOT), timeout=120)
+    assert done.returncode in (0, 1), done.stderr
+    assert (tmp_path / "outside" / "o.py").read_text() == fixable
+    assert (tmp_path / "proj" / "sub" / "in.py").read_text() != fixable
+    named = subprocess.run([sys.executable, "-m", "cglint", "--show-files", "proj/sub/ext"],
+                           cwd=str(tmp_path), capture_output=True, text=True,
+                           env=dict(os.environ, PYTHONPATH=ROOT), timeout=120)
+    assert named.stdout.split() == ["proj/sub/ext/o.py"]
