@@ -118,7 +118,25 @@ def is_private(qualname):
 
 _MAX_DEPTH = 6
 # What ModuleFacts.execution_mode finds: code that runs only eagerly, or only in graphs.
+EAGER_SWITCHES_OF_18 = frozenset(("tensorflow.enable_eager_execution",
+                                  "tensorflow.contrib.eager.enable_eager_execution"))
 EAGER, GRAPH = "eager", "graph"
+# What TF 1.8 refuses under eager execution, with the RuntimeError it raises (measured on
+# 2.7 and 3.6) and what to do instead; TF 2 takes the first and last eagerly.
+GRAPH_ONLY = {
+    "tensorflow.Variable": ("tf.Variable not supported when eager execution is enabled. "
+                            "Please use tf.contrib.eager.Variable instead",
+                            "use `tf.contrib.eager.Variable`"),
+    "tensorflow.placeholder": ("tf.placeholder() is not compatible with eager execution",
+                               "pass the values themselves"),
+    "tensorflow.gradients": ("tf.gradients not supported when eager execution is enabled. "
+                             "Use tf.contrib.eager.GradientTape instead",
+                             "take gradients with `tf.GradientTape`"),
+}
+# Words of what may make code run in a graph although the module turned eager on.
+_GRAPH_CONTEXT_WORDS = ("Graph", "graph", "as_default", "Session")
+_MODE_TEST_WORDS = ("eager", "graph")
+_GRAPH_FUNCTION_WORDS = ("defun", "function", "graph")
 _CONDS = frozenset(("tensorflow.cond", "tensorflow.compat.v1.cond"))
 
 
@@ -776,6 +794,47 @@ class ModuleFacts:
                     and self.resolve(statement.value.func) in EAGER_SWITCHES:
                 return True
         return False
+
+    @cached_property
+    def graph_only_calls(self):
+        """[(call, qualname)] of what TF 1.8 refuses under eager execution (GRAPH_ONLY), in
+        a module whose top level turns it on: after the switch, or in a def; but in a
+        block that visibly runs in a graph (`with tf.Graph().as_default():`, a session),
+        under a test of the mode, or in a function made a graph function (`defun`)."""
+        if not self.enables_eager_on_import or self._is_tensorflow_itself or not any(
+                word in self.text for word in ("Variable", "placeholder", "gradients")):
+            return []
+        # (a switch 1.8 lacks, `tf.compat.v1.enable_eager_execution()`, fails first)
+        switches = [statement.lineno for statement in self.tree.body
+                    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)
+                    and self.resolve(statement.value.func) in EAGER_SWITCHES_OF_18]
+        if not switches:
+            return []
+        switch = min(switches)
+        found = []
+        for call, qualname in self.calls:
+            if qualname in GRAPH_ONLY and not self._maybe_in_a_graph(call, switch):
+                found.append((call, qualname))
+        return found
+
+    def _maybe_in_a_graph(self, node, switch):
+        in_def = False
+        parent = self.parent_of(node)
+        while parent is not None:
+            if isinstance(parent, (ast.With, ast.AsyncWith)) and any(
+                    word in ast.unparse(item.context_expr)
+                    for item in parent.items for word in _GRAPH_CONTEXT_WORDS):
+                return True
+            if isinstance(parent, (ast.If, ast.IfExp, ast.While)) and any(
+                    word in ast.unparse(parent.test) for word in _MODE_TEST_WORDS):
+                return True
+            if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                in_def = True
+                if any(word in ast.unparse(decorator) for decorator in getattr(
+                        parent, "decorator_list", ()) for word in _GRAPH_FUNCTION_WORDS):
+                    return True
+            parent = self.parent_of(parent)
+        return not in_def and node.lineno < switch
 
     def _imports_eager_switch(self):
         return any(summary.enables_eager for summary in self._top_level_imports)

@@ -749,3 +749,39 @@ def test_cg402_contrib_autotune_as_parallel_calls():
     """
     assert lint(code, select=["CG402"]) == [("CG402", 10, 34), ("CG402", 11, 34),
                                             ("CG402", 12, 34)]
+
+
+def test_cg402_what_18_refuses_under_eager_execution():
+    # probe t62, t64, t65: RuntimeError on py27 and py36 (measured); TF 2 takes
+    # tf.Variable and tf.gradients (in a tf.function) eagerly
+    code = """
+    import tensorflow as tf
+    before = tf.placeholder(tf.float32)
+    tf.enable_eager_execution()
+    v = tf.Variable(1.0)
+    p = tf.placeholder(tf.float32)
+    def f(y, x):
+        return tf.gradients(y, x)
+    with tf.Graph().as_default():
+        ok = tf.placeholder(tf.float32)
+    if not tf.executing_eagerly():
+        ok2 = tf.Variable(2.0)
+    w = tf.contrib.eager.Variable(1.0)
+    g = tf.get_variable("g", [2])
+
+    @tf.contrib.eager.defun
+    def graph_function(x):
+        return tf.gradients(x * x, x)
+
+    @tf.custom_gradient
+    def scale(x):
+        w = tf.Variable([2.0, 3.0])
+        def grad(dy):
+            return dy * w
+        return x * w, grad
+    """
+    found = lint(code, select=["CG402", "CG101"])
+    assert found == [("CG402", 5, 5), ("CG402", 6, 5), ("CG402", 8, 12), ("CG101", 22, 9)]
+    # only a switch 1.8 has turns eager execution on: `tf.compat.v1...` fails first
+    assert lint(code.replace("tf.enable_eager", "tf.compat.v1.enable_eager"),
+                select=["CG402"])[1:] == []

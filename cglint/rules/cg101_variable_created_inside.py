@@ -51,7 +51,7 @@ class VariableCreatedInside(Rule):
                 what = "`%s`%s %s a variable" % (shown, where, _verb(use.name))
                 untrained = isinstance(use.inner, ast.Call) and not creates_trained_variables(
                     use.inner, use.name)  # trainable=False: no gradient is wanted
-                if untrained and module.eager:
+                if module.eager and (untrained or use.name == "tensorflow.Variable"):
                     why = "under eager execution TF 1.8's `tf.Variable` raises RuntimeError; " \
                           "use `tf.contrib.eager.Variable`, or create it outside"
                 elif untrained:

@@ -2,7 +2,7 @@ import ast
 import dataclasses
 
 from cglint import failing_imports, guards, tfapi, tfimports, tfpackage
-from cglint.facts import TENSOR_LISTS, TF_PRINTS, is_private, passed_argument
+from cglint.facts import GRAPH_ONLY, TENSOR_LISTS, TF_PRINTS, is_private, passed_argument
 from cglint.diagnostics import Finding
 from cglint.rules.base import Edit, Rule
 from cglint.source import Span
@@ -53,6 +53,12 @@ class MissingApi(Rule):
     tensorflow.python.ops.array_ops as array_ops`, which Python before 3.7 binds by reading
     those attributes (`AttributeError: module 'tensorflow' has no attribute 'python'`);
     `--fix` writes `from tensorflow.python.ops import array_ops as array_ops`.
+
+    Also, in a module that turns eager execution on (`tf.enable_eager_execution()` at its
+    top), what 1.8 refuses eagerly and TF 2 takes: `tf.Variable` (use
+    `tf.contrib.eager.Variable`), `tf.placeholder` and `tf.gradients` (use
+    `tf.GradientTape`), each a `RuntimeError`; not in a block that runs in a graph
+    (`with tf.Graph().as_default():`), under a test of the mode, or in a `defun`.
 
     Also `tf.contrib.data.AUTOTUNE` as a pipeline's `num_parallel_calls`, directly or
     as the fallback of `tf.data.experimental.AUTOTUNE`: it is -1 in 1.8, which only
@@ -149,6 +155,14 @@ class MissingApi(Rule):
                               "mode (a segmentation fault, measured); pass `[%s]`" % (
                                   target, text or "..."),
                               (Edit(module.span(given), "[%s]" % text),) if text else None)
+        sites = [site.func for site in module.sites] if module.graph_only_calls else ()
+        for call, qualname in module.graph_only_calls:
+            if qualname == "tensorflow.Variable" and any(within_node(call, func)
+                                                         for func in sites):
+                continue  # CG101's, inside a custom-gradient function
+            error, instead = GRAPH_ONLY[qualname]
+            yield self.at(call, "`%s` under eager execution raises `RuntimeError: %s` in TF "
+                          "%s; %s" % (tf_name(qualname), error, target, instead))
         for node in _autotune_as_parallel_calls(module, target):
             yield self.at(node, "`tf.contrib.data.AUTOTUNE` is -1 in TF %s, which only "
                           "`prefetch` takes: as `num_parallel_calls` it raises "
@@ -256,6 +270,12 @@ def _public_of_own_module(qualname):
     what those modules hold (tfimports.follow), as it does for `from ... import`."""
     return qualname.startswith("tensorflow.python.") and not any(
         part.startswith("_") for part in qualname.split("."))
+
+
+def within_node(node, outer):
+    """Whether `node` stands in the source range of `outer` (a def)."""
+    return (outer.lineno, outer.col_offset) <= (node.lineno, node.col_offset) and \
+        (node.end_lineno, node.end_col_offset) <= (outer.end_lineno, outer.end_col_offset)
 
 
 def _surely_not_persistent(tape):
