@@ -1873,3 +1873,33 @@ def test_registrations_in_loops_over_tables_bound_once_and_empty_loops():
     """
     # the table's names are registered; an empty loop registers none (not any name)
     assert lint(code) == [("CG202", 15, 43)]
+
+
+def test_cg203_blames_the_importer_whose_registration_runs_second(tmp_path):
+    """probe t71: main.py imports reg.py, then registers reg's name again; the KeyError
+    comes at main.py's registration. Reported there, alone or whole (it was reported at
+    reg.py, and `cglint main.py` alone said nothing)."""
+    from cglint.cli import main as cglint_main
+
+    (tmp_path / "reg.py").write_text(
+        "import tensorflow as tf\n\n@tf.RegisterGradient('R')\ndef _g(op, grad):\n"
+        "    return -grad\n")
+    (tmp_path / "main.py").write_text(
+        "import tensorflow as tf\nimport reg\n\n@tf.RegisterGradient('R')\n"
+        "def _h(op, grad):\n    return grad\n")
+    import contextlib
+    import io
+    import os
+
+    here = os.getcwd()
+    os.chdir(str(tmp_path))
+    try:
+        for paths in (["."], ["main.py"], ["reg.py"]):
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                cglint_main(["--no-cache", "--select", "CG203", "-q"] + paths)
+            found = [line.split(" ")[0] for line in out.getvalue().splitlines()
+                     if " CG203 " in line]
+            assert found == ([] if paths == ["reg.py"] else ["main.py:4:2:"]), (paths, found)
+    finally:
+        os.chdir(here)

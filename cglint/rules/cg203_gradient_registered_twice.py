@@ -18,7 +18,9 @@ class GradientRegisteredTwice(Rule):
     class's constructor or a Keras layer's `build` with two instances, a layer's `call` or
     a method run twice on instances of its class, an Estimator's `model_fn`, which runs
     once per graph the estimator builds: `train`, then `evaluate`), or in two
-    modules that end up in one program; or a name TF 1.8 already registers for its own op
+    modules that end up in one program (reported at the second to run: the one whose
+    module imports the other, or the later path where a third module imports both); or a
+    name TF 1.8 already registers for its own op
     types (`"Relu"`, `"Identity"`, `"Sign"`). A registration under `try: ... except
     KeyError` is left alone, and so is one behind a run-once guard that its function sets
     (`if _REGISTERED: return` then `_REGISTERED = True` on a global, an attribute or an
@@ -96,11 +98,18 @@ class GradientRegisteredTwice(Rule):
         # name, whether one of its registrations runs unguarded)
         elsewhere = []
         if names:
-            elsewhere = [(project.shown_path(summary.path), os.path.realpath(summary.path),
-                          name, unguarded)
-                         for summary in overrides.loaded_on_disk(module)
-                         for name, unguarded in sorted(summary.registered_runs.items())
-                         if name in names]
+            first = None  # the real paths of what runs before the module's own code
+            for summary in overrides.loaded_on_disk(module):
+                registered = [(name, unguarded) for name, unguarded in sorted(
+                    summary.registered_runs.items()) if name in names]
+                if not registered:
+                    continue
+                if first is None:
+                    first = {os.path.realpath(imported.path)
+                             for imported in module._top_level_imports}
+                order = _order(module, summary, first)
+                elsewhere += [(project.shown_path(summary.path), os.path.realpath(
+                    summary.path), name, unguarded, order) for name, unguarded in registered]
         return facts.components, facts.imports, names, elsewhere
 
     def check_run(self, summaries):
@@ -122,12 +131,16 @@ class GradientRegisteredTwice(Rule):
                           if other != path and other in together.get(path, ())]
                 checked = {real for real, _, _ in others}
                 others += [(real, shown, unguarded)
-                           for shown, real, other_name, unguarded in summaries[path][3]
+                           for shown, real, other_name, unguarded, _ in summaries[path][3]
                            if other_name == name and real not in checked]
-                # Import order is unknown: blame the later path, or the unguarded side.
+                # What the module imports at its top registers first; what imports it,
+                # after (the second registration is the one that raises). Else the order
+                # is unknown: blame the later path, or the unguarded side.
+                order = {real: known for _, real, _, _, known in summaries[path][3]}
                 real_path = os.path.realpath(path)
                 earlier = [shown for real, shown, unguarded in others
-                           if real < real_path or not unguarded]
+                           if order.get(real) == _FIRST or (order.get(real) is None and (
+                               real < real_path or not unguarded))]
                 if not earlier:
                     continue
                 for place, unguarded in places:
@@ -136,6 +149,22 @@ class GradientRegisteredTwice(Rule):
                                       "loaded in the same program: the second registration "
                                       "raises %s" % (name, earlier[0], _KEY_ERROR % name),
                                       span=Span(*place), path=path)
+
+
+_FIRST, _AFTER = "first", "after"
+
+
+def _order(module, summary, first):
+    """Whether the other module's code runs before the module's own (its top level
+    imports it: _FIRST), after it (it imports the module: _AFTER), or None: unknown."""
+    if os.path.realpath(summary.path) in first:
+        return _FIRST
+    where, own = project.current(), os.path.realpath(module.path)
+    if any(found is not None and os.path.realpath(found) == own
+           for found in (where.module_path(summary.path, imported, level)
+                         for imported, level in summary.imports or ())):
+        return _AFTER
+    return None
 
 
 def _importers_catch_it(module, registration):
