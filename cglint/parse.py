@@ -195,6 +195,9 @@ def _parse(text, target_python):
         return Parsed(_parse_stdlib(text), text=text)
     except SyntaxError as error:
         first_error = error
+        # Its traceback holds this frame and, through it, the callers' trees and facts: a
+        # cycle the paused collector would keep for the whole run (every Python 2 file).
+        first_error.__traceback__ = None
     except (RecursionError, MemoryError):
         return Parsed(None, error=(1, 1, "too deeply nested to parse"))
     except ValueError as error:  # NUL bytes before Python 3.12
@@ -317,8 +320,9 @@ def _nul_position(text):
 
 
 def _with_trailing_nuls(text, target_python):
-    """Parsed for a text whose NUL bytes all come after its last line. Python 2.7 stops
-    reading at them, running or importing it; Python 3.6 too as a script, but its import
+    """Parsed for a text whose NUL bytes all come after its last line. Python 2.7 drops
+    the rest of a line after a NUL (the next line is joined on), so these change nothing
+    there, run or imported; Python 3.6 runs it as a script the same way, but its import
     raises `ValueError: source code string cannot contain null bytes` (all measured). The
     lines before them are parsed all the same."""
     body = text.rstrip(_TRAILING)
@@ -363,6 +367,7 @@ def _from_python2(text):
         tree = _tool().refactor_string(source, "<cglint>")
         _mend_python2_leftovers(tree)
         rewritten = str(tree)
+        _unlink(tree)
     except Exception:  # fissix raises ParseError, TokenError, IndentationError, ...
         return None
     rewritten = _expand_indentation_tabs(rewritten)
@@ -376,6 +381,13 @@ def _from_python2(text):
             return None
         tree, rewritten = renamed.tree, renamed.text
     return Parsed(tree, text=rewritten, column_maps=_column_maps(source, rewritten))
+
+
+def _unlink(tree):
+    """Cut the fissix tree's links up to each node's parent: a run pauses the cyclic
+    collector, and reference counting alone frees a tree without them."""
+    for node in list(tree.pre_order()):
+        node.parent = None
 
 
 def _mend_python2_leftovers(tree):
@@ -407,13 +419,19 @@ def _mend_python2_leftovers(tree):
 def _unbyte_mixed_literals(leaves):
     """`b"a" "b"` as Python 3 reads Python 2's one str: `u"a" "b"`, same columns (a raw
     one, `br"a"`, becomes ` r"a"`)."""
-    is_bytes = ["b" in leaf.value[:2].lower() for leaf in leaves]
+    is_bytes = ["b" in _prefix(leaf.value).lower() for leaf in leaves]
     if any(is_bytes) and not all(is_bytes):
         for leaf, bytes_literal in zip(leaves, is_bytes):
             if bytes_literal:
-                prefix_end = leaf.value.index(leaf.value.lstrip("bBrR")[0])
-                raw = "r" in leaf.value[:prefix_end].lower()
-                leaf.value = (" r" if raw else "u") + leaf.value[prefix_end:]
+                prefix = _prefix(leaf.value)
+                raw = "r" in prefix.lower()
+                leaf.value = (" r" if raw else "u") + leaf.value[len(prefix):]
+
+
+def _prefix(literal):
+    """The letters before a string literal's first quote (`bR` of `bR"x"`)."""
+    return literal[:min(index for index in (literal.find('"'), literal.find("'"))
+                        if index >= 0)]
 
 
 # An octal literal as Python 2 wrote it, once fix_long has dropped its `L`.

@@ -307,6 +307,7 @@ def test_python_27_takes_one_string_anywhere_among_the_future_imports(code):
 
 @pytest.mark.parametrize("code,value", [
     ('KEY = b"ste" "_grad"\n', "ste_grad"),
+    ('KEY = b"ste" "bar"\n', "stebar"),  # a str beginning with b is no bytes literal
     ('KEY = "op_" \\\n    B"Relu"\n', "op_Relu"),
     ('KEY = "a" br"\\d" "c"\n', "a\\dc"),
 ])
