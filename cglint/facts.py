@@ -964,13 +964,22 @@ class ModuleFacts:
             uses = [use for use in uses if not self._stored_first(use, stored)]
         return uses
 
+    def _in_loop(self, node):
+        parent = self.parent_of(node)
+        while parent is not None:
+            if isinstance(parent, (ast.For, ast.AsyncFor, ast.While)):
+                return True
+            parent = self.parent_of(parent)
+        return False
+
     def _stored_first(self, use, stored):
         """Whether one of the module's own stores of the name a use reads (or of a module
         above it: {qualname: [store nodes]}) may run before the read: any store, but one
         that comes later at the top level of the module for a read there, which runs
         first (`h = tf.logging._logger` then `tf.logging._logger = ...`)."""
         names, module_scope = self.names, self.names.module
-        at_top = names.scope_of(use.node) is module_scope
+        # (in a loop, a store further down may run before the read's next turn)
+        at_top = names.scope_of(use.node) is module_scope and not self._in_loop(use.node)
         read_at = (use.node.lineno, use.node.col_offset)
         return any(not (at_top and names.scope_of(store) is module_scope
                         and (store.lineno, store.col_offset) > read_at)

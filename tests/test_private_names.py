@@ -164,3 +164,15 @@ def test_a_public_name_stored_later_at_the_top_level_is_still_missing_before():
     later = tf.TensorSpec
     """
     assert lint(code, select=["CG402"]) == [("CG402", 3, 8)]
+
+
+def test_a_store_further_down_a_top_level_loop_may_run_before_the_read():
+    # review: the read runs on the second turn only, after the store (fine on 2.7, 3.6)
+    code = """
+    import tensorflow as tf
+    for i in range(2):
+        if i:
+            print(tf.nn.silu)
+        tf.nn.silu = lambda x: x * tf.sigmoid(x)
+    """
+    assert lint(code, select=["CG402"]) == []

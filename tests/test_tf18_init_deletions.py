@@ -106,3 +106,13 @@ def test_a_chain_through_tf_python_written_in_full_is_reported():
     x = tensorflow.python.ops.math_ops.add
     """
     assert lint(code, select=["CG402"]) == [("CG402", 3, 5)]
+
+
+def test_an_import_as_of_a_module_no_wheel_has_is_its_import_error_only():
+    code = "import tensorflow.python.ops.nonexistent_ops as n\n"
+    found = lint(code, select=["CG402"])
+    assert found == [("CG402", 1, 1)]
+    from cglint import check, engine
+    (diagnostic,) = check.check_alone("a.py", code, engine.Options(
+        select=("CG402",))).diagnostics
+    assert "raises ImportError" in diagnostic.message and diagnostic.fix is None

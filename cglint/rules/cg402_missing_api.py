@@ -393,8 +393,10 @@ def _imports_bound_through_deleted(module):
     for statement in module.statements[ast.Import]:
         for alias in statement.names:
             parts = alias.name.split(".")
+            # (a module that is not there at all is the import's own ImportError finding)
             if alias.asname and len(parts) > 1 and \
-                    ".".join(parts[:2]) in DELETED_BY_TENSORFLOW_INIT:
+                    ".".join(parts[:2]) in DELETED_BY_TENSORFLOW_INIT and not \
+                    failing_imports.fails_on(alias.name, None, module.target_tf):
                 yield statement, alias
 
 
