@@ -10,8 +10,9 @@ commit to a repository can plant links, FIFOs, huge or deeply nested files or fo
 entries in it. So every operation works relative to folder descriptors opened without
 following links (a link is never followed, only removed), an entry is read only when it
 is a small regular file, and it must match the schema exactly; anything else is a miss,
-and the entry is removed. A forged entry can at worst show wrong findings: --fix and
---diff never apply a fix read from the cache (the command line derives them again).
+and the entry is removed. A forged entry can at worst show wrong findings: nothing a run
+writes into a file or shows as an edit (--fix, --diff, --add-noqa) comes from an entry
+that has a finding or a summary; such files are checked again (cglint.lint_run).
 """
 import errno
 import hashlib

@@ -212,9 +212,11 @@ def check_path(task):
         key = _cache.key(shown, data, options)
         result = _cache.get(key, shown)
         hit = result is not None
-        if result is not None and result.fixes and _keep_bytes:
-            # Never apply or show a fix read from the cache: anyone who can write
-            # the folder could plant one. Check the file again for its fixes.
+        if result is not None and _keep_bytes and (result.diagnostics or result.summaries):
+            # The run edits files (--fix, --add-noqa) or shows edits (--diff): anyone who
+            # can write the folder could plant an entry, and each finding (a fix, a noqa
+            # comment to add) or summary (the whole-run findings) may become an edit.
+            # Only an entry with nothing to say is taken; the others are checked again.
             result = None
     if result is None:
         result = pool.check_item((shown, data, options))

@@ -513,3 +513,36 @@ def test_noqa_directives_come_back_from_an_entry_as_they_were_made():
     record["inline"][0] = record["inline"][0][:6]
     with pytest.raises(ValueError):
         cache_module._decode_directives(record)
+
+
+def test_a_forged_entry_cannot_make_add_noqa_write(caches, tmp_path, capsys):
+    """The tester's steps: an entry with made-up findings for a clean file. A plain run
+    shows them; --add-noqa checks the file again and adds nothing."""
+    (tmp_path / "a.py").write_text("import os\nx = 1\n")
+    run(capsys, "a.py")
+    with open(only_entry(), "w") as handle:
+        handle.write('{"diagnostics":[[2,1,"CG101","forged",0,0,[]],'
+                     '[1,1,"CG402","forged",0,0,[]]],"fixes":[],"summaries":{"d":[]},'
+                     '"dependencies":[],"directives":null}')
+    assert "forged" in run(capsys, "a.py")[1]
+    assert run(capsys, "--add-noqa", "a.py")[0] == 0
+    assert (tmp_path / "a.py").read_text() == "import os\nx = 1\n"
+
+
+def test_a_forged_summary_cannot_make_add_noqa_write(caches, tmp_path, capsys):
+    # The entry of a file whose override is never registered, planted for one whose
+    # override is: its summary alone would give a whole-run CG202 to silence.
+    registered = OVERRIDE.replace("import grads\n", GRADS.split("\n", 1)[1])
+    (tmp_path / "bad.py").write_text(OVERRIDE)
+    (tmp_path / "good.py").write_text(registered)
+    run(capsys, "bad.py")
+    bad_entry = only_entry()
+    run(capsys, "good.py")
+    good_entry, = set(entries(".cglint_cache")) - {bad_entry}
+    lines = len(registered.splitlines())
+    assert len(OVERRIDE.splitlines()) <= lines  # the forged finding's line is in good.py
+    with open(bad_entry, "rb") as source, open(good_entry, "wb") as target:
+        target.write(source.read())
+    assert "good.py" in run(capsys, "good.py")[1]  # at worst, a wrong finding
+    run(capsys, "--add-noqa", "good.py")
+    assert (tmp_path / "good.py").read_text() == registered
