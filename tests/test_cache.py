@@ -191,6 +191,14 @@ def test_a_module_that_would_shadow_the_one_found_rechecks_its_importers(
     assert run(capsys, "sub/model.py")[0] == 0
 
 
+def test_a_file_that_registers_a_gradient_is_served_from_the_cache(caches, tmp_path, capsys):
+    # Its CG203 summary is tried beside a copy of itself when read: a copy named with a
+    # NUL made os.path.realpath raise, so such an entry was a miss on every run.
+    (tmp_path / "grads.py").write_text(GRADS)
+    assert run(capsys, "grads.py") == run(capsys, "grads.py")
+    assert (caches[1].hits, caches[1].misses) == (1, 0)
+
+
 def test_a_standard_module_is_not_looked_for_in_the_project(tmp_path):
     from cglint import project
 
