@@ -29,7 +29,7 @@ from cglint.diagnostics import Diagnostic, Edit, Result
 from cglint.source import Span
 
 FOLDER = ".cglint_cache"
-_FORMAT = 5
+_FORMAT = 6
 # An entry larger than this is not read (nor written): 100,000 findings fit.
 MAX_ENTRY_BYTES = 16 * 1024 * 1024
 # Our own entries nest about a dozen levels deep; a planted 100k-deep one must not recurse.
@@ -70,7 +70,7 @@ class Cache:
         self.top = folder
         self.version = fingerprint()[:16]
         self.hits = self.misses = 0
-        self._digests = {}  # dependency path -> its sha256 when first asked this run
+        self._digests = {}  # (dependency path, kind) -> its digest when first asked this run
         self._prepared = False
         self._disabled = False
         self._warn = warn or (lambda message: sys.stderr.write("cglint: %s\n" % message))
@@ -87,12 +87,13 @@ class Cache:
 
     # ------------------------------------------------------------------ reading
 
-    def _digest_of(self, path):
+    def _digest_of(self, dependency):
         # Once per run: a module imported all over a project is a dependency of
         # thousands of entries (the run sees files as they are when it reads them).
-        if path not in self._digests:
-            self._digests[path] = project.digest_of(path)
-        return self._digests[path]
+        key = (dependency.path, dependency.kind)
+        if key not in self._digests:
+            self._digests[key] = project.digest_now(dependency)
+        return self._digests[key]
 
     def get(self, key, path):
         """The cached engine.Result, or None."""
@@ -105,7 +106,7 @@ class Cache:
                 os.close(folder)
         if result is None:
             self.misses += 1
-        elif any(self._digest_of(d.path) != d.digest for d in result.dependencies):
+        elif any(self._digest_of(d) != d.digest for d in result.dependencies):
             # Findings drawn from other project files hold only while those are unchanged.
             self.misses += 1
             result = None
@@ -352,7 +353,7 @@ def _encode(result):
                               for e in edits]]
                   for d, edits in result.fixes if d in index],
         "summaries": _tag(result.summaries),
-        "dependencies": [[d.path, d.digest] for d in result.dependencies],
+        "dependencies": [[d.path, d.digest, d.kind] for d in result.dependencies],
         "directives": _directives(result.directives),
     }
 
@@ -462,11 +463,13 @@ def _decode(record, path):
     _expect_summaries(summaries, path)
     dependencies = []
     for dependency in _list(record["dependencies"]):
-        _expect_list(dependency, 2)
-        _expect(str, dependency[0])
-        # a file's digest, or None for a file that must stay absent
-        if dependency[1] is not None and not (type(dependency[1]) is str
-                                              and _DIGEST.match(dependency[1])):
+        _expect_list(dependency, 3)
+        _expect(str, dependency[0], dependency[2])
+        # a digest, or None for a file that must stay absent
+        if dependency[2] not in project.DEPENDENCY_KINDS or (
+                dependency[1] is None and dependency[2] != project.FILE) or (
+                dependency[1] is not None and not (type(dependency[1]) is str
+                                                   and _DIGEST.match(dependency[1]))):
             raise ValueError("damaged cache entry")
         dependencies.append(project.Dependency(*dependency))
     return Result(path, diagnostics, summaries=summaries, dependencies=tuple(dependencies),

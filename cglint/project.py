@@ -81,13 +81,24 @@ class ModuleSummary:
     tf_stores: frozenset = frozenset()  # TensorFlow names it assigns (`tf.TensorSpec = ...`)
 
 
+# What a Dependency's digest is of.
+FILE = "file"  # the file's bytes
+IMPORTERS = "importers"  # which project files import it (Project.importers)
+NAMESPACE_IMPORTERS = "namespace importers"  # the same, namespace packages included
+DEPENDENCY_KINDS = (FILE, IMPORTERS, NAMESPACE_IMPORTERS)
+
+
 @dataclass(frozen=True)
 class Dependency:
-    """A project file whose content a finding depends on (for the cache key). A digest of
-    None: a file that an import looked for and did not find, which must stay absent."""
+    """What a finding depends on besides its own file (the cache keeps it only while the
+    digest stays). Of a project file (FILE): its content's digest, or None for a file that
+    an import looked for and did not find, which must stay absent. Of the search for a
+    file's importers (IMPORTERS): the digest of the list of files found, so that a new
+    importer (a `main.py` importing both `grads` and `model`) is a change too."""
 
     path: str
     digest: Optional[str]
+    kind: str = FILE
 
 
 # Modules whose absence from the project is not recorded for the cache: every file
@@ -454,10 +465,10 @@ class Project:
         the modules that import it (a `main.py` importing both `grads` and `model`) with
         what they import; bounded, nearest first. Every one is a dependency: one that
         registers nothing today may later."""
-        summaries, dependencies = [], []
+        importers, search = self.importer_search(path, namespaces)
+        summaries, dependencies = [], [search]
         seen = {self._realpath(path)}
-        queue = [(path, 0)] + [(importer, 1) for importer in self.importers(
-            path, namespaces)]
+        queue = [(path, 0)] + [(importer, 1) for importer in importers]
         seen.update(self._realpath(importer) for importer, _ in queue[1:])
         while queue and len(seen) <= MAX_IMPORTED_MODULES:
             importer, depth = queue.pop(0)
@@ -470,8 +481,9 @@ class Project:
             if depth >= MAX_IMPORT_DEPTH:
                 continue
             # Importing a module runs its packages' `__init__` first (`import pkg.layers`
-            # runs pkg/__init__.py, which may import the module that registers).
-            found = list(enclosing_package_inits(importer))
+            # runs pkg/__init__.py, which may import the module that registers); one
+            # appearing in the folder above the last would run too.
+            found = list(enclosing_package_inits(importer, self._absent))
             found += [self.module_path(importer, module, level)
                       for module, level in summary.imports or ()]
             for module_file in found:
@@ -484,8 +496,8 @@ class Project:
         """(whether `path` has importers in the project and every one imports it inside a
         `try` that catches KeyError, [Dependency] on them)."""
         target = self._realpath(path)
-        importers = self.importers(path, namespaces)
-        dependencies = []
+        importers, search = self.importer_search(path, namespaces)
+        dependencies = [search]
         for importer in importers:
             summary = self.summary(importer, with_imports=True)
             if summary is None:
@@ -497,6 +509,17 @@ class Project:
                         (module, level) not in summary.imports_catching_key_error:
                     return False, dependencies
         return bool(importers), dependencies
+
+    def importer_search(self, path, namespaces=False):
+        """(importers(path, namespaces), the Dependency on that search): what a finding
+        drawn from a file's importers depends on, besides each importer's content."""
+        found = self.importers(path, namespaces)
+        kind = NAMESPACE_IMPORTERS if namespaces else IMPORTERS
+        return found, Dependency(path, listing_digest(found), kind)
+
+    def importers_digest(self, path, namespaces=False):
+        """The digest an importer search for `path` has now (see importer_search)."""
+        return listing_digest(self.importers(path, namespaces))
 
     def importers(self, path, namespaces=False):
         """Project files that import `path`: those under its package root (at most
@@ -620,14 +643,17 @@ def _star_names(facts):
     return frozenset(element.value for element in declared[0].node.elts)
 
 
-def enclosing_package_inits(path):
+def enclosing_package_inits(path, absent=None):
     """The `__init__.py` of each package a module file is in, innermost first (itself
-    excepted): they run before it does."""
+    excepted): they run before it does. The first one missing is added to the set
+    `absent` when given (its appearing would make one more package)."""
     folder = os.path.dirname(os.path.abspath(path))
     own = os.path.abspath(path)
     while True:
         init = os.path.join(folder, "__init__.py")
         if not os.path.isfile(init):
+            if absent is not None:
+                absent.add(init)
             return
         if init != own:
             yield init
@@ -652,6 +678,20 @@ def digest_of(path):
         return hashlib.sha256(files.read_bytes(path)).hexdigest()
     except OSError:
         return None
+
+
+def listing_digest(paths):
+    """The sha256 of a list of paths, in order."""
+    return hashlib.sha256(b"\0".join(os.fsencode(path) for path in paths)).hexdigest()
+
+
+def digest_now(dependency):
+    """The digest a Dependency has on disk now: a cached finding holds while it is the
+    one recorded."""
+    if dependency.kind == FILE:
+        return digest_of(dependency.path)
+    return current().importers_digest(dependency.path,
+                                      namespaces=dependency.kind == NAMESPACE_IMPORTERS)
 
 
 def _signature(path):

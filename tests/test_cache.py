@@ -199,6 +199,56 @@ def test_a_file_that_registers_a_gradient_is_served_from_the_cache(caches, tmp_p
     assert (caches[1].hits, caches[1].misses) == (1, 0)
 
 
+USE = """import tensorflow as tf
+def f(x):
+    with tf.get_default_graph().gradient_override_map({"Sign": "MyGrad"}):
+        return tf.sign(x)
+"""
+REG = """import tensorflow as tf
+@tf.RegisterGradient("MyGrad")
+def _g(op, grad):
+    return grad
+"""
+
+
+def test_a_new_importer_rechecks_the_files_it_imports(caches, tmp_path, capsys):
+    # The tester's steps (probe p9): nothing loads reg.py with use.py, until a main.py
+    # imports both; the importer search is a dependency, as the files it found are.
+    (tmp_path / "use.py").write_text(USE)
+    (tmp_path / "reg.py").write_text(REG)
+    code, out = run(capsys, "use.py")
+    assert code == 1 and "CG202" in out
+    (tmp_path / "main.py").write_text("import reg\nimport use\n")
+    expected = run(capsys, "--no-cache", "use.py")
+    assert expected[0] == 0
+    assert run(capsys, "use.py") == expected
+    assert run(capsys, ".") == run(capsys, "--no-cache", ".")
+    assert run(capsys, ".")[0] == 0 and caches[-1].hits == 3  # then a hit again
+
+
+def test_an_edit_that_makes_a_file_an_importer_rechecks_the_files_it_imports(
+        caches, tmp_path, capsys):
+    (tmp_path / "use.py").write_text(USE)
+    (tmp_path / "reg.py").write_text(REG)
+    (tmp_path / "main.py").write_text("import reg\n")
+    assert run(capsys, "use.py")[0] == 1
+    (tmp_path / "main.py").write_text("import reg\nimport use\n")
+    assert run(capsys, "use.py")[0] == 0
+    (tmp_path / "main.py").write_text("import reg\n")  # and no longer one
+    assert run(capsys, "use.py")[0] == 1
+
+
+def test_a_package_init_that_appears_rechecks_the_modules_under_it(caches, tmp_path, capsys):
+    # pkg/__init__.py runs before pkg/use.py, and imports the module that registers.
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "use.py").write_text(USE)
+    (tmp_path / "pkg" / "reg.py").write_text(REG)
+    assert run(capsys, "pkg/use.py")[0] == 1
+    (tmp_path / "pkg" / "__init__.py").write_text("from . import reg\n")
+    assert run(capsys, "--no-cache", "pkg/use.py")[0] == 0
+    assert run(capsys, "pkg/use.py")[0] == 0
+
+
 def test_a_standard_module_is_not_looked_for_in_the_project(tmp_path):
     from cglint import project
 
