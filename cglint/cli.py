@@ -605,12 +605,22 @@ class Fixer:
     def fix(self, item):
         fixed = _fixed(item, self.unsafe)
         if item.stdin:
-            text = fixed.text if fixed else _text(item)
-            if text is None:
-                self.out.flush()
-                sys.stdout.buffer.write(item.data)
-            else:
-                self.out.write(text)
+            # As on disk: the buffer's encoding, BOM and line endings; unfixed, its bytes.
+            data = item.data
+            if fixed:
+                from cglint import autofix
+
+                try:
+                    data = autofix.encode_like_original(fixed.text, item.data)
+                except ValueError as error:  # a fix added a character the encoding lacks
+                    sys.stderr.write("cglint: cannot fix %s: %s\n"
+                                     % (printable(item.shown), error))
+                    self.unwritten += 1
+                    fixed = None
+            self.out.flush()
+            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.flush()
+            item.data = data  # what code frames show
         elif fixed:
             from cglint import autofix
             from cglint.fix import ChangedOnDisk, write_atomic
@@ -639,10 +649,6 @@ class Fixer:
             for code, count in gone.items():
                 self.removed[item.shown, code] += count
             item.result = fixed.result
-            if item.stdin:
-                from cglint.fix import encode_like
-
-                item.data = encode_like(fixed.text, item.data)  # what code frames show
 
 
 def add_noqa(run, status):

@@ -120,6 +120,30 @@ def test_fix_from_standard_input_prints_the_fixed_source(monkeypatch, capsys):
     assert "Found 0" not in err and "All clear: 1 file checked." in err
 
 
+@pytest.mark.parametrize("source, fixed", [
+    (b'x = f"{1}"\r\ny = 2\r\n', b'x = "{}".format(1)\r\ny = 2\r\n'),
+    (b'\xef\xbb\xbfx = f"{1}"\n', b'\xef\xbb\xbfx = "{}".format(1)\n'),
+    (b'# -*- coding: latin-1 -*-\nx = f"{1}\xe9"\n',
+     b'# -*- coding: latin-1 -*-\nx = "{}\xe9".format(1)\n'),
+    (b'\xef\xbb\xbf# caf\xc3\xa9\r\ny = 2\n',) * 2,  # nothing to fix
+], ids=["crlf", "bom", "latin-1", "unfixed"])
+def test_fix_from_standard_input_keeps_encoding_bom_and_line_endings(tmp_path, source, fixed):
+    """An editor replaces its buffer with what comes out: the bytes a fix on disk writes
+    (probe p15: CRLF came back as LF, the BOM was dropped, latin-1 came back as UTF-8)."""
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-m", "cglint", "--no-cache", "--isolated", "-", "--fix",
+         "--stdin-filename", "m.py"], input=source, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, cwd=str(tmp_path), timeout=300,
+        env=dict(os.environ, PYTHONPATH=os.path.dirname(os.path.dirname(
+            os.path.abspath(__file__)))))
+    assert done.stdout == fixed, done.stderr
+    (tmp_path / "m.py").write_bytes(source)
+    assert main(["--no-cache", "--isolated", "-q", "--fix", "m.py"]) == 0
+    assert (tmp_path / "m.py").read_bytes() == fixed  # as on disk
+
+
 # ------------------------------------------------------ --fix never destroys user data
 
 def test_fix_writes_the_file_it_read_through_a_link_and_dotdot(tmp_path, capsys):
