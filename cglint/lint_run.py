@@ -48,7 +48,12 @@ def to_check(paths, resolver, stdin_filename=None):
         return gitignore.ignored_under(folder)
 
     found = []
+    stdin = False
     for path, problem in files.discover(paths, ignored_under):
+        if path == "-":
+            if stdin:
+                continue  # standard input is read once, as a file named twice is checked once
+            stdin = True
         shown = display_path(stdin_filename if path == "-" and stdin_filename else path)
         settings = resolver.settings_for(shown)
         if not settings.excluded(shown):

@@ -81,6 +81,15 @@ def test_stdin_with_filename(monkeypatch, capsys):
     assert code == 1 and out.startswith("pkg/mod.py:5:")
 
 
+def test_standard_input_named_twice_is_checked_once(tmp_path):
+    # (probe p2) `cglint - -` said "2 files checked", the second one empty
+    done = cglint(["--no-cache", "-", "-", "--stdin-filename", "m.py"], tmp_path, BAD.encode())
+    assert done.returncode == 1 and done.stdout.count(b"CG103") == 1
+    assert done.stdout.endswith(b"in 1 file checked.\n"), done.stdout
+    done = cglint(["--no-cache", "--show-files", "-", "-"], tmp_path)
+    assert done.stdout == b"-\n"
+
+
 def test_statistics_and_quiet(tmp_path, capsys):
     (tmp_path / "b.py").write_text(BAD)
     code, out, _ = run([str(tmp_path), "--statistics", "--quiet"], capsys)
