@@ -99,6 +99,8 @@ def test_malformed_messages(client, tmp_path):
         json.dumps({"jsonrpc": "2.0", "id": 902, "method": "textDocument/codeAction",
                     "params": {"textDocument": {"uri": "file:///never/opened.py"},
                                "range": None, "context": []}}).encode(),
+        b"[" * 5000 + b"]" * 5000,  # deeper than json.loads recurses: a RecursionError
+        b'{"a": ' * 5000 + b"1" + b"}" * 5000,
     ]
     for raw in bad:
         client.send_raw(raw)

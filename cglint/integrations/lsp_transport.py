@@ -189,6 +189,9 @@ def handle(protocol, body):
     except ValueError as error:  # not JSON, or not UTF-8
         log.warning("cglint: a message that is not JSON (%s); skipped", error)
         return
+    except RecursionError:  # arrays or objects nested deeper than json.loads recurses
+        log.warning("cglint: a message nested too deeply to read; skipped")
+        return
     if not hasattr(message, "jsonrpc"):
         log.warning("cglint: a JSON value that is not a JSON-RPC message; skipped")
         return
