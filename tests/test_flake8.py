@@ -94,3 +94,25 @@ def test_flake8_takes_each_files_settings_from_its_closest_config(flake8_env, tm
         done = run_flake8(flake8_env, tmp_path, *order)
         assert sorted(line.split(": ")[0].split(":")[0] + " " + line.split()[1]
                       for line in done.stdout.splitlines()) == ["A/t.py CG402", "B/t.py CG401"]
+
+
+@pytest.mark.parametrize("name, text, error", [
+    ("setup.cfg", "[cglint]\nselect = CG999\n", "[cglint] select: 'CG999' matches no rule"),
+    ("pyproject.toml", "[tool.cglint\nselect = 1\n", "not valid TOML"),
+])
+def test_unusable_cglint_settings_are_one_finding_and_flake8_runs_on(
+        flake8_env, tmp_path, name, text, error):
+    """An exception from a plugin ends flake8's whole run; bad cglint settings instead give
+    each file one CG000 finding naming them, and the other plugins still report."""
+    (tmp_path / name).write_text(text)
+    (tmp_path / "model.py").write_text("import os\n" + BAD)
+    (tmp_path / "other.py").write_text("import os\n")
+    done = run_flake8(flake8_env, tmp_path, "--select", "CG,F", "model.py", "other.py")
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == 1
+    lines = done.stdout.splitlines()
+    assert [line.split(": ")[0] + " " + line.split()[1] for line in lines] == [
+        "model.py:1:1 CG000", "model.py:1:1 F401", "other.py:1:1 CG000", "other.py:1:1 F401"]
+    assert "no CG checks run: %s: %s" % (tmp_path / name, error) in lines[0]
+    done = run_flake8(flake8_env, tmp_path, "--select", "F", "model.py")
+    assert done.stdout.splitlines() == ["model.py:1:1: F401 'os' imported but unused"]

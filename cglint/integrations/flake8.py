@@ -4,8 +4,15 @@ Registered as the `flake8.extension` entry point `CG`. It lints the text flake8 
 applies the project's cglint settings and `# noqa` comments (including the `def` and
 decorator lines of a function finding, which flake8 alone does not know about); flake8's
 own `--select`/`--extend-ignore` then filter as for any plugin.
+
+Settings cglint cannot use (a bad code, broken TOML) do not stop flake8: an exception from
+a plugin ends flake8's whole run, with every other plugin's findings. Each file gets one
+CG000 finding on its first line that names the problem instead, and no other CG finding,
+as the command line would refuse to check it.
 """
 from cglint import __version__, check, config, files
+
+SETTINGS_CODE = "CG000"
 
 
 class CglintChecker:
@@ -18,7 +25,12 @@ class CglintChecker:
         self.filename = filename
 
     def run(self):
-        settings = config.settings_for(self.filename)
+        try:
+            settings = config.settings_for(self.filename)
+        except config.ConfigError as error:
+            yield (1, 0, "%s cglint settings unusable, no CG checks run: %s"
+                   % (SETTINGS_CODE, error), type(self))
+            return
         if settings.excluded(self.filename):
             return
         result = check.check_alone(self.filename, "".join(self.lines),
