@@ -175,6 +175,9 @@ def test_hanging_and_missing_interpreters_fail_without_crashing(tmp_path, bare_m
 def test_usage_errors_exit_2(capsys):
     assert cglint_main(["doctor", "--format", "xml"]) == 2
     assert cglint_main(["doctor", "--timeout", "0"]) == 2
+    for huge in ("inf", "1e12", "nan", "86401"):  # past a day they overflowed the waits
+        assert cglint_main(["doctor", "--timeout", huge]) == 2
+        assert "at most 86400 seconds (a day), got %s" % huge in capsys.readouterr().err
     assert cglint_main(["doctor", "extra"]) == 2
 
 

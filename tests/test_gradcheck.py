@@ -508,6 +508,10 @@ def test_usage_errors_exit_2(argv, message, capsys):
 def test_bad_arguments_and_help(capsys):
     assert cli.main(["gradcheck", "x.py", "--atol", "-1"]) == 2
     assert "--atol: must be a number >= 0: -1" in capsys.readouterr().err
+    for huge in ("inf", "1e12", "nan"):  # past a day they overflowed the runner's waits
+        assert cli.main(["gradcheck", "x.py", "--timeout", huge]) == 2
+        assert "--timeout: expected more than 0 and at most 86400 seconds (a day), got %s" \
+            % huge in capsys.readouterr().err
     assert cli.main(["gradcheck", "--help"]) == 0
     assert "IMPORTS AND RUNS" in capsys.readouterr().out
 

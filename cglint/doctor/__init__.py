@@ -9,18 +9,10 @@ report.py prints the rows, and main() below is the subcommand.
 import argparse
 import sys
 
+from cglint.oracle.runner import MAX_TIMEOUT, timeout_seconds
+
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 DEFAULT_TIMEOUT = 120.0
-
-
-def _seconds(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError("expected a number of seconds, got %r" % text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError("expected more than 0 seconds, got %s" % text)
-    return value
 
 
 def build_parser():
@@ -34,9 +26,10 @@ def build_parser():
     parser.add_argument("--format", choices=("text", "json"), default="text",
                         help="text (default) or json: an array of {check, status, found, "
                              "needed, fix}")
-    parser.add_argument("--timeout", type=_seconds, default=DEFAULT_TIMEOUT, metavar="SECONDS",
+    parser.add_argument("--timeout", type=timeout_seconds, default=DEFAULT_TIMEOUT,
+                        metavar="SECONDS",
                         help="how long `import tensorflow` may take in each interpreter "
-                             "(default %g)" % DEFAULT_TIMEOUT)
+                             "(default %g, at most %d: a day)" % (DEFAULT_TIMEOUT, MAX_TIMEOUT))
     return parser
 
 

@@ -15,6 +15,7 @@ from cglint import files
 from cglint.config import ConfigError
 from cglint.gradcheck import discover, settings, verdicts
 from cglint.oracle import envs
+from cglint.oracle.runner import MAX_TIMEOUT, timeout_seconds
 
 PYTHONS = {"2.7": ("py27",), "3.6": ("py36",), "both": ("py27", "py36")}
 MODES = {"graph": ("graph",), "eager": ("eager",), "both": ("graph", "eager")}
@@ -57,8 +58,9 @@ def parser():
     p.add_argument("--seed", type=int, default=defaults.seed,
                    help="seed of the inputs and of r (default %d)" % defaults.seed)
     p.add_argument("--format", choices=("text", "json"), default="text")
-    p.add_argument("--timeout", type=_positive, default=60.0,
-                   help="seconds per function and mode (default 60)")
+    p.add_argument("--timeout", type=timeout_seconds, default=60.0,
+                   help="seconds per function and mode (default 60, at most %d: a day)"
+                        % MAX_TIMEOUT)
     p.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="runs at once")
     p.add_argument("--config", metavar="FILE", help="read [tool.cglint.gradcheck] from this file")
     p.add_argument("--tf-python", action="append", default=[], metavar="PATH",
@@ -71,13 +73,6 @@ def _non_negative(text):
     value = float(text)
     if not value >= 0:
         raise argparse.ArgumentTypeError("must be a number >= 0: %s" % text)
-    return value
-
-
-def _positive(text):
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError("must be positive: %s" % text)
     return value
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from cglint.interrupts import Terminated
 from cglint.oracle import envs, sandbox
 from cglint.oracle.headers import INTERPRETERS, PROJECT_ENTRY, HeaderError, Outcome, read_header
-from cglint.oracle.runner import Job, Result, run_fixtures
+from cglint.oracle.runner import MAX_TIMEOUT, Job, Result, run_fixtures, timeout_seconds
 
 OUTPUT_LINES = 12  # of a mismatching program's output, shown under its line
 
@@ -141,7 +141,8 @@ def parser():
                    help="use this TF 1.8 interpreter (repeatable; env CGLINT_TF_PYTHON)")
     p.add_argument("--cache-dir", help="where built interpreters live (env CGLINT_CACHE_DIR, default ~/.cache/cglint)")
     p.add_argument("--jobs", type=_positive(int), default=os.cpu_count() or 2, help="fixtures run at once")
-    p.add_argument("--timeout", type=_positive(float), default=60.0, help="seconds per fixture (default 60)")
+    p.add_argument("--timeout", type=timeout_seconds, default=60.0,
+                   help="seconds per fixture (default 60, at most %d: a day)" % MAX_TIMEOUT)
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--interpreter", action="append", choices=INTERPRETERS,
                    help="run only on this interpreter (repeatable)")

@@ -11,6 +11,7 @@ even when the host is killed: a server's stderr goes to an unnamed temp file and
 else lives in the sandbox's own tmpfs. Unsandboxed, a server's temp folder is the host's
 to remove (a killed harness cannot), so a `kill -9` of the host leaves that one.
 """
+import argparse
 import errno
 import itertools
 import json
@@ -31,6 +32,9 @@ from cglint.oracle.envs import clean_env, explain_import_error
 HARNESS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "harness.py")
 GRACE = 60.0  # beyond a fixture's timeout: the server's own start-up and bookkeeping
 SERVER_PIDS = 8192  # a whole server's cgroup; each fixture has its own, smaller cap
+# The longest --timeout: a larger (or infinite) one overflows the clocks and waits it is
+# handed to (a lock's wait, select, a deadline as a timestamp).
+MAX_TIMEOUT = 24 * 3600.0
 
 
 @dataclass(frozen=True)
@@ -182,6 +186,19 @@ def wants_contrib(job):
     except OSError:
         return False
     return b"contrib" in source and b"enable_eager_execution" not in source
+
+
+def timeout_seconds(text):
+    """The argparse type of the --timeout of confirm, gradcheck and doctor: more than 0
+    seconds and at most MAX_TIMEOUT."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected a number of seconds, got %r" % text)
+    if not 0 < value <= MAX_TIMEOUT:  # nan included
+        raise argparse.ArgumentTypeError("expected more than 0 and at most %d seconds (a day), "
+                                         "got %s" % (MAX_TIMEOUT, text))
+    return value
 
 
 def run_fixtures(jobs, interpreters, workers=2, timeout=60.0, sandbox=True):
