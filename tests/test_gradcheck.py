@@ -508,6 +508,13 @@ def test_usage_errors_exit_2(argv, message, capsys):
 def test_bad_arguments_and_help(capsys):
     assert cli.main(["gradcheck", "x.py", "--atol", "-1"]) == 2
     assert "--atol: must be a number >= 0: -1" in capsys.readouterr().err
+    for option, value, message in (
+            ("--seed", "-1", "expected 0 to 4294967294, got -1"),  # numpy refused it in every run
+            ("--seed", str(2 ** 32 - 1), "expected 0 to 4294967294"),  # r's seed is --seed + 1
+            ("--jobs", "-3", "expected 1 or more, got -3"),
+            ("--jobs", "0", "expected 1 or more, got 0")):
+        assert cli.main(["gradcheck", "x.py", option, value]) == 2
+        assert "%s: %s" % (option, message) in capsys.readouterr().err
     for huge in ("inf", "1e12", "nan"):  # past a day they overflowed the runner's waits
         assert cli.main(["gradcheck", "x.py", "--timeout", huge]) == 2
         assert "--timeout: expected more than 0 and at most 86400 seconds (a day), got %s" \

@@ -83,7 +83,7 @@ def test_error_line():
     assert confirm.format_text(rec) == "ERROR      f.py: bad header: no `# run:` header"
 
 
-@pytest.mark.parametrize("argv", [["--jobs", "0"], ["--timeout", "-1"], ["--timeout", "inf"],
+@pytest.mark.parametrize("argv", [["--jobs", "0"], ["--jobs", "-3"], ["--jobs", "x"], ["--timeout", "-1"], ["--timeout", "inf"],
                                   ["--timeout", "1e12"], ["--timeout", "nan"],
                                   ["--interpreter", "py35"], ["--format", "xml"]])
 def test_bad_options_are_usage_errors(argv, capsys):

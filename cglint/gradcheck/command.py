@@ -15,10 +15,12 @@ from cglint import files
 from cglint.config import ConfigError
 from cglint.gradcheck import discover, settings, verdicts
 from cglint.oracle import envs
-from cglint.oracle.runner import MAX_TIMEOUT, timeout_seconds
+from cglint.oracle.runner import MAX_TIMEOUT, timeout_seconds, whole_number
 
 PYTHONS = {"2.7": ("py27",), "3.6": ("py36",), "both": ("py27", "py36")}
 MODES = {"graph": ("graph",), "eager": ("eager",), "both": ("graph", "eager")}
+# numpy seeds are below 2**32, and the driver seeds r with --seed + 1.
+MAX_SEED = 2 ** 32 - 2
 PART_WIDTH = 110  # of each `; `-separated part of a message in the text table; JSON has it whole
 _CONFIRMS = re.compile(r" \(confirms [^)]*\)$")
 
@@ -55,13 +57,14 @@ def parser():
     p.add_argument("--rtol", type=_non_negative, default=defaults.rtol,
                    help="relative tolerance (default %g); a function that only runs at "
                         "float32 is checked with at least 1e-2 for both" % defaults.rtol)
-    p.add_argument("--seed", type=int, default=defaults.seed,
-                   help="seed of the inputs and of r (default %d)" % defaults.seed)
+    p.add_argument("--seed", type=whole_number(0, MAX_SEED), default=defaults.seed,
+                   help="seed of the inputs and of r, 0 to %d (default %d)"
+                        % (MAX_SEED, defaults.seed))
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--timeout", type=timeout_seconds, default=60.0,
                    help="seconds per function and mode (default 60, at most %d: a day)"
                         % MAX_TIMEOUT)
-    p.add_argument("--jobs", type=int, default=os.cpu_count() or 2, help="runs at once")
+    p.add_argument("--jobs", type=whole_number(1), default=os.cpu_count() or 2, help="runs at once")
     p.add_argument("--config", metavar="FILE", help="read [tool.cglint.gradcheck] from this file")
     p.add_argument("--tf-python", action="append", default=[], metavar="PATH",
                    help="use this TF 1.8 interpreter (repeatable; env CGLINT_TF_PYTHON)")
@@ -170,7 +173,7 @@ def main(argv=None):
             return 2
     options = verdicts.CheckOptions(args.atol, args.rtol, args.seed)
     found = verdicts.check(targets, interpreters, selected, MODES[args.mode], options,
-                           max(1, args.jobs), args.timeout)
+                           args.jobs, args.timeout)
     if args.format == "json":
         json.dump([v.to_json() for v in found], sys.stdout, indent=2)
         sys.stdout.write("\n")

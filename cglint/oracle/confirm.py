@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from cglint.interrupts import Terminated
 from cglint.oracle import envs, sandbox
 from cglint.oracle.headers import INTERPRETERS, PROJECT_ENTRY, HeaderError, Outcome, read_header
-from cglint.oracle.runner import MAX_TIMEOUT, Job, Result, run_fixtures, timeout_seconds
+from cglint.oracle.runner import (MAX_TIMEOUT, Job, Result, run_fixtures, timeout_seconds,
+                                  whole_number)
 
 OUTPUT_LINES = 12  # of a mismatching program's output, shown under its line
 
@@ -140,7 +141,7 @@ def parser():
     p.add_argument("--tf-python", action="append", default=[], metavar="PATH",
                    help="use this TF 1.8 interpreter (repeatable; env CGLINT_TF_PYTHON)")
     p.add_argument("--cache-dir", help="where built interpreters live (env CGLINT_CACHE_DIR, default ~/.cache/cglint)")
-    p.add_argument("--jobs", type=_positive(int), default=os.cpu_count() or 2, help="fixtures run at once")
+    p.add_argument("--jobs", type=whole_number(1), default=os.cpu_count() or 2, help="fixtures run at once")
     p.add_argument("--timeout", type=timeout_seconds, default=60.0,
                    help="seconds per fixture (default 60, at most %d: a day)" % MAX_TIMEOUT)
     p.add_argument("--format", choices=("text", "json"), default="text")
@@ -150,15 +151,6 @@ def parser():
                    help="run fixtures with resource limits only, where the sandbox cannot be "
                         "made: only for fixtures you trust")
     return p
-
-
-def _positive(kind):
-    def convert(text):
-        value = kind(text)
-        if value <= 0:
-            raise argparse.ArgumentTypeError("must be positive: %s" % text)
-        return value
-    return convert
 
 
 def main(argv=None):

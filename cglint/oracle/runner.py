@@ -201,6 +201,21 @@ def timeout_seconds(text):
     return value
 
 
+def whole_number(lowest, highest=None):
+    """An argparse type: a whole number from `lowest` (to `highest`), as confirm's and
+    gradcheck's --jobs (from 1) and gradcheck's --seed take."""
+    def convert(text):
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError("expected a whole number, got %r" % text)
+        if value < lowest or highest is not None and value > highest:
+            raise argparse.ArgumentTypeError("expected %d %s, got %s" % (
+                lowest, "or more" if highest is None else "to %d" % highest, text))
+        return value
+    return convert
+
+
 def run_fixtures(jobs, interpreters, workers=2, timeout=60.0, sandbox=True):
     """Run each Job under `interpreters[job.interpreter]`; Results in the order of `jobs`.
 
