@@ -179,6 +179,8 @@ def test_usage_errors_exit_2(capsys):
         assert cglint_main(["doctor", "--timeout", huge]) == 2
         assert "at most 86400 seconds (a day), got %s" % huge in capsys.readouterr().err
     assert cglint_main(["doctor", "extra"]) == 2
+    assert cglint_main(["doctor", "--python", ""]) == 2
+    assert "--python: expected an interpreter's path or name, got ''" in capsys.readouterr().err
 
 
 def test_nvidia_smi_that_fails_or_hangs(tmp_path, bare_machine, monkeypatch):

@@ -112,6 +112,20 @@ def test_given_interpreters_are_named_by_python_version(tmp_path):
     assert "TensorFlow 1.9.0, not 1.8.0" in errors["py36"]
 
 
+def test_given_interpreters_that_do_not_run_say_why_once(tmp_path):
+    """Each is named once, with how it ended (it was "/bin/false: /bin/false: /bin/false did
+    not run: ", with no reason)."""
+    says = fake_python(tmp_path, "says", "unused")
+    (tmp_path / "says").write_text("#!/bin/sh\necho 'bad interpreter' >&2\nexit 3\n")
+    found, errors = envs.given_interpreters(["/bin/false", says, str(tmp_path / "none")])
+    assert found == {}
+    assert errors["/bin/false"] == "did not run (exit 1, no output)"
+    assert errors[says] == "did not run (exit 3: bad interpreter)"
+    assert errors[str(tmp_path / "none")] == "cannot be run: No such file or directory"
+    with pytest.raises(envs.EnvError, match=r"^/bin/false did not run \(exit 1, no output\)$"):
+        envs.verified("/bin/false")
+
+
 def test_given_interpreters_name_the_missing_one(tmp_path):
     py27 = fake_python(tmp_path, "a", '{"python": "2.7", "tf": "1.8.0"}')
     found, errors = envs.given_interpreters([py27])

@@ -15,13 +15,19 @@ EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 DEFAULT_TIMEOUT = 120.0
 
 
+def _interpreter(text):
+    if not text:  # it was "cannot run : Permission denied"
+        raise argparse.ArgumentTypeError("expected an interpreter's path or name, got ''")
+    return text
+
+
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="cglint doctor",
         description="Check whether this machine can run TensorFlow 1.8 and its GPU build: "
                     "one line per check with what was found, what TF 1.8 needs and the fix. "
                     "Exit 1 when a check fails.")
-    parser.add_argument("--python", default="python", metavar="PATH",
+    parser.add_argument("--python", type=_interpreter, default="python", metavar="PATH",
                         help="the interpreter to inspect (default: `python` on PATH)")
     parser.add_argument("--format", choices=("text", "json"), default="text",
                         help="text (default) or json: an array of {check, status, found, "

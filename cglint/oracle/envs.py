@@ -73,18 +73,21 @@ def explain_import_error(error):
 
 
 def probe(python):
-    """{"python": "3.6", "tf": "1.8.0"} or {"python": "3.6", "error": ...}; EnvError if it cannot run."""
+    """{"python": "3.6", "tf": "1.8.0"} or {"python": "3.6", "error": ...}; EnvError if it
+    cannot run, whose message follows the interpreter's path ("PATH did not run ...")."""
     with tempfile.TemporaryDirectory(prefix="cglint-probe-") as home:
         try:
             proc = subprocess.run([python, "-s", "-c", PROBE], cwd=home, env=clean_env(home),
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=300)
-        except (OSError, subprocess.TimeoutExpired) as exc:
-            raise EnvError("cannot run %s: %s" % (python, exc))
+        except OSError as exc:
+            raise EnvError("cannot be run: %s" % (exc.strerror or exc))
+        except subprocess.TimeoutExpired as exc:
+            raise EnvError("did not answer within %g s" % exc.timeout)
     lines = proc.stdout.decode("utf-8", "replace").strip().splitlines()
     try:
         info = json.loads(lines[-1])
     except (IndexError, ValueError):
-        raise EnvError("%s did not run: %s" % (python, proc.stderr.decode("utf-8", "replace")[-500:]))
+        raise EnvError("did not run (%s)" % _how_it_ended(proc))
     if "error" not in info and info["tf"] != TF_VERSION:
         info["error"] = "it has TensorFlow %s, not %s" % (info["tf"], TF_VERSION)
     elif "error" in info:
@@ -92,8 +95,19 @@ def probe(python):
     return info
 
 
+def _how_it_ended(proc):
+    """`exit 1: <the end of its stderr>`, or `killed by signal 9, no output`."""
+    status = ("exit %d" % proc.returncode if proc.returncode >= 0
+              else "killed by signal %d" % -proc.returncode)
+    said = (proc.stderr.strip() or proc.stdout.strip())[-500:].decode("utf-8", "replace")
+    return "%s: %s" % (status, said) if said else "%s, no output" % status
+
+
 def verified(python):
-    info = probe(python)
+    try:
+        info = probe(python)
+    except EnvError as exc:
+        raise EnvError("%s %s" % (python, exc))
     if "error" in info:
         raise EnvError("%s (Python %s): %s" % (python, info["python"], info["error"]))
     return info
@@ -107,8 +121,8 @@ def given_interpreters(pythons, names=INTERPRETERS):
         probes = [interrupts.result(future) for future in futures]
     for python, info in zip(pythons, probes):
         name = {version: key for key, version in VERSIONS.items()}.get(info.get("python"))
-        if "error" in info:
-            errors[name or python] = "%s: %s" % (python, info["error"])
+        if "error" in info:  # without a name, the path is the key: not said twice
+            errors[name or python] = "%s: %s" % (python, info["error"]) if name else info["error"]
         elif name is None:
             errors[python] = "%s is Python %s; TF 1.8 fixtures run on 2.7 or 3.6" % (python, info["python"])
         elif name in found:
