@@ -167,6 +167,10 @@ def test_hanging_and_missing_interpreters_fail_without_crashing(tmp_path, bare_m
     assert code == 1
     assert rows["python"]["found"] == "%s did not answer within 1 s" % hangs
     assert "import" not in rows and rows["gpu"]["status"] == "ok"
+    floods = executable(tmp_path / "floods", "#!/bin/sh\nyes garbage | head -c 50000000\n")
+    code, rows = doctor(capsys, "--python", floods, "--timeout", "20")
+    assert code == 1
+    assert rows["python"]["found"] == "%s printed more than 4 MiB; stopped" % floods
     code, rows = doctor(capsys, "--python", str(tmp_path / "nothing-here"))
     assert code == 1
     assert rows["python"]["found"].startswith("cannot run %s: " % (tmp_path / "nothing-here"))
@@ -192,6 +196,12 @@ def test_nvidia_smi_that_fails_or_hangs(tmp_path, bare_machine, monkeypatch):
                               "couldn't communicate with the NVIDIA driver.")
     executable(bare_machine / "nvidia-smi", "#!/bin/sh\nsleep 60\n")
     assert "did not answer within 1 s" in machine.gpus(timeout=1).problem
+    # 50 MB of GPU lines were all kept, then printed as one gpu line of 100 MB.
+    executable(bare_machine / "nvidia-smi",
+               "#!/bin/sh\nyes 'GeForce GTX 1080, 375.26' | head -c 50000000\n")
+    flooded = machine.gpus()
+    assert flooded.gpus == ()
+    assert flooded.problem == "%s printed more than 4 MiB; stopped" % (bare_machine / "nvidia-smi")
     executable(bare_machine / "nvidia-smi", "#!/bin/sh\nprintf 'Tesla K80, 470.57.02\\n"
                "GeForce GTX 1080, 375.26\\n'\n")
     assert machine.gpus().gpus == (Gpu("Tesla K80", "470.57.02"), Gpu("GeForce GTX 1080", "375.26"))

@@ -9,9 +9,11 @@ installed code; it gets its own process, a timeout and a cleaned environment.
 import json
 import os
 import re
+import selectors
 import signal
 import subprocess
 import tempfile
+import time
 
 from cglint.oracle.envs import KEEP_ENV
 
@@ -42,6 +44,11 @@ except BaseException as exc:
 sys.stdout.write("CGLINT-DOCTOR " + json.dumps(info) + "\n")
 """
 
+# The most a probed command may print to stdout or to stderr. The answers are a few KB
+# (ldconfig -p of a big machine some hundreds); an nvidia-smi or a "python" that floods
+# its output would otherwise fill the memory and the report.
+MAX_OUTPUT = 4 << 20
+
 # TF's own wrapper around a failed native load; the line that names the cause is elsewhere.
 GENERIC = ("Failed to load the native TensorFlow runtime", "Traceback (most recent call last)",
            "See https://www.tensorflow.org/install", "for some common reasons and solutions")
@@ -67,8 +74,8 @@ def environment(home=None):
 
 def run(command, timeout, env=None):
     """(exit code, stdout, stderr) of a command in a scratch folder; ProbeError if it cannot
-    start or outlives `timeout` (the whole process group is killed, so a child that keeps
-    the pipes open cannot hang us)."""
+    start, outlives `timeout` or prints more than MAX_OUTPUT bytes to either stream (the
+    whole process group is killed, so a child that keeps the pipes open cannot hang us)."""
     with tempfile.TemporaryDirectory(prefix="cglint-doctor-") as scratch:
         try:
             proc = subprocess.Popen(command, cwd=scratch, env=env or environment(),
@@ -77,12 +84,42 @@ def run(command, timeout, env=None):
         except OSError as error:
             raise ProbeError("cannot run %s: %s" % (command[0], error.strerror or error))
         try:
-            out, err = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
+            out, err = _read_bounded(proc, command[0], timeout)
+        except BaseException:
             os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
-            raise ProbeError("%s did not answer within %g s" % (command[0], timeout))
+            proc.wait()
+            raise
+        finally:
+            proc.stdout.close()
+            proc.stderr.close()
     return (proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"))
+
+
+def _read_bounded(proc, name, timeout):
+    """Both streams of `proc` until it ends; ProbeError past the timeout or the size."""
+    deadline = time.monotonic() + timeout
+    read = {proc.stdout: bytearray(), proc.stderr: bytearray()}
+    with selectors.DefaultSelector() as selector:
+        for stream in read:
+            selector.register(stream, selectors.EVENT_READ)
+        while selector.get_map():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ProbeError("%s did not answer within %g s" % (name, timeout))
+            for key, _ in selector.select(left):
+                chunk = os.read(key.fd, 1 << 16)
+                if not chunk:
+                    selector.unregister(key.fileobj)
+                    continue
+                read[key.fileobj] += chunk
+                if len(read[key.fileobj]) > MAX_OUTPUT:
+                    raise ProbeError("%s printed more than %d MiB; stopped"
+                                     % (name, MAX_OUTPUT >> 20))
+    try:
+        proc.wait(max(0.0, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        raise ProbeError("%s did not answer within %g s" % (name, timeout))
+    return bytes(read[proc.stdout]), bytes(read[proc.stderr])
 
 
 def describe(python, timeout):
