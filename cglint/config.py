@@ -118,13 +118,24 @@ def parse_globs(value, where):
 def parse_per_file_ignores(value, where):
     """((glob, codes), ...) from a TOML table or flake8's `glob: CODES` lines."""
     if isinstance(value, dict):
-        return tuple((glob, parse_codes(codes, "%s[%r]" % (where, glob)))
-                     for glob, codes in value.items())
-    if not isinstance(value, str):
+        pairs = tuple((glob, parse_codes(codes, "%s[%r]" % (where, glob)))
+                      for glob, codes in value.items())
+    elif not isinstance(value, str):
         raise ConfigError("%s: expected a table of glob = codes, got %r" % (where, value))
+    else:
+        pairs = _per_file_lines(value, where)
+    for glob, codes in pairs:
+        if not codes:
+            raise ConfigError("%s: no codes for %r (write `%s: CG101`)" % (where, glob, glob))
+    return pairs
+
+
+def _per_file_lines(value, where):
+    """((glob, codes), ...) from flake8's format: a glob, a colon, then codes until the next
+    word that is not a code."""
     pairs, glob, codes = [], None, []
-    # flake8's format: a glob, a colon, then codes until the next word that is not a code.
-    for token in re.findall(r"[^\s,:]+|:", value):
+    tokens = re.findall(r"[^\s,:]+|:", value)
+    for index, token in enumerate(tokens):
         if token == ":":
             if glob is None or codes:
                 raise ConfigError("%s: expected `glob: CODES`, got %r" % (where, value))
@@ -132,14 +143,17 @@ def parse_per_file_ignores(value, where):
         if glob is not None and (_CODE.match(token.upper()) or token.upper() == ALL):
             codes.append(token.upper())
             continue
+        # After a glob, a word that no colon follows is a wrong code (`a.py: BAD`), not a
+        # glob without codes.
+        if glob is not None and tokens[index + 1:index + 2] != [":"]:
+            raise ConfigError("%s: %r (for %r) is not a code prefix like CG1 or CG103"
+                              % (where, token, glob))
         if glob is not None:
             pairs.append((glob, tuple(codes)))
         glob, codes = token, []
     if glob is not None:
         pairs.append((glob, tuple(codes)))
     for glob, codes in pairs:
-        if not codes:
-            raise ConfigError("%s: no codes for %r (write `%s: CG101`)" % (where, glob, glob))
         for code in codes:
             check_known(code, where)
     return tuple(pairs)
@@ -176,6 +190,11 @@ def from_mapping(values, path, section):
                               % (path, raw_key, ", ".join(KEYS)))
         if key in ("select", "ignore", "extend-select", "extend-ignore"):
             settings[key.replace("-", "_")] = parse_codes(value, where)
+            if key == "select" and not settings["select"]:
+                # ruff reads it as no rule at all and passes every file; a select emptied
+                # by mistake would then hide every finding behind an "All clear".
+                raise ConfigError("%s: selects no rule, so nothing would be checked (remove "
+                                  "the key for every rule; `exclude` skips files)" % where)
         elif key == "per-file-ignores":
             settings["per_file_ignores"] = parse_per_file_ignores(value, where)
         elif key == "target-python":

@@ -116,6 +116,9 @@ def test_every_key_in_ini_with_flake8_spelling(project):
     ('per-file-ignores = ["x"]', "expected a table"),
     ('report-unused-noqa = "maybe"', "expected true or false"),
     ("select = [", "not valid TOML"),
+    # ruff checks nothing then, silently: an "All clear" from an emptied select
+    ("select = []", "[tool.cglint] select: selects no rule, so nothing would be checked"),
+    ('[tool.cglint.per-file-ignores]\n"a.py" = []', "no codes for 'a.py'"),
 ])
 def test_bad_settings_exit_2_with_a_clear_message(project, capsys, body, message):
     (project / "pyproject.toml").write_text("[tool.cglint]\n%s\n" % body)
@@ -129,6 +132,17 @@ def test_bad_ini_values(project, capsys):
     (project / "tox.ini").write_text("[cglint]\nper-file-ignores = tests/*\n")
     code, _, err = run([str(project)], capsys)
     assert code == 2 and "no codes for 'tests/*'" in err
+    # A word after the colon is a code: the bad one is named (it was "no codes for 'a.py'").
+    for value, bad in (("a.py:BAD", "BAD"), ("a.py: CG101, bad\n    b.py: CG1", "bad")):
+        (project / "tox.ini").write_text("[cglint]\nper-file-ignores = %s\n" % value)
+        code, _, err = run([str(project)], capsys)
+        assert code == 2 and "%r (for 'a.py') is not a code prefix" % bad in err, err
+    (project / "tox.ini").write_text("[cglint]\nper-file-ignores =\n    a.py:\n    b.py: CG1\n")
+    code, _, err = run([str(project)], capsys)
+    assert code == 2 and "no codes for 'a.py'" in err
+    (project / "tox.ini").write_text("[cglint]\nselect =\n")
+    code, _, err = run([str(project)], capsys)
+    assert code == 2 and "[cglint] select: selects no rule" in err
     (project / "tox.ini").write_text("[cglint\n")
     code, _, err = run([str(project)], capsys)
     assert code == 2 and "not a valid INI file" in err
