@@ -448,3 +448,12 @@ def test_the_report_never_replaces_a_file_it_checks(tmp_path, extra):
     (tmp_path / "report.txt").write_text("old report")
     done = cglint(["a.py", "-o", "report.txt"], tmp_path)
     assert done.returncode == 1 and "CG" in (tmp_path / "report.txt").read_text()
+
+
+@pytest.mark.parametrize("value", ["", ",,", " "])
+def test_a_select_of_no_code_is_a_usage_error(tmp_path, value):
+    """`--select ''` ran no rule and said "All clear" (probe): as `select = []` in a
+    settings file, an error that names it."""
+    (tmp_path / "a.py").write_text(BAD)
+    done = cglint(["--select", value, "a.py"], tmp_path)
+    assert done.returncode == 2 and b"selects no rule" in done.stderr
