@@ -474,6 +474,8 @@ class ModuleFacts:
         self._parents = {id(parsed.tree): None}  # id(node) -> parent, along paths found
         self._paths_found = 0  # parent_of's descents so far (see _PATHS_BEFORE_MAP)
         self._mutated = {}  # id(function) -> names mutated in its body
+        # id(the binding of a list or dict) -> what the module puts in it (site_variables)
+        self.additions = {}
 
     @cached_property
     def lines(self):

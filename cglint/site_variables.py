@@ -308,7 +308,16 @@ def _added_elements(module, name, binding):
     """[(key, value)] the module puts in the container `name` bound by `binding` after
     it is made (`layers.append(v)`, `weights['h2'] = v`, `layers.extend([v, u])`), the
     key _ANY_KEY where it is not a constant; or None when something it puts in cannot be
-    seen (`layers.extend(others)`; an augmented assignment rebinds: another binding)."""
+    seen (`layers.extend(others)`; an augmented assignment rebinds: another binding).
+    Worked out once per binding: every read of an element asks, and the answer walks
+    every name of the module."""
+    key = id(binding)
+    if key not in module.additions:
+        module.additions[key] = _added_elements_now(module, name, binding)
+    return module.additions[key]
+
+
+def _added_elements_now(module, name, binding):
     added = []
     for read in module.nodes[ast.Name]:
         if read.id != name or not isinstance(read.ctx, ast.Load):
