@@ -299,6 +299,8 @@ def _held_variable(module, node, scope, site):
 # elements of a display (and keywords) given to `extend` / `update`.
 _ADDING_METHODS = {"append": 0, "insert": 1, "setdefault": 1}
 _FILLING_METHODS = frozenset(("extend", "update"))
+# Methods that read a list or dict and change nothing in it.
+_READING_METHODS = frozenset(("get", "keys", "values", "items", "copy", "index", "count"))
 
 
 _ANY_KEY = object()  # an element put in at a key or index not known
@@ -308,9 +310,13 @@ def _added_elements(module, name, binding):
     """[(key, value)] the module puts in the container `name` bound by `binding` after
     it is made (`layers.append(v)`, `weights['h2'] = v`, `layers.extend([v, u])`), the
     key _ANY_KEY where it is not a constant; or None when something it puts in cannot be
-    seen (`layers.extend(others)`; an augmented assignment rebinds: another binding).
-    Worked out once per binding: every read of an element asks, and the answer walks
-    every name of the module."""
+    seen (`layers.extend(others)`; an augmented assignment rebinds: another binding), or
+    when the container goes where anything may be put in or taken out: given to a
+    function (`add_to(layers, c)`), aliased (`other = layers`), returned, stored, or
+    changed by another method (`layers.pop()`, `del layers[0]`). Reading it (an element,
+    a reading method, a loop over it, `len`, a comparison, a TensorFlow call) changes
+    nothing. Worked out once per binding: every read of an element asks, and the answer
+    walks every name of the module."""
     key = id(binding)
     if key not in module.additions:
         module.additions[key] = _added_elements_now(module, name, binding)
@@ -320,23 +326,26 @@ def _added_elements(module, name, binding):
 def _added_elements_now(module, name, binding):
     added = []
     for read in module.nodes[ast.Name]:
-        if read.id != name or not isinstance(read.ctx, ast.Load):
+        if read.id != name or not isinstance(read.ctx, ast.Load) or \
+                binding not in module.names.lookup(name, module.names.scope_of(read)):
             continue
         parent = module.parent_of(read)
-        if not isinstance(parent, (ast.Attribute, ast.Subscript)) or parent.value is not read:
+        if isinstance(parent, ast.Subscript) and parent.value is read:
+            if isinstance(parent.ctx, ast.Load):
+                continue
+            statement = module.parent_of(parent)
+            if not isinstance(parent.ctx, ast.Store) or not isinstance(
+                    statement, ast.Assign) or len(statement.targets) != 1:
+                return None  # `del layers[0]`, `weights['a'], weights['b'] = pair`
+            added.append((_constant(parent.slice, _ANY_KEY), statement.value))
             continue
-        if binding not in module.names.lookup(name, module.names.scope_of(read)):
-            continue
-        if isinstance(parent, ast.Subscript):
-            if isinstance(parent.ctx, ast.Store):
-                statement = module.parent_of(parent)
-                if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
-                    return None
-                added.append((_constant(parent.slice, _ANY_KEY), statement.value))
-            continue
+        if not (isinstance(parent, ast.Attribute) and parent.value is read):
+            if _only_read(module, read, parent):
+                continue
+            return None  # it escapes: whatever it is given to may fill it
         call = module.parent_of(parent)
         if not isinstance(call, ast.Call) or call.func is not parent:
-            continue
+            return None  # `fill = layers.append`
         position = _ADDING_METHODS.get(parent.attr)
         if position is not None:
             if any(isinstance(a, ast.Starred) for a in call.args) or call.keywords or \
@@ -357,7 +366,28 @@ def _added_elements_now(module, name, binding):
             if any(keyword.arg is None for keyword in call.keywords):
                 return None  # `update(**others)`
             added.extend((keyword.arg, keyword.value) for keyword in call.keywords)
+        elif parent.attr not in _READING_METHODS:
+            return None  # `layers.pop()`, `layers.reverse()`: the indices move
     return added
+
+
+def _only_read(module, read, parent):
+    """Whether the use `read` of a container, under `parent`, leaves it as it is: a loop
+    over it, a comparison, `len(layers)`, an argument of a TensorFlow call (which keeps
+    no hold of a Python list to fill)."""
+    if isinstance(parent, (ast.For, ast.comprehension)) and parent.iter is read:
+        return True
+    if isinstance(parent, ast.Compare):
+        return True
+    if isinstance(parent, ast.Call) and read in parent.args:
+        if isinstance(parent.func, ast.Name) and parent.func.id == "len" and \
+                module.names.is_builtin(parent.func):
+            return True
+        return (module.resolve(parent.func) or "").startswith("tensorflow.")
+    if isinstance(parent, ast.keyword):
+        call = module.parent_of(parent)
+        return (module.resolve(call.func) or "").startswith("tensorflow.")
+    return False
 
 
 # The trainable variables TF keeps in the graph's collection (a global variable may be a

@@ -3071,6 +3071,27 @@ def test_tf18s_own_tests_of_eager_execution_decide_branches_too():
     ("weights = [tf.Variable(1.0, trainable=False) for _ in range(2)]", "weights[0]", False),
     ("weights = [tf.constant(1.0) for _ in range(2)]", "weights[0]", False),
     ("weights = []\nweights.append(tf.Variable(1.0))\nweights += [2.0]", "weights[0]", False),
+    # a container that goes where anything may fill it or move its elements (measured:
+    # layers[-1] of the first is Const:0 on py36)
+    ("def add_to(container, value):\n    container.append(value)\nweights = []\n"
+     "for i in range(2):\n    weights.append(tf.get_variable('w%d' % i, [2]))\n"
+     "add_to(weights, tf.constant([1.0, 2.0]))", "weights[-1]", False),
+    ("weights = [tf.Variable(1.0)]\nother = weights\nother.append(tf.constant(1.0))",
+     "weights[-1]", False),
+    ("def made():\n    return weights\nweights = [tf.Variable(1.0)]\n"
+     "made().append(tf.constant(1.0))", "weights[-1]", False),
+    ("class Holder(object):\n    pass\nholder = Holder()\nweights = [tf.Variable(1.0)]\n"
+     "holder.weights = weights\nholder.weights.append(tf.constant(1.0))", "weights[-1]",
+     False),
+    ("weights = [tf.Variable(1.0)]\nadd = weights.append\nadd(tf.constant(1.0))",
+     "weights[-1]", False),
+    ("weights = [tf.Variable(1.0), tf.constant(1.0)]\nweights.reverse()", "weights[0]", False),
+    ("weights = [tf.Variable(1.0), tf.constant(1.0)]\ndel weights[0]", "weights[0]", False),
+    # reads that change nothing in it
+    ("weights = [tf.Variable(1.0)]\nfor w in weights:\n    print(w)\n"
+     "n = len(weights) + weights.index(weights[0])\nassert weights[0] in weights\n"
+     "saver = tf.train.Saver(var_list=weights)\nvalues = tf.stack(weights)", "weights[0]",
+     True),
 ])
 def test_cg102_a_variable_in_a_list_or_dict_the_module_fills(made, read, reported):
     code = textwrap.dedent("""

@@ -15,7 +15,8 @@ class VariableReadByClosure(Rule):
     project module makes at its top level (`from params import W`, or `params.W` after
     `import params`: read from disk, never imported), as an element of a dict or list of
     variables (`weights['h1']`, the TensorFlow-Examples way, or `layers[-1]` of a list
-    that a comprehension makes or a loop fills with `layers.append(tf.get_variable(...))`),
+    that a comprehension makes or a loop fills with `layers.append(tf.get_variable(...))`,
+    and that is given to no function, name or attribute that may put in something else),
     or as an element of the graph's list of trainable variables
     (`tf.trainable_variables()[0]`, or of
     `tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES)`), directly or in a function
