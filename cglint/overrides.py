@@ -215,6 +215,8 @@ class _Builder:
         self.per_instance_functions = set()  # ids of `__init__`s and layers' `build`s
         self._runs_of = {}  # (id(scope), looped, guarded) -> runs()
         self._exits_of = {}  # id(statement list) -> its early exits (_early_exits)
+        self._indices = {}  # id(statement list) -> {id(statement): its index}
+        self._sets_of = {}  # (id(statement list), state) -> _sets_state of a statement
         self._strings = {}  # (id(expr), id(scope), depth) -> constant_string
         self._module_dicts = {}  # id(the name's one binding) -> _module_dict
 
@@ -295,26 +297,33 @@ class _Builder:
                 return False  # (a guard inside the loop still holds: see the next level)
             for field_name in ("body", "orelse", "finalbody"):
                 block = getattr(parent, field_name, None)
-                if isinstance(block, list) and child in block:
+                position = self._index(block, child) if isinstance(block, list) else None
+                if position is not None:
                     blocks.append(block)
-                    guards += [(test, False) for test in self._early_exits(block, child)]
+                    guards += [(test, False) for test in self._early_exits(block, position)]
             if isinstance(parent, ast.If) and child is not parent.test:
-                guards.append((parent.test, child in parent.body))
+                guards.append((parent.test, self._index(parent.body, child) is not None))
             if parent is stop:
                 break
             child, parent = parent, self.module.parent_of(parent)
         return any(self._guards(test, runs_when, blocks, stop) for test, runs_when in guards)
 
-    def _early_exits(self, block, child):
-        """The tests of `if test: ... return` statements before `child` in `block`."""
+    def _index(self, block, statement):
+        """The index of `statement` in the statement list `block`, or None: a lookup, as
+        each of a block's registrations asks (list.index made a long block quadratic)."""
+        indices = self._indices.get(id(block))
+        if indices is None:
+            indices = self._indices[id(block)] = {
+                id(each): index for index, each in enumerate(block)}
+        return indices.get(id(statement))
+
+    def _early_exits(self, block, position):
+        """The tests of `if test: ... return` statements before `position` in `block`."""
         exits = self._exits_of.get(id(block))
         if exits is None:
             exits = self._exits_of[id(block)] = [
                 (index, statement.test) for index, statement in enumerate(block)
                 if isinstance(statement, ast.If) and isinstance(statement.body[-1], ast.Return)]
-        if not exits:
-            return []
-        position = block.index(child)
         return [test for index, test in exits if index < position]
 
     def _guards(self, test, runs_when, blocks, stop):
@@ -329,9 +338,17 @@ class _Builder:
         kind, read, key, when_set = state
         if runs_when == when_set or not self._outlives_the_call(read, kind, stop):
             return False
-        text = ast.unparse(read)
-        return any(_sets_state(statement, kind, text, key)
-                   for block in blocks for statement in block)
+        state = (kind, ast.unparse(read), None if key is None else ast.unparse(key))
+        return any(self._block_sets(block, state) for block in blocks)
+
+    def _block_sets(self, block, state):
+        """Whether a statement of `block` sets `state` (_sets_state); worked out once per
+        block and state, however many registrations the guard holds."""
+        found = self._sets_of.get((id(block),) + state)
+        if found is None:
+            found = self._sets_of[(id(block),) + state] = any(
+                _sets_state(statement, *state) for statement in block)
+        return found
 
     def _outlives_the_call(self, expr, kind, stop):
         """Whether the state `expr` reads is one a later run sees: a name of the module
@@ -957,15 +974,15 @@ _ADDS = frozenset(("add", "append", "setdefault"))
 
 
 def _sets_state(statement, kind, text, key):
-    """Whether `statement` sets the state a `_state_test` reads (its text): `flag =
-    True` (a true constant), `cache = value` (not None), `done.add(key)`, `done[key] =
-    value`."""
+    """Whether `statement` sets the state a `_state_test` reads (the texts of the state
+    and of its key): `flag = True` (a true constant), `cache = value` (not None),
+    `done.add(key)`, `done[key] = value`."""
     if isinstance(statement, ast.Assign):
         value = statement.value
         for target in statement.targets:
             if kind == "item":
                 if isinstance(target, ast.Subscript) and ast.unparse(
-                        target.value) == text and ast.unparse(target.slice) == ast.unparse(key):
+                        target.value) == text and ast.unparse(target.slice) == key:
                     return True
             elif ast.unparse(target) == text:
                 if kind == "flag":
@@ -977,7 +994,7 @@ def _sets_state(statement, kind, text, key):
         call = statement.value
         return (isinstance(call.func, ast.Attribute) and call.func.attr in _ADDS
                 and ast.unparse(call.func.value) == text and bool(call.args)
-                and ast.unparse(call.args[0]) == ast.unparse(key))
+                and ast.unparse(call.args[0]) == key)
     if kind == "flag" and isinstance(statement, ast.Expr) and isinstance(
             statement.value, ast.Call):  # `setattr(f, "done", True)`
         call = statement.value
