@@ -476,6 +476,7 @@ class ModuleFacts:
         self._mutated = {}  # id(function) -> names mutated in its body
         # id(the binding of a list or dict) -> what the module puts in it (site_variables)
         self.additions = {}
+        self._followed = {}  # (kind, name, id(scope), id(arguments), depth) -> _followed_once
 
     @cached_property
     def lines(self):
@@ -1522,14 +1523,12 @@ class ModuleFacts:
                 appended = self._count_appended(expr, scope, depth, arguments)
                 if appended is not None:
                     return appended
-                unpacked = self._unpacked_values(expr, scope, depth, arguments)
+                unpacked = self._followed_once("count unpacked", expr, scope, depth, arguments)
                 if unpacked is not None:
-                    return _agreed(self.count_values(value, where, depth + 1, passed)
-                                   for value, where, passed in unpacked)
+                    return unpacked[0]
                 return 1 if self._is_parameter(expr, scope, depth, arguments) or (
                     self._unpacked_tensor(expr, scope)) else None
-            return _agreed(self.count_values(value, scope, depth + 1, arguments)
-                           for value in values)
+            return self._followed_once("count", expr, scope, depth, arguments)
         if isinstance(expr, ast.IfExp):
             counts = {self.count_values(expr.body, scope, depth + 1, arguments),
                       self.count_values(expr.orelse, scope, depth + 1, arguments)}
@@ -1762,6 +1761,36 @@ class ModuleFacts:
                     return None
             found.extend(values)
         return found
+
+    def _followed_once(self, kind, name, scope, depth, arguments):
+        """What the values `name` is bound to in `scope` give, worked out once: each
+        binding of a name may be to names bound many times in turn (k copies of `a1, b1 =
+        a0, b0`, L levels deep, were followed k ** L times). It depends on the name, not on
+        where it is read. `kind`: "count", the count all its assigned values agree on;
+        "count unpacked", (the count all its unpacked values agree on,), or None when it is
+        not unpacked (_unpacked_values); "tensor", whether each of those is one tensor, or
+        None."""
+        key = (kind, name.id, id(scope), id(arguments), depth)
+        found = self._followed.get(key)
+        if found is None:
+            # (the arguments are kept with the answer, so that their id names them only)
+            found = self._followed[key] = (arguments, self._follow(
+                kind, name, scope, depth, arguments))
+        return found[1]
+
+    def _follow(self, kind, name, scope, depth, arguments):
+        if kind == "count":
+            return _agreed(self.count_values(value, scope, depth + 1, arguments)
+                           for value in self.assigned_values(name, scope))
+        unpacked = self._unpacked_values(name, scope, depth, arguments)
+        if unpacked is None:
+            return None
+        if kind == "count unpacked":
+            return (_agreed(self.count_values(value, where, depth + 1, passed)
+                            for value, where, passed in unpacked),)
+        return all(self._is_tensor(value, where, depth + 1, passed) or (
+            self._is_parameter(value, where, depth + 1, passed))
+            for value, where, passed in unpacked)
 
     def _items_at(self, values, index, length):
         """[(item, its scope, its arguments)] at `index` of each (value, scope, arguments):
@@ -2051,12 +2080,8 @@ class ModuleFacts:
         if isinstance(expr, ast.Name) and depth < _MAX_DEPTH:
             value = self.single_value(expr, scope)
             if value is None:
-                unpacked = self._unpacked_values(expr, scope, depth, arguments)
-                if unpacked is not None:
-                    return all(self._is_tensor(value, where, depth + 1, passed) or (
-                        self._is_parameter(value, where, depth + 1, passed))
-                        for value, where, passed in unpacked)
-                return self._unpacked_tensor(expr, scope)
+                unpacked = self._followed_once("tensor", expr, scope, depth, arguments)
+                return self._unpacked_tensor(expr, scope) if unpacked is None else unpacked
             return self._is_tensor(value, scope, depth + 1, arguments)
         return False
 
