@@ -536,13 +536,12 @@ class _Builder:
         switch = SWITCH_ARGUMENTS.get(qualname)
         if switch is None:
             return None
-        keyword, position, recorded = switch
+        keyword, position, _ = switch
         value = _argument(call, keyword, position)
         if value is None:
             return True  # not passed: the default, which the op data was recorded with
-        if isinstance(value, ast.Constant):  # (TF tests its truth: `stateful=None` is False)
-            return bool(value.value) == recorded
-        return value
+        recorded = builds_recorded_ops(qualname, value)
+        return value if recorded is None else recorded
 
     def switch_parameter(self, call, switch):
         """The name of the enclosing def's parameter the switch argument passes on."""
@@ -563,10 +562,9 @@ class _Builder:
             if made.switch_parameter is None:
                 continue
             function = self.names.scope_of(made.call).node
-            recorded = SWITCH_ARGUMENTS[made.qualname][2]
             for call in self.calls_of(function):
                 value = _passed_to(call, function, made.switch_parameter)
-                if isinstance(value, ast.Constant) and bool(value.value) != recorded:
+                if builds_recorded_ops(made.qualname, value) is False:
                     found.append((call, made))
         return found
 
@@ -900,6 +898,15 @@ ESTIMATOR_GRAPHS = frozenset(("train", "evaluate", "predict", "export_savedmodel
 # truth builds the op types of `functions_other_arguments` (tools/gen_tf_ops.py). TF 1.8's
 # `_internal_py_func` asks `if stateful:`, so `stateful=None` or `0` builds PyFuncStateless.
 SWITCH_ARGUMENTS = {"tensorflow.py_func": ("stateful", 3, True)}
+
+
+def builds_recorded_ops(qualname, value):
+    """Whether the switch argument `value` (a node) of a call of `qualname` builds the op
+    types the op data was recorded with: a literal by its truth, as TF tests it
+    (`stateful=1` is `stateful=True`, `stateful=None` is False); None for anything else."""
+    if not isinstance(value, ast.Constant):
+        return None
+    return bool(value.value) == SWITCH_ARGUMENTS[qualname][2]
 
 
 def _argument(call, keyword, position):

@@ -1830,6 +1830,11 @@ y = CALLS
     ("py_func(np.multiply, [x, w], tf.float32, grad=lambda op, g: g)", [23]),
     ("py_func(np.multiply, [x, w], tf.float32, grad=lambda op, g: [g * 2.0])", [23]),
     ("py_func(np.negative, [x], tf.float32, grad=_two_lambda)", [21]),
+    # a true literal builds PyFunc as True does (TF asks `if stateful:`; measured on
+    # py27 and py36: Num gradients 1 generated for op name: "PyFunc")
+    ("py_func(np.multiply, [x, w], tf.float32, stateful=1, grad=lambda op, g: [g * 2.0])",
+     [23]),
+    ("py_func(np.multiply, [x, w], tf.float32, 'yes', grad=_one)", [14]),
     # near-misses: right counts; an input list not written out; a gradient not a def or
     # a lambda, or one whose count is unknown
     ("py_func(np.multiply, [x, w], tf.float32, grad=_two) + "
@@ -1844,6 +1849,9 @@ y = CALLS
     ("py_func(np.multiply, [x, *rest], tf.float32, grad=_one)", []),
     # `stateful=False` builds PyFuncStateless, which the map does not name (CG201's)
     ("py_func(np.multiply, [x, w], tf.float32, stateful=False, grad=_one)", []),
+    ("py_func(np.multiply, [x, w], tf.float32, stateful=0, grad=_one)", []),
+    ("py_func(np.multiply, [x, w], tf.float32, stateful=None, grad=_one)", []),
+    ("py_func(np.multiply, [x, w], tf.float32, stateful=flag, grad=_one)", []),
 ])
 def test_cg204_a_py_func_wrapper_passes_the_gradient_and_the_inputs(calls, reported):
     found = [line for code, line, _ in lint(WRAPPER.replace("CALLS", calls))

@@ -323,8 +323,8 @@ def _passed_gradients(rule, module, facts):
                         given = arguments_of(call, wrapper, None)
                         switch = given.get(built.switch_parameter, (None,))[0] \
                             if built.switch_parameter else None
-                        if switch is not None and not (
-                                isinstance(switch, ast.Constant) and switch.value is True):
+                        if switch is not None and overrides.builds_recorded_ops(
+                                built.qualname, switch) is not True:
                             continue  # `stateful=False` builds another op type: CG201's
                         gradient = _passed_function(module, given.get(
                             passed_as, (None,))[0], call)
