@@ -36,6 +36,7 @@ NOT_DIFFERENTIABLE = frozenset((
 _MARKERS = ("gradient_override_map", "RegisterGradient", "NotDifferentiable", "NoGradient")
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _MAX_DEPTH = 6
 
 
@@ -377,19 +378,13 @@ class _Builder:
                 and arguments[0].arg == root.id and stop.name not in ("__init__", "build"))
 
     def registered_function(self, expr, scope):
-        if isinstance(expr, ast.Lambda):
-            return self.grad_function(expr)
-        binding = self.names.definitions(expr, scope)
-        if binding is not None and binding.kind == "def":
-            return self.grad_function(binding.node)
-        return None
+        function = gradient_function(self.names, expr, scope)
+        return None if function is None else self.grad_function(function)
 
     def grad_function(self, node):
-        scope = self.names.scope_for_def[id(node)]
-        if isinstance(node, ast.Lambda):
-            return GradFunction(node, "lambda", scope, Parameters.of(node), [(node, node.body)])
-        returns = [(ret, ret.value) for ret in own_nodes(node) if isinstance(ret, ast.Return)]
-        return GradFunction(node, node.name, scope, Parameters.of(node), returns)
+        return GradFunction(node, "lambda" if isinstance(node, ast.Lambda) else node.name,
+                            self.names.scope_for_def[id(node)], Parameters.of(node),
+                            returns_of(node))
 
     def runs(self, line, scope, looped, guarded):
         """(the def a registration sits in, [(line, guarded)] once per time it runs);
@@ -923,6 +918,25 @@ def _argument(call, keyword, position):
         if index == position:
             return value
     return None
+
+
+def gradient_function(names, expr, scope):
+    """The def or lambda a gradient function given as `expr` (read in `scope`) is: a
+    lambda written there, or a name bound once to a def or to a lambda; else None."""
+    if isinstance(expr, ast.Name):
+        binding = names.definitions(expr, scope)
+        if binding is None or binding.kind not in ("def", "assign"):
+            return None
+        expr = binding.node
+    return expr if isinstance(expr, _FUNCTIONS) else None
+
+
+def returns_of(function):
+    """(the node to report, the returned expression) of each way out of a def or a
+    lambda (the lambda's body)."""
+    if isinstance(function, ast.Lambda):
+        return [(function, function.body)]
+    return [(node, node.value) for node in own_nodes(function) if isinstance(node, ast.Return)]
 
 
 def passes(call, function, parameter):

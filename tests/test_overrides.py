@@ -1267,6 +1267,22 @@ def test_cg203_a_method_registering_runs_once_per_call_on_an_instance(base, meth
         assert lines in messages(code)[0]
 
 
+@pytest.mark.parametrize("bound, reported", [
+    ("lambda op, grad: (grad, grad)", [("CG204", 4, 23)]),  # measured: Num gradients 2
+    ("lambda op, grad: grad", []),
+])
+def test_cg204_a_registered_lambda_bound_to_a_name(bound, reported):
+    code = """
+    import tensorflow as tf
+
+    _g = BOUND
+    tf.RegisterGradient("Two")(_g)
+    with tf.get_default_graph().gradient_override_map({"Relu": "Two"}):
+        y = tf.nn.relu(tf.ones([3]))
+    """.replace("BOUND", bound)
+    assert lint(code) == reported
+
+
 def test_cg204_a_registered_gradient_must_take_the_op_and_one_gradient_per_output():
     from conftest import lint
 

@@ -326,8 +326,9 @@ def _passed_gradients(rule, module, facts):
                         if switch is not None and overrides.builds_recorded_ops(
                                 built.qualname, switch) is not True:
                             continue  # `stateful=False` builds another op type: CG201's
-                        gradient = _passed_function(module, given.get(
-                            passed_as, (None,))[0], call)
+                        gradient = overrides.gradient_function(
+                            module.names, given.get(passed_as, (None,))[0],
+                            module.names.scope_of(call))
                         listed = given.get(inp.id, (None,))[0]
                         if gradient is None or not isinstance(
                                 listed, (ast.List, ast.Tuple)) or any(
@@ -335,7 +336,8 @@ def _passed_gradients(rule, module, facts):
                             continue
                         inputs = len(listed.elts)
                         scope = module.names.scope_for_def[id(gradient)]
-                        for node, value in _returns(gradient):
+                        for anchor, value in overrides.returns_of(gradient):
+                            node = anchor.body if isinstance(anchor, ast.Lambda) else anchor
                             count = 1 if value is None else module.count_values(value, scope)
                             if count is not None and count != inputs and \
                                     id(node) not in reported:
@@ -352,26 +354,6 @@ def _passed_gradients(rule, module, facts):
                                                  entry.key, inputs, plural(inputs), inp.id,
                                                  count),
                                               function=None if lambda_ else gradient)
-
-
-def _passed_function(module, function, call):
-    """The def or lambda `function`, an argument of `call`, is: a lambda written there, or
-    a name bound once to a def or a lambda; else None."""
-    if isinstance(function, ast.Name):
-        binding = module.names.definitions(function, module.names.scope_of(call))
-        if binding is None or binding.kind not in ("def", "assign"):
-            return None
-        function = binding.node
-    return function if isinstance(function, (ast.FunctionDef, ast.Lambda)) else None
-
-
-def _returns(function):
-    """(the node to report, the returned expression) of each way out of a def or a
-    lambda (the lambda's body)."""
-    if isinstance(function, ast.Lambda):
-        return [(function.body, function.body)]
-    from cglint.facts import own_nodes
-    return [(node, node.value) for node in own_nodes(function) if isinstance(node, ast.Return)]
 
 
 def _count(module, registration, value):
