@@ -189,7 +189,7 @@ def _scalar(module, arg, depth=0):
         value = passed_argument(arg, 0, _SCALAR_OF_VALUE[qualname])
         shape = passed_argument(arg, 2, "shape") if qualname == "tensorflow.constant" else None
         if qualname in _CASTS and _number(value):
-            return True  # `tf.cast(3, tf.float32)`: a float tensor, the int is gone
+            return True  # `tf.cast(3, tf.float32)`: a scalar tensor, the int is gone
         return value is not None and (shape is None or _empty_shape(shape)) and _scalar(
             module, value, depth + 1)
     if qualname == "tensorflow.get_variable":
@@ -285,7 +285,8 @@ _SCALAR_OF_VALUE = {"tensorflow.constant": "value", "tensorflow.convert_to_tenso
                     # Keras's (standalone on the TF backend, and tf.keras's) variables
                     "tensorflow.keras.backend.variable": "value",
                     "keras.backend.variable": "value"}
-# Of those, the casts: a Python int given them is a float tensor (no int32 input).
+# Of those, the casts: a Python number given them is a tensor of the dtype asked for
+# (`tf.cast(3, tf.int32)` is an int32 one), no longer the number _scalar leaves to CG108.
 _CASTS = frozenset(("tensorflow.cast", "tensorflow.to_float"))
 # Methods of a variable that read its value, of its shape.
 _READS = ("read_value", "value")
