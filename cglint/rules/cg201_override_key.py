@@ -20,16 +20,16 @@ class OverrideNeverApplies(Rule):
     `PyFunc`, as does `stateful=None` or `0`, whose truth TF tests; the default
     `stateful=True` builds `PyFunc`, not `PyFuncStateless`; also when a helper passes its
     own `stateful` parameter on and a caller gives it `False`; setting the result's shape
-    in the block, `y.set_shape(x.get_shape())`, builds no op); a block that only takes gradients (`tf.gradients`, `opt.minimize`) of an
-    op of the key's type built before it (guided backpropagation with the map opened
-    around `tf.gradients` instead of around the model); or any override map in a program
-    that enables eager execution (but in a function TF traces into a graph there: a
-    `tfe.defun`'s, a dataset's `.map` function, whose graph takes the map); or a map opened on a graph taken with
+    in the block, `y.set_shape(x.get_shape())`, builds no op); a block that only takes
+    gradients (`tf.gradients`, `opt.minimize`) of an op of the key's type built before it
+    (guided backpropagation with the map opened around `tf.gradients` instead of around
+    the model); or any override map in a program that enables eager execution (but in a
+    function TF traces into a graph there: a `tfe.defun`'s, a dataset's `.map` function,
+    whose graph takes the map); or a map opened on a graph taken with
     `tf.get_default_graph()` before a `with tf.Graph().as_default():` that holds the
-    block (its ops go to the new graph). Keys
-    that could name an op type (CamelCase) are left alone in a program that loads op types
-    of its own (`tf.load_op_library`, in the module or a project module loaded with it);
-    `"sign"` names none in any library.
+    block (its ops go to the new graph). Keys that could name an op type (CamelCase) are
+    left alone in a program that loads op types of its own (`tf.load_op_library`, in the
+    module or a project module loaded with it); `"sign"` names none in any library.
 
     Why it breaks on TF 1.8: keys are matched exactly against the op type of each op
     created inside the block. A key that matches nothing is silently ignored: no error,
