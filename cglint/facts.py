@@ -362,18 +362,25 @@ class DefunSite:
     grad_defun: Optional["GradFunction"] = None  # grad_func: a Defun of (*inputs, *grads)
 
 
+def _flattens_to_nothing(node):
+    """Whether `nest.flatten` of a display gives nothing: `[]`, `[[]]`, `[(), []]`."""
+    return isinstance(node, (ast.List, ast.Tuple)) and all(
+        _flattens_to_nothing(element) for element in node.elts)
+
+
 def variable_gradients(module, site, grad, value):
     """The `[dw]` of `return dx, [dw]`, the TF 2 idiom for variable gradients, or None.
 
     It counts as that idiom when the gradient function takes `variables`, or when the
-    gradients before the list already cover every positional input of the function. An
-    empty display (`return dx, []`) is not: TF 1.8 flattens the result, and the list adds
-    no gradient (measured); the count of what is left is CG103's.
+    gradients before the list already cover every positional input of the function. A
+    display that flattens to nothing (`return dx, []`, `dx, [[]]`) is not: TF 1.8 flattens
+    the result, and the list adds no gradient (measured); the count of what is left is
+    CG103's.
     """
     if not (isinstance(value, ast.Tuple) and len(value.elts) == 2
             and isinstance(value.elts[1], (ast.List, ast.ListComp))):
         return None
-    if isinstance(value.elts[1], ast.List) and not value.elts[1].elts:
+    if _flattens_to_nothing(value.elts[1]):
         return None
     if grad.variables_param is not None or grad.variables_read is not None:
         listed = value.elts[1]

@@ -22,8 +22,8 @@ class VariablesProtocol(Rule):
     for truth: `assert not variables`), deletes (`del variables  # Unused.`) or reads as
     `variables or []`, in a function that creates and reads no variable, is harmless on
     1.8 and not reported; so is returning `dx, [... for v in (variables or [])]`, a list
-    that is always empty there, or `dx, []`: TF 1.8 flattens what the gradient function
-    returns, and an empty list adds no gradient.
+    that is always empty there, or `dx, []` (`dx, [[]]`): TF 1.8 flattens what the
+    gradient function returns, and a list that flattens to nothing adds no gradient.
 
     Fix: pass each variable as a positional input of the decorated function and return its
     gradient in that input's slot.
