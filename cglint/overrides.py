@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Optional
 
+from cglint.containers import ADDING_METHODS
 from cglint.facts import GradFunction, Parameters, own_nodes
 from cglint.names import same_scope_nodes
 from cglint.ops import load as load_ops
@@ -990,10 +991,6 @@ def _state_test(test):
     return None
 
 
-# Methods that put a key into a container (`done.add(name)`).
-_ADDS = frozenset(("add", "append", "setdefault"))
-
-
 def _sets_state(statement, kind, text, key):
     """Whether `statement` sets the state a `_state_test` reads (the texts of the state
     and of its key): `flag = True` (a true constant), `cache = value` (not None),
@@ -1013,9 +1010,10 @@ def _sets_state(statement, kind, text, key):
     if kind == "item" and isinstance(statement, ast.Expr) and isinstance(
             statement.value, ast.Call):
         call = statement.value
-        return (isinstance(call.func, ast.Attribute) and call.func.attr in _ADDS
-                and ast.unparse(call.func.value) == text and bool(call.args)
-                and ast.unparse(call.args[0]) == key)
+        member = ADDING_METHODS.get(call.func.attr) if isinstance(
+            call.func, ast.Attribute) else None
+        return (member is not None and ast.unparse(call.func.value) == text
+                and len(call.args) > member[0] and ast.unparse(call.args[member[0]]) == key)
     if kind == "flag" and isinstance(statement, ast.Expr) and isinstance(
             statement.value, ast.Call):  # `setattr(f, "done", True)`
         call = statement.value

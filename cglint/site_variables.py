@@ -14,6 +14,7 @@ import ast
 from dataclasses import dataclass
 from typing import Optional
 
+from cglint.containers import ADDING_METHODS, FILLING_METHODS, READING_METHODS
 from cglint.facts import own_nodes
 from cglint.names import within
 from cglint.variable_creators import (LAYER_MODULES, always_makes_a_new_variable,
@@ -295,14 +296,6 @@ def _held_variable(module, node, scope, site):
     return None
 
 
-# What a list or dict method puts in: {name: the position of the argument added}; the
-# elements of a display (and keywords) given to `extend` / `update`.
-_ADDING_METHODS = {"append": 0, "insert": 1, "setdefault": 1}
-_FILLING_METHODS = frozenset(("extend", "update"))
-# Methods that read a list or dict and change nothing in it.
-_READING_METHODS = frozenset(("get", "keys", "values", "items", "copy", "index", "count"))
-
-
 _ANY_KEY = object()  # an element put in at a key or index not known
 
 
@@ -346,15 +339,15 @@ def _added_elements_now(module, name, binding):
         call = module.parent_of(parent)
         if not isinstance(call, ast.Call) or call.func is not parent:
             return None  # `fill = layers.append`
-        position = _ADDING_METHODS.get(parent.attr)
-        if position is not None:
+        if parent.attr in ADDING_METHODS:
+            position = ADDING_METHODS[parent.attr][1]
             if any(isinstance(a, ast.Starred) for a in call.args) or call.keywords or \
                     len(call.args) <= position:
                 return None
             key = _constant(call.args[0], _ANY_KEY) if parent.attr == "setdefault" \
                 else _ANY_KEY
             added.append((key, call.args[position]))
-        elif parent.attr in _FILLING_METHODS:
+        elif parent.attr in FILLING_METHODS:
             for argument in call.args:
                 if isinstance(argument, (ast.List, ast.Tuple)):
                     added.extend((_ANY_KEY, value) for value in argument.elts)
@@ -366,7 +359,7 @@ def _added_elements_now(module, name, binding):
             if any(keyword.arg is None for keyword in call.keywords):
                 return None  # `update(**others)`
             added.extend((keyword.arg, keyword.value) for keyword in call.keywords)
-        elif parent.attr not in _READING_METHODS:
+        elif parent.attr not in READING_METHODS:
             return None  # `layers.pop()`, `layers.reverse()`: the indices move
     return added
 

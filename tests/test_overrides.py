@@ -1372,6 +1372,7 @@ def _register_once(state, body):
     ("_D = set()", "if 'GuideX' not in _D:\n    REGISTER\n    _D.add('GuideX')"),
     ("_D = {}", "if 'GuideX' in _D:\n    return _D['GuideX']\nREGISTER\n_D['GuideX'] = _g"),
     ("_D = []", "if 'GuideX' in _D:\n    return\nREGISTER\n_D.append('GuideX')"),
+    ("_D = []", "if 'GuideX' in _D:\n    return\nREGISTER\n_D.insert(0, 'GuideX')"),
     ("class State(object):\n    done = False",
      "if State.done:\n    return\nREGISTER\nState.done = True"),
     ("", "if getattr(register, 'done', False):\n    return\nREGISTER\nregister.done = True"),
