@@ -718,8 +718,11 @@ def test_cg403_positional_arguments_of_a_function_taking_names_only():
     """
     assert lint(code, select=["CG403"]) == [
         ("CG403", 3, 48), ("CG403", 4, 45), ("CG403", 5, 53), ("CG403", 7, 45)]
+    safe = autofix.fix_text("a.py", textwrap.dedent(code), engine.Options(
+        select=("CG403",))).text
+    assert safe == textwrap.dedent(code)  # TF 0.x passed (logits, targets): unsafe
     fixed = autofix.fix_text("a.py", textwrap.dedent(code), engine.Options(
-        select=("CG403",))).text.splitlines()
+        select=("CG403",)), unsafe=True).text.splitlines()
     assert fixed[2] == "a = tf.nn.softmax_cross_entropy_with_logits_v2(labels=l, logits=g)"
     assert fixed[3] == "b = tf.nn.sigmoid_cross_entropy_with_logits(labels=l, logits=g)"
     assert fixed[4] == "c = tf.nn.sparse_softmax_cross_entropy_with_logits((l), g)"  # unsure

@@ -25,8 +25,10 @@ class UnknownKeyword(Rule):
     Also positional arguments to a function whose 1.8 signature takes them by name only
     (the cross-entropy functions of `tf.nn`, whose first parameter `_sentinel` catches
     them): TF 2 takes `softmax_cross_entropy_with_logits(labels, logits, axis)` by
-    position, TF 1.8 raises `ValueError: Only call ... with named arguments`. `--fix`
-    names them after the 1.8 parameters (`labels=`, `logits=`, `dim=`, `name=`).
+    position, TF 1.8 raises `ValueError: Only call ... with named arguments`.
+    `--unsafe-fixes` names them after the 1.8 parameters in TF 2's order (`labels=`,
+    `logits=`, `dim=`, `name=`): unsafe, because code of TF 0.x passed `(logits,
+    targets)`, the other way round.
 
     Not reported under the guards CG402 respects, such as the fallback of `try:
     tf.nn.sigmoid_cross_entropy_with_logits(logits=x, labels=y)` / `except:` with the
@@ -66,7 +68,8 @@ class UnknownKeyword(Rule):
                     # (its first parameter, `_sentinel`, catches a positional argument)
                     yield self.at(use.call.args[0], "`%s` takes its arguments by name only in "
                                   "TF %s: a positional one raises `ValueError` (\"Only call "
-                                  "... with named arguments\"); pass `%s=`" % (
+                                  "... with named arguments\"); pass `%s=` (TF 2 takes them "
+                                  "in that order, TF 0.x took `logits` first: check which)" % (
                                       tf_name(use.qualname), module.target_tf,
                                       "=`, `".join(signature[0][1:1 + len(use.call.args)])),
                                   _named(module, use.call, signature[0][1:]))
@@ -124,7 +127,10 @@ def _named(module, call, names):
         end = module.lines.char_col(before.end_lineno, before.end_col_offset)
         if line[end:start].strip() != ("(" if before is call.func else ","):
             return None
-        edits.append(Edit(Span(arg.lineno, start + 1, arg.lineno, start + 1), name + "="))
+        # Unsafe: TF 2's order (labels, logits) is the reverse of TF 0.x's (logits,
+        # targets), and code of either era calls these positionally.
+        edits.append(Edit(Span(arg.lineno, start + 1, arg.lineno, start + 1), name + "=",
+                          False))
         before = arg
     return tuple(edits)
 
