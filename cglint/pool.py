@@ -5,6 +5,11 @@ Order is what makes the output byte-identical whatever `--jobs` is. Results are 
 as soon as they and every one before them are done, and only a few chunks are in flight
 at a time, so neither the tasks nor the results of a run of any size pile up here. A pool
 costs a process start-up per worker, so small runs stay in this process.
+
+A stop is this process's to make: a terminal's Ctrl-C reaches every process of its group,
+the workers too, and one that took it printed its traceback and could die halfway
+through handing back a chunk's results, leaving the pool's thread waiting for the rest
+forever. Workers ignore Ctrl-C; on a stop this process shuts the pool down.
 """
 import collections
 import contextlib
@@ -79,9 +84,13 @@ def imap(function, tasks, workers, initializer=None, initargs=()):
 
 
 def _start_worker(initializer, initargs):
-    """In each worker: no cyclic collector (see COLLECT_EVERY), the stop signals the
-    pool's start held back received again, then the caller's set-up."""
+    """In each worker: no cyclic collector (see COLLECT_EVERY); Ctrl-C ignored (a
+    Ctrl-C held back since the fork is dropped) and SIGTERM ending it at once, even
+    inside a long call in C: the run's stops are the parent's (see the module's doc);
+    then the caller's set-up."""
     gc.disable()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, interrupts.STOP_SIGNALS)
     if initializer is not None:
         initializer(*initargs)

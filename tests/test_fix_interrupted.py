@@ -20,6 +20,7 @@ import time
 import pytest
 
 from cglint import fix
+from signal_masks import group_left, output_within
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 FILES = 50
@@ -289,3 +290,50 @@ def test_sigint_and_sigterm_at_random_moments_leave_no_temporary_file(trees):
         count = state(folder, spec, fixed, leftovers_allowed=False)
         partly += 0 < count < len(spec)
     assert partly >= 5, partly  # the signals landed while files were being written
+
+
+# ------------------------------------------------------------ Ctrl-C at a terminal
+
+def test_ctrl_c_to_the_process_group_ends_a_pooled_run_at_once(trees):
+    """A terminal's Ctrl-C sends SIGINT to every process of the foreground group, the pool's
+    workers included: the run ends within seconds with 130, no process prints a traceback,
+    none is left running, and every file is the original or the fixed one. (A worker
+    that took the KeyboardInterrupt printed its traceback, and one that died in the middle
+    of handing back its results left the run waiting for the rest forever.)"""
+    base, spec, fixed, seconds = trees
+    folder = str(base / "ctrl-c")
+    os.makedirs(folder)
+    rng = random.Random(20261205)
+    mark = str(base / "started-ctrl-c")
+    stopped = 0
+    for _ in range(30):
+        restore(folder, spec)
+        if os.path.exists(mark):
+            os.unlink(mark)
+        process = start_fix(folder, mark)
+        while not os.path.exists(mark) and process.poll() is None:
+            time.sleep(0.001)
+        time.sleep(rng.uniform(0, 1.1 * seconds))
+        try:
+            os.killpg(process.pid, signal.SIGINT)
+        except ProcessLookupError:
+            pass
+        sent = time.monotonic()
+        output = output_within(process, 20)
+        if output is None:
+            pytest.fail("the run still went on 20 s after a Ctrl-C")
+        err = output[1]
+        took = time.monotonic() - sent
+        assert b"Traceback" not in err and b"Exception ignored" not in err, err.decode()
+        assert took < 5, took
+        deadline = time.monotonic() + 2
+        while group_left(process.pid) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert group_left(process.pid) == []
+        count = state(folder, spec, fixed, leftovers_allowed=False)
+        # Killed by the Ctrl-C: only once the run is over, as the interpreter exits
+        # (cli.console_main hands the stops back to their default action then).
+        assert process.returncode in (130, 0, -signal.SIGINT), (process.returncode, err.decode())
+        assert process.returncode != -signal.SIGINT or count == len(spec)
+        stopped += process.returncode == 130
+    assert stopped >= 15, stopped  # most Ctrl-Cs came before the run's end
