@@ -9,13 +9,15 @@ costs a process start-up per worker, so small runs stay in this process.
 A stop is this process's to make: a terminal's Ctrl-C reaches every process of its group,
 the workers too, and one that took it printed its traceback and could die halfway
 through handing back a chunk's results, leaving the pool's thread waiting for the rest
-forever. Workers ignore Ctrl-C; on a stop this process shuts the pool down.
+forever. Workers ignore Ctrl-C; on a stop this process ends them (SIGTERM, then SIGKILL)
+and waits for them and the pool's thread a bounded time only (`_end`).
 """
 import collections
 import contextlib
 import gc
 import signal
 import sys
+import time
 
 from cglint import check, interrupts
 
@@ -27,6 +29,9 @@ MIN_FILES_PER_WORKER = 16
 CHUNK = 8
 # Chunks in flight per worker: one being checked, the next waiting, one coming back.
 IN_FLIGHT = 3
+# Seconds a stopped pool's workers get to end after SIGTERM, then after SIGKILL; then its
+# thread to end. They die in milliseconds: this only bounds the wait when they do not.
+END_SECONDS = 1
 
 # Python's cyclic garbage collector, left running, walks the young objects every 700
 # allocations, and a parsed file is hundreds of thousands of live tree nodes: it took a
@@ -122,16 +127,17 @@ def _in_pool(function, tasks, workers, initializer, initargs):
         chunk = list(itertools.islice(tasks, CHUNK))
         if chunk:
             flight.append((chunk, None))  # kept even when the pool turns out broken
-            flight[-1] = (chunk, executor.submit(_run_chunk, function, chunk))
+            # Stops are held while the pool submits. The first submission forks the
+            # workers, and a Ctrl-C or SIGTERM raised in the middle of a fork (in the
+            # handlers that re-arm locks around it) would be swallowed as "Exception
+            # ignored"; the pool's own thread, started there too, never takes a stop (see
+            # interrupts). And one raised while the pool's lock is taken would leave it
+            # taken, for its shutdown to wait on forever.
+            with interrupts.stops_held():
+                flight[-1] = (chunk, executor.submit(_run_chunk, function, chunk))
         return bool(chunk)
 
     try:
-        # The workers are forked at the first submission. A Ctrl-C or SIGTERM raised in
-        # the middle of a fork (in the handlers that re-arm locks around it) would be
-        # swallowed as "Exception ignored": hold them until the pool stands.
-        # The pool's own thread, started there too, never takes a stop (see interrupts).
-        with interrupts.stops_held():
-            submit()
         while len(flight) < workers * IN_FLIGHT and submit():
             pass
         while flight:
@@ -139,18 +145,49 @@ def _in_pool(function, tasks, workers, initializer, initargs):
             flight.popleft()
             yield from results
             submit()
+        executor.shutdown()
     except BrokenProcessPool:
         # A worker died (raised by a chunk's result, or by the next submission): the
         # chunks not handed on are done again, then the rest, by the caller.
-        executor.shutdown(wait=False, cancel_futures=True)
+        _end(executor)
         return itertools.chain((task for chunk, _ in flight for task in chunk), tasks)
     except BaseException:
-        # Ctrl-C or SIGTERM in the middle, or the caller stopped reading: drop the chunks
-        # not started, and wait for the workers to end after the chunk they hold (they
-        # only read and check files). Not waiting left the pool's thread closing its
-        # wake-up pipe while the interpreter's exit wrote to it, in Python 3.11: an
-        # "Exception ignored ... Bad file descriptor" traceback at exit.
-        executor.shutdown(wait=True, cancel_futures=True)
+        # Ctrl-C or SIGTERM in the middle, or the caller stopped reading: the workers'
+        # chunks are dropped (they only read and check files).
+        _end(executor)
         raise
-    executor.shutdown()
     return None
+
+
+def _end(executor):
+    """Shut the pool down at once: its workers are ended (the chunks they hold are lost),
+    then its thread is waited for, each a bounded time. The thread must be done before
+    the interpreter's exit wakes it: it closes its wake-up pipe as it ends, and the exit's
+    write to that printed "Exception ignored ... Bad file descriptor" (Python 3.11). It
+    was waited for with the workers alive: forever, when one had died holding a queue's
+    lock or halfway through a message."""
+    from multiprocessing.connection import wait
+
+    # Taken before shutdown(), which drops them.
+    processes = list((getattr(executor, "_processes", None) or {}).values())
+    thread = getattr(executor, "_executor_manager_thread", None)
+    results = getattr(executor, "_result_queue", None)
+    with interrupts.stops_held():  # a second Ctrl-C must not leave the workers running
+        executor.shutdown(wait=False, cancel_futures=True)
+        for end in ("terminate", "kill"):
+            for process in processes:
+                getattr(process, end)()
+            deadline = time.monotonic() + END_SECONDS
+            while processes and time.monotonic() < deadline:
+                ended = wait([process.sentinel for process in processes],
+                             deadline - time.monotonic())
+                processes = [process for process in processes if process.sentinel not in ended]
+            if not processes:
+                break
+        if not processes and results is not None:
+            # This process holds the results pipe's writing end as well: with it closed, a
+            # read of a message that a dead worker left unfinished ends (EOF), and the
+            # pool's thread with it.
+            results._writer.close()
+        if thread is not None:
+            thread.join(END_SECONDS)

@@ -112,3 +112,53 @@ def test_the_collector_is_as_it_was_after_a_run():
     check_all([("a.py", b"x = 1\n", engine.Options())] * 40, 1)
     assert gc.isenabled()
     assert gc.get_freeze_count() == 0
+
+
+# A worker dies having sent the start of a message on the results pipe (as one killed while
+# it hands back a chunk's results does); a Ctrl-C comes while the run waits for that chunk.
+_HALFWAY = r"""
+import multiprocessing, os, signal, struct, sys, threading, time
+sys.path.insert(0, ROOT)
+from cglint import pool
+
+def die_halfway(number):
+    if number == 9 and multiprocessing.parent_process() is not None:
+        frame = sys._getframe()
+        while "result_queue" not in frame.f_locals:  # concurrent.futures' worker loop
+            frame = frame.f_back
+        writer = frame.f_locals["result_queue"]._writer
+        os.write(writer.fileno(), struct.pack("!i", 1000) + b"the first of 1000 bytes")
+        time.sleep(0.5)
+        os._exit(1)
+    return number
+
+threading.Timer(1, signal.pthread_kill, (threading.get_ident(), signal.SIGINT)).start()
+started = time.monotonic()
+try:
+    list(pool.imap(die_halfway, range(40), 2))
+except KeyboardInterrupt:
+    print("stopped after %.1f s" % (time.monotonic() - started))
+"""
+
+
+def test_a_stop_ends_the_pool_when_a_worker_died_halfway_through_its_results():
+    """The pool's thread waits for the rest of the message on a pipe this process holds
+    open too: shutting the pool down waited for that thread forever, and so did the
+    interpreter's exit."""
+    import os
+    import subprocess
+    import sys
+
+    from signal_masks import output_within
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    process = subprocess.Popen([sys.executable, "-c", "ROOT = %r\n%s" % (root, _HALFWAY)],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    output = output_within(process, 30)
+    if output is None:
+        pytest.fail("still running 29 s after the Ctrl-C")
+    out, err = output
+    assert process.returncode == 0, err
+    assert out.startswith("stopped after "), (out, err)
+    assert float(out.split()[2]) < 5, out
