@@ -10,7 +10,7 @@ from collections import Counter
 from cglint import __version__, config, engine, files, interrupts
 from cglint.config import TARGET_PYTHONS, TARGET_TFS, ConfigError
 from cglint.diagnostics import is_safe
-from cglint.lint_run import display_path, lint_paths, to_check
+from cglint.lint_run import NOQA_EDITS, display_path, lint_paths, to_check
 from cglint.report import FORMATS, WRITERS, Run
 from cglint.report.text import printable
 
@@ -374,7 +374,7 @@ def lint(args, resolver, out):
     fixer = Fixer(sys.stdout, args.unsafe_fixes) if args.fix else None
     run = lint_paths(args.paths, resolver, lambda count: jobs_for(args.jobs, count),
                      cache=not args.no_cache,
-                     keep_bytes=args.fix or args.diff or args.add_noqa,
+                     keep_bytes=NOQA_EDITS if args.add_noqa else bool(args.fix or args.diff),
                      stdin_filename=args.stdin_filename, progress=not args.quiet,
                      on_checked=fixer.fix if fixer else None)
     status = Status(args, run, stdin_skipped)

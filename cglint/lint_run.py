@@ -168,7 +168,8 @@ def lint_paths(paths, resolver, jobs_for, cache=True, keep_bytes=False, stdin_fi
     `resolver` gives each file its settings (config.Resolver); `jobs_for(count)` the
     processes for `count` files. `-` is standard input, reported as `stdin_filename`
     when given; `keep_bytes` keeps each file's bytes in its Checked (for --fix, --diff,
-    --add-noqa; standard input's are always kept); `progress` shows a progress line on
+    --add-noqa; standard input's are always kept), and is NOQA_EDITS for --add-noqa,
+    which writes a comment for every finding; `progress` shows a progress line on
     standard error. `on_checked(item)` is called as soon as each readable file is checked
     (--fix writes it then: the shorter the time between reading and writing, the rarer an
     edit made meanwhile)."""
@@ -183,6 +184,8 @@ def lint_paths(paths, resolver, jobs_for, cache=True, keep_bytes=False, stdin_fi
 # whose hits check_path reports for the run's Cache to count.
 _cache = None
 _keep_bytes = False
+# `keep_bytes` of a run that writes a `noqa` comment for each finding (--add-noqa).
+NOQA_EDITS = "noqa"
 _report_hits = False
 
 
@@ -217,11 +220,13 @@ def check_path(task):
         key = _cache.key(shown, data, options)
         result = _cache.get(key, shown)
         hit = result is not None
-        if result is not None and _keep_bytes and (result.diagnostics or result.summaries):
-            # The run edits files (--fix, --add-noqa) or shows edits (--diff): anyone who
-            # can write the folder could plant an entry, and each finding (a fix, a noqa
-            # comment to add) or summary (the whole-run findings) may become an edit.
-            # Only an entry with nothing to say is taken; the others are checked again.
+        if result is not None and _keep_bytes and (result.fixes or (
+                _keep_bytes == NOQA_EDITS and (result.diagnostics or result.summaries))):
+            # The run edits files or shows edits: anyone who can write the folder could
+            # plant an entry, so what may become an edit is never taken from one. For
+            # --fix and --diff, the fixes: an entry with any is checked again. For
+            # --add-noqa, every finding and summary (whole-run findings get comments
+            # too): only an entry with nothing to say is taken.
             result = None
     if result is None:
         result = pool.check_item((shown, data, options))

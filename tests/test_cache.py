@@ -604,3 +604,26 @@ def test_a_forged_summary_cannot_make_add_noqa_write(caches, tmp_path, capsys):
     assert "good.py" in run(capsys, "good.py")[1]  # at worst, a wrong finding
     run(capsys, "--add-noqa", "good.py")
     assert (tmp_path / "good.py").read_text() == registered
+
+
+def test_fix_and_diff_take_from_the_cache_every_file_without_a_fix(caches, tmp_path, capsys,
+                                                                   monkeypatch):
+    """Review: --fix and --diff checked every file again (each entry has a summary),
+    5-6 s instead of 0.9 s warm on TF's tree. Only an entry with a fix is a miss."""
+    from cglint import pool
+
+    (tmp_path / "clean.py").write_text("x = 1\n")
+    (tmp_path / "finding.py").write_text(BAD)  # CG103: no fix
+    (tmp_path / "fixable.py").write_text("x = f'{1}'\n")  # CG301: a fix
+    run(capsys, ".")
+    checked, real = [], pool.check_item
+
+    def recording(item):
+        checked.append(item[0])
+        return real(item)
+
+    monkeypatch.setattr(pool, "check_item", recording)
+    run(capsys, "--diff", ".")
+    assert checked == ["fixable.py"]
+    run(capsys, "--add-noqa", ".")
+    assert sorted(checked[1:]) == ["finding.py", "fixable.py"]  # nothing to say: taken
