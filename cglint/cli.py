@@ -276,7 +276,7 @@ def command_line_config(args):
         return None if value is None else config.parse_globs(value, "--" + name.replace("_", "-"))
 
     per_file = args.per_file_ignores
-    if codes("select") == ():
+    if codes("select") == () and not codes("extend_select", ()):
         # (a run of no rule would end in a silent "All clear")
         raise UsageError("--select %r selects no rule; name codes or prefixes, or leave "
                          "it out for the default" % args.select)

@@ -190,11 +190,8 @@ def from_mapping(values, path, section):
                               % (path, raw_key, ", ".join(KEYS)))
         if key in ("select", "ignore", "extend-select", "extend-ignore"):
             settings[key.replace("-", "_")] = parse_codes(value, where)
-            if key == "select" and not settings["select"]:
-                # ruff reads it as no rule at all and passes every file; a select emptied
-                # by mistake would then hide every finding behind an "All clear".
-                raise ConfigError("%s: selects no rule, so nothing would be checked (remove "
-                                  "the key for every rule; `exclude` skips files)" % where)
+            if key == "select":
+                select_where = where
         elif key == "per-file-ignores":
             settings["per_file_ignores"] = parse_per_file_ignores(value, where)
         elif key == "target-python":
@@ -205,6 +202,12 @@ def from_mapping(values, path, section):
             settings[key.replace("-", "_")] = parse_bool(value, where)
         else:
             settings[key.replace("-", "_")] = parse_globs(value, where)
+    if settings.get("select") == () and not settings.get("extend_select"):
+        # ruff reads it as no rule at all and passes every file; a select emptied by
+        # mistake would then hide every finding behind an "All clear". (With
+        # extend-select, it is ruff's way to say "only these".)
+        raise ConfigError("%s: selects no rule, so nothing would be checked (remove the "
+                          "key for every rule; `exclude` skips files)" % select_where)
     return Config(path=path, root=root, **settings)
 
 

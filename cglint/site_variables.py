@@ -378,8 +378,9 @@ def _only_read(module, read, parent):
             return True
         return (module.resolve(parent.func) or "").startswith("tensorflow.")
     if isinstance(parent, ast.keyword):
-        call = module.parent_of(parent)
-        return (module.resolve(call.func) or "").startswith("tensorflow.")
+        call = module.parent_of(parent)  # (a class's keyword is no call: it escapes)
+        return isinstance(call, ast.Call) and (
+            module.resolve(call.func) or "").startswith("tensorflow.")
     return False
 
 

@@ -457,3 +457,14 @@ def test_a_select_of_no_code_is_a_usage_error(tmp_path, value):
     (tmp_path / "a.py").write_text(BAD)
     done = cglint(["--select", value, "a.py"], tmp_path)
     assert done.returncode == 2 and b"selects no rule" in done.stderr
+
+
+def test_an_empty_select_with_extend_select_selects_those(tmp_path):
+    """ruff's way to say "only these" (review): `select = []` with `extend-select`."""
+    (tmp_path / "a.py").write_text("x = f'{1}'\n")
+    done = cglint(["--select", "", "--extend-select", "CG301", "a.py"], tmp_path)
+    assert done.returncode == 1 and b"CG301" in done.stdout
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.cglint]\nselect = []\nextend-select = ["CG301"]\n')
+    done = cglint(["a.py"], tmp_path)
+    assert done.returncode == 1 and b"CG301" in done.stdout

@@ -3143,3 +3143,24 @@ def test_cg102_a_variable_read_from_the_graphs_collection(read, reported):
         return x * v, grad
     """.replace("READ", read)
     assert (lint(code, select=["CG102"]) == [("CG102", 8, 9)]) is reported
+
+
+def test_cg102_a_list_given_as_a_class_keyword_escapes_without_an_error():
+    # review: a keyword of a class statement (no call) raised AttributeError in CG102
+    code = """
+    import tensorflow as tf
+    layers = []
+    for i in range(2):
+        layers.append(tf.get_variable("w%d" % i, [2]))
+
+    class A(object, extra=layers):
+        pass
+
+    @tf.custom_gradient
+    def f(x):
+        y = x * layers[-1]
+        def grad(dy):
+            return dy
+        return y, grad
+    """
+    assert lint(code, select=["CG102"], target_python=(3, 6)) == []
