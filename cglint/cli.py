@@ -606,35 +606,33 @@ class Fixer:
         self.removed = Counter()
         self.unwritten = 0  # files whose fixes could not be written: an error (exit 2)
 
+    def _encoded(self, item, fixed):
+        """The fixed text in the original's encoding, BOM and line endings; None (said,
+        and counted as unwritten) when a fix added a character the encoding lacks."""
+        from cglint import autofix
+
+        try:
+            return autofix.encode_like_original(fixed.text, item.data)
+        except ValueError as error:
+            sys.stderr.write("cglint: cannot fix %s: %s\n" % (printable(item.shown), error))
+            self.unwritten += 1
+            return None
+
     def fix(self, item):
         fixed = _fixed(item, self.unsafe)
+        data = self._encoded(item, fixed) if fixed else None
+        if data is None:
+            fixed = None
         if item.stdin:
             # As on disk: the buffer's encoding, BOM and line endings; unfixed, its bytes.
-            data = item.data
-            if fixed:
-                from cglint import autofix
-
-                try:
-                    data = autofix.encode_like_original(fixed.text, item.data)
-                except ValueError as error:  # a fix added a character the encoding lacks
-                    sys.stderr.write("cglint: cannot fix %s: %s\n"
-                                     % (printable(item.shown), error))
-                    self.unwritten += 1
-                    fixed = None
+            data = data if fixed else item.data
             self.out.flush()
             sys.stdout.buffer.write(data)
             sys.stdout.buffer.flush()
             item.data = data  # what code frames show
         elif fixed:
-            from cglint import autofix
             from cglint.fix import ChangedOnDisk, write_atomic
 
-            try:
-                data = autofix.encode_like_original(fixed.text, item.data)
-            except ValueError as error:  # a fix added a character the encoding lacks
-                sys.stderr.write("cglint: cannot fix %s: %s\n" % (printable(item.shown), error))
-                self.unwritten += 1
-                return
             try:
                 write_atomic(item.path, data, expected=(item.data, item.info))
             except ChangedOnDisk as error:

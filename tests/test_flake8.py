@@ -99,6 +99,9 @@ def test_flake8_takes_each_files_settings_from_its_closest_config(flake8_env, tm
 @pytest.mark.parametrize("name, text, error", [
     ("setup.cfg", "[cglint]\nselect = CG999\n", "[cglint] select: 'CG999' matches no rule"),
     ("pyproject.toml", "[tool.cglint\nselect = 1\n", "not valid TOML"),
+    # a parser's message of several lines comes out as one (review)
+    ("setup.cfg", "[cglint\nselect = CG1\n", "not a valid INI file: File contains no section "
+     "headers."),
 ])
 def test_unusable_cglint_settings_are_one_finding_and_flake8_runs_on(
         flake8_env, tmp_path, name, text, error):

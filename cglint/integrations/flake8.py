@@ -28,8 +28,9 @@ class CglintChecker:
         try:
             settings = config.settings_for(self.filename)
         except config.ConfigError as error:
+            # (one line: a parser's message may span several, which flake8 prints as is)
             yield (1, 0, "%s cglint settings unusable, no CG checks run: %s"
-                   % (SETTINGS_CODE, error), type(self))
+                   % (SETTINGS_CODE, " ".join(str(error).split())), type(self))
             return
         if settings.excluded(self.filename):
             return
