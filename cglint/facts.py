@@ -811,7 +811,8 @@ class ModuleFacts:
         a module whose top level turns it on: after the switch, or in a def; but in a
         block that visibly runs in a graph (`with tf.Graph().as_default():`, a session),
         under a test of the mode, or in a function made a graph function (`defun`)."""
-        if not self.enables_eager_on_import or self._is_tensorflow_itself or not any(
+        if not self.eager_switches or not self.enables_eager_on_import or \
+                self._is_tensorflow_itself or not any(
                 word in self.text for word in ("Variable", "placeholder", "gradients")):
             return []
         # (a switch 1.8 lacks, `tf.compat.v1.enable_eager_execution()`, fails first)

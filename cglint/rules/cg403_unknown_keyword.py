@@ -1,4 +1,5 @@
 import ast
+import functools
 
 from cglint import failing_imports, guards, tfapi
 from cglint.rules.base import Edit, Rule, Span
@@ -62,17 +63,18 @@ class UnknownKeyword(Rule):
                         if short:  # a guess from the signature: said, never fixed
                             message += "; did you mean `%s`?" % short
                     yield self.at(keyword, message, _rename(module, keyword, spelling))
-            if use.call.args and not _guarded(module, use, use.call.args[0]):
-                signature = tfapi.signature(use.qualname, module.target_tf)
-                if signature is not None and signature[0][:1] == ("_sentinel",):
+            if use.call.args:
+                # (the signature first: guards are worked out only where there is a finding)
+                names_only = _names_only(use.qualname, module.target_tf)
+                if names_only and not _guarded(module, use, use.call.args[0]):
                     # (its first parameter, `_sentinel`, catches a positional argument)
                     yield self.at(use.call.args[0], "`%s` takes its arguments by name only in "
                                   "TF %s: a positional one raises `ValueError` (\"Only call "
                                   "... with named arguments\"); pass `%s=` (TF 2 takes them "
                                   "in that order, TF 0.x took `logits` first: check which)" % (
                                       tf_name(use.qualname), module.target_tf,
-                                      "=`, `".join(signature[0][1:1 + len(use.call.args)])),
-                                  _named(module, use.call, signature[0][1:]))
+                                      "=`, `".join(names_only[:len(use.call.args)])),
+                                  _named(module, use.call, names_only))
 
 
 def _guarded(module, use, keyword):
@@ -106,6 +108,16 @@ def _abbreviation(use, keyword, target):
             other.arg == initials for other in use.call.keywords):
         return None
     return initials
+
+
+@functools.lru_cache(maxsize=4096)  # a module calls the same functions again and again
+def _names_only(qualname, target):
+    """The parameters after `_sentinel` of a function that takes its arguments by name
+    only in `target` (its first parameter catches a positional one), or None."""
+    signature = tfapi.signature(qualname, target)
+    if signature is None or signature[0][:1] != ("_sentinel",):
+        return None
+    return signature[0][1:]
 
 
 def _named(module, call, names):
