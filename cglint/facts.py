@@ -703,6 +703,13 @@ class ModuleFacts:
                 return _EAGER_TESTS.get(qualname.rpartition(".")[2])
         return None
 
+    def ancestors(self, node):
+        """The nodes `node` stands in, innermost first, up to the module's statements."""
+        parent = self.parent_of(node)
+        while parent is not None:
+            yield parent
+            parent = self.parent_of(parent)
+
     def parent_of(self, node):
         """The node `node` is a child of (None for the module, or a node not in the tree).
         Found by descending from the module through the children whose lines and columns
@@ -784,14 +791,9 @@ class ModuleFacts:
         return sorted(found, key=lambda call: (call.lineno, call.col_offset))
 
     def _expected_to_raise(self, node):
-        parent = self.parent_of(node)
-        while parent is not None:
-            if isinstance(parent, (ast.With, ast.AsyncWith)) and any(
-                    _called_name(item.context_expr) in _RAISING_CONTEXTS
-                    for item in parent.items):
-                return True
-            parent = self.parent_of(parent)
-        return False
+        return any(isinstance(parent, (ast.With, ast.AsyncWith)) and any(
+            _called_name(item.context_expr) in _RAISING_CONTEXTS for item in parent.items)
+            for parent in self.ancestors(node))
 
     @property
     def enables_eager_on_import(self):
@@ -830,8 +832,7 @@ class ModuleFacts:
 
     def _maybe_in_a_graph(self, node, switch):
         in_def = False
-        parent = self.parent_of(node)
-        while parent is not None:
+        for parent in self.ancestors(node):
             if isinstance(parent, (ast.With, ast.AsyncWith)) and any(
                     word in ast.unparse(item.context_expr)
                     for item in parent.items for word in _GRAPH_CONTEXT_WORDS):
@@ -844,7 +845,6 @@ class ModuleFacts:
                 if any(word in ast.unparse(decorator) for decorator in getattr(
                         parent, "decorator_list", ()) for word in _GRAPH_FUNCTION_WORDS):
                     return True
-            parent = self.parent_of(parent)
         return not in_def and node.lineno < switch
 
     def _imports_eager_switch(self):
@@ -976,12 +976,8 @@ class ModuleFacts:
         return uses
 
     def _in_loop(self, node):
-        parent = self.parent_of(node)
-        while parent is not None:
-            if isinstance(parent, (ast.For, ast.AsyncFor, ast.While)):
-                return True
-            parent = self.parent_of(parent)
-        return False
+        return any(isinstance(parent, (ast.For, ast.AsyncFor, ast.While))
+                   for parent in self.ancestors(node))
 
     def _stored_first(self, use, stored):
         """Whether one of the module's own stores of the name a use reads (or of a module
@@ -1145,13 +1141,13 @@ class ModuleFacts:
         """The `with ... as tape:` statement around `call` that binds the name `tape`."""
         if not isinstance(tape, ast.Name):
             return None
-        node = self.parent_of(call)
-        while node is not None and not isinstance(node, _SCOPE_NODES):
+        for node in self.ancestors(call):
+            if isinstance(node, _SCOPE_NODES):
+                return None
             if isinstance(node, (ast.With, ast.AsyncWith)) and any(
                     isinstance(item.optional_vars, ast.Name) and item.optional_vars.id ==
                     tape.id for item in node.items):
                 return node
-            node = self.parent_of(node)
         return None
 
     @cached_property

@@ -85,12 +85,12 @@ def _made_anew_or_reused(facts, call, qualname, function):
     if qualname.startswith(LAYER_MODULES) and not any(
             keyword.arg in ("name", "scope") for keyword in call.keywords):
         return True  # `tf.layers.dense(x, 4)`: a fresh scope each call (dense, dense_1)
-    node = facts.parent_of(call)
-    while node is not None and node is not function:
+    for node in facts.ancestors(call):
+        if node is function:
+            return False
         if isinstance(node, ast.With) and any(_auto_reuse(facts, item.context_expr)
                                               for item in node.items):
             return True
-        node = facts.parent_of(node)
     return False
 
 

@@ -153,13 +153,9 @@ def _inside_override_block(module, call):
     if not module.override_maps:
         return False
     maps = {id(found) for found in module.override_maps}
-    parent = module.parent_of(call)
-    while parent is not None:
-        if isinstance(parent, (ast.With, ast.AsyncWith)) and any(
-                id(item.context_expr) in maps for item in parent.items):
-            return True
-        parent = module.parent_of(parent)
-    return False
+    return any(isinstance(parent, (ast.With, ast.AsyncWith)) and any(
+        id(item.context_expr) in maps for item in parent.items)
+        for parent in module.ancestors(call))
 
 
 def _sites(module, memo):

@@ -216,13 +216,11 @@ def _stale_graph(module, call):
     taken = bindings[0].node
     if not (isinstance(taken, ast.Call) and module.resolve(taken.func) in _GET_DEFAULT_GRAPH):
         return None
-    parent = module.parent_of(call)
-    while parent is not None:
+    for parent in module.ancestors(call):
         if isinstance(parent, ast.With) and not (
                 parent.lineno <= taken.lineno <= parent.end_lineno) and any(
                     _opens_new_graph(module, item.context_expr) for item in parent.items):
             return taken, parent
-        parent = module.parent_of(parent)
     return None
 
 
