@@ -1161,9 +1161,9 @@ class ModuleFacts:
             target = display = passed_argument(call, 0, "target")
             if isinstance(target, ast.Name):
                 # (a list stays a list, whatever is put in it later)
-                bindings = self.names.lookup(target.id, self.names.scope_of(target))
-                if len(bindings) == 1 and bindings[0].kind == "assign":
-                    display = bindings[0].node
+                binding = self.names.definitions(target, self.names.scope_of(target))
+                if binding is not None and binding.kind == "assign":
+                    display = binding.node
             if isinstance(display, (ast.List, ast.Tuple, ast.ListComp)):
                 found.append((target, display))
         return found

@@ -4,6 +4,7 @@ import dataclasses
 from cglint import failing_imports, guards, tfapi, tfimports, tfpackage
 from cglint.facts import GRAPH_ONLY, TENSOR_LISTS, TF_PRINTS, is_private, passed_argument
 from cglint.diagnostics import Finding
+from cglint.names import within
 from cglint.rules.base import Edit, Rule
 from cglint.source import Span
 from cglint.wording import tf_name
@@ -155,10 +156,11 @@ class MissingApi(Rule):
                               "mode (a segmentation fault, measured); pass `[%s]`" % (
                                   target, text or "..."),
                               (Edit(module.span(given), "[%s]" % text),) if text else None)
-        sites = [site.func for site in module.sites] if module.graph_only_calls else ()
+        sites = [module.names.scope_for_def.get(id(site.func)) for site in module.sites] \
+            if module.graph_only_calls else ()
         for call, qualname in module.graph_only_calls:
-            if qualname == "tensorflow.Variable" and any(within_node(call, func)
-                                                         for func in sites):
+            if qualname == "tensorflow.Variable" and any(
+                    within(module.names.scope_of(call), scope) for scope in sites if scope):
                 continue  # CG101's, inside a custom-gradient function
             error, instead = GRAPH_ONLY[qualname]
             yield self.at(call, "`%s` under eager execution raises `RuntimeError: %s` in TF "
@@ -272,12 +274,6 @@ def _public_of_own_module(qualname):
         part.startswith("_") for part in qualname.split("."))
 
 
-def within_node(node, outer):
-    """Whether `node` stands in the source range of `outer` (a def)."""
-    return (outer.lineno, outer.col_offset) <= (node.lineno, node.col_offset) and \
-        (node.end_lineno, node.end_col_offset) <= (outer.end_lineno, outer.end_col_offset)
-
-
 def _surely_not_persistent(tape):
     """Whether the `tf.GradientTape(...)` call makes a non-persistent tape (its default)."""
     persistent = passed_argument(tape, 0, "persistent")
@@ -289,10 +285,10 @@ def _a_tensor_not_a_list(module, value):
     """Whether `value` is visibly one tensor: a TensorFlow call, or a name bound once to
     one (`dy = tf.ones_like(y)`), not a list of them."""
     if isinstance(value, ast.Name):
-        bindings = module.names.lookup(value.id, module.names.scope_of(value))
-        if len(bindings) != 1 or bindings[0].kind != "assign":
+        binding = module.names.definitions(value, module.names.scope_of(value))
+        if binding is None or binding.kind != "assign":
             return False
-        value = bindings[0].node
+        value = binding.node
     if not isinstance(value, ast.Call):
         return False
     qualname = module.resolve(value.func)
