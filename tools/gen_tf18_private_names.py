@@ -82,11 +82,9 @@ def probe():
 
 
 def main():
-    options = tf18_probe.arguments(__doc__.split("\n\n")[0])
-    if options.probe:
-        probe()
-        return
-    modules = tf18_probe.run_probe(options.tf18_python, __file__, "gen_tf18_private_names")
+    modules = tf18_probe.probed(__doc__, __file__, "gen_tf18_private_names", probe)
+    if modules is None:
+        return  # (the probe, inside TF 1.8)
     tf18_probe.write(OUTPUT, {"doc": DOC, "modules": modules})
     print("gen_tf18_private_names: %d modules, %d names -> %s" % (
         len(modules), sum(len(names) for names in modules.values()),

@@ -114,11 +114,9 @@ def probe():
 
 
 def main():
-    options = tf18_probe.arguments(__doc__.split("\n\n")[0])
-    if options.probe:
-        probe()
-        return
-    names = tf18_probe.run_probe(options.tf18_python, __file__, "gen_tf18_public_names")
+    names = tf18_probe.probed(__doc__, __file__, "gen_tf18_public_names", probe)
+    if names is None:
+        return  # (the probe, inside TF 1.8)
     modules = {}
     for internal, public in names.items():
         module, _, attribute = internal.rpartition(".")

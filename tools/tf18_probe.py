@@ -25,6 +25,16 @@ def arguments(description):
     return parser.parse_args()
 
 
+def probed(doc, script, tool, probe):
+    """The generator's command line done: in `--probe` mode (inside TF 1.8) run `probe()`
+    and give None; else the JSON it prints there, from the `--tf18-python` given."""
+    options = arguments(doc.split("\n\n")[0])
+    if options.probe:
+        probe()
+        return None
+    return run_probe(options.tf18_python, script, tool)
+
+
 def run_probe(python, script, tool):
     """The JSON the generator `script` prints in `--probe` mode inside `python`, which
     must have TensorFlow 1.8.0 (else exit with why)."""
