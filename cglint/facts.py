@@ -813,17 +813,17 @@ class ModuleFacts:
         a module whose top level turns it on: after the switch, or in a def; but in a
         block that visibly runs in a graph (`with tf.Graph().as_default():`, a session),
         under a test of the mode, or in a function made a graph function (`defun`)."""
-        if not self.eager_switches or not self.enables_eager_on_import or \
-                self._is_tensorflow_itself or not any(
+        if not self.eager_switches or self._is_tensorflow_itself or not any(
                 word in self.text for word in ("Variable", "placeholder", "gradients")):
             return []
-        # (a switch 1.8 lacks, `tf.compat.v1.enable_eager_execution()`, fails first)
-        switches = [statement.lineno for statement in self.tree.body
-                    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)
-                    and self.resolve(statement.value.func) in EAGER_SWITCHES_OF_18]
-        if not switches:
+        # The first switch of the top level (in source order); one 1.8 lacks,
+        # `tf.compat.v1.enable_eager_execution()`, fails first.
+        top_level = {id(statement.value) for statement in self.tree.body
+                     if isinstance(statement, ast.Expr)}
+        switch = next((call.lineno for call in self.eager_switches if id(call) in top_level
+                       and self.resolve(call.func) in EAGER_SWITCHES_OF_18), None)
+        if switch is None:
             return []
-        switch = min(switches)
         found = []
         for call, qualname in self.calls:
             if qualname in GRAPH_ONLY and not self._maybe_in_a_graph(call, switch):
