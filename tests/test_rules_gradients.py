@@ -1329,6 +1329,64 @@ def test_cg107_a_variables_parameter_is_harmless_only_when_nothing_needs_it():
         (33, "gradient function `grad` requires `variables`, which TF 1.8 never passes")]
 
 
+def test_cg107_variables_read_only_where_a_test_says_it_was_given():
+    # TF 1.8 never passes `variables`: a read in the branch of a test that fails on
+    # None, or after an early return on None, never runs there (probe V: dirt).
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def conditional(x):
+        def grad(dy, variables=None):
+            extra = list(variables if variables is not None else [])
+            return dy * (1.0 + len(extra))
+        return tf.identity(x), grad
+
+    @tf.custom_gradient
+    def early_return(x):
+        def grad(dy, variables=None):
+            if variables is None:
+                return dy
+            return dy * len(variables)
+        return tf.identity(x), grad
+
+    @tf.custom_gradient
+    def tested_first(x):
+        def grad(dy, variables=None):
+            n = variables is not None and len(variables)
+            if not variables:
+                pass
+            else:
+                n = len(variables)
+            return dy
+        return tf.identity(x), grad
+
+    @tf.custom_gradient
+    def read_when_none(x):
+        def grad(dy, variables=None):
+            extra = list(variables if variables is None else [])
+            return dy
+        return tf.identity(x), grad
+
+    @tf.custom_gradient
+    def early_return_without_exit(x):
+        def grad(dy, variables=None):
+            if variables is None:
+                dy = dy * 2.0
+            return dy * len(variables)
+        return tf.identity(x), grad
+
+    @tf.custom_gradient
+    def other_default(x):
+        def grad(dy, variables=()):
+            extra = list(variables if variables is not None else [])
+            return dy * len(extra)
+        return tf.identity(x), grad
+    """
+    assert lint(code, select=["CG107"]) == [("CG107", 32, 18), ("CG107", 39, 18),
+                                            ("CG107", 47, 18)]
+
+
 def test_cg103_star_args_functions_are_checked_at_each_call():
     code = """
     import tensorflow as tf

@@ -19,9 +19,10 @@ class VariablesProtocol(Rule):
     `TypeError: grad() missing 1 required positional argument: 'variables'`.
 
     A `variables=None` parameter that the gradient function only tests (against None, or
-    for truth: `assert not variables`), deletes (`del variables  # Unused.`) or reads as
-    `variables or []`, in a function that creates and reads no variable, is harmless on
-    1.8 and not reported; so is returning `dx, [... for v in (variables or [])]`, a list
+    for truth: `assert not variables`), deletes (`del variables  # Unused.`), reads as
+    `variables or []`, or reads only where a test of it says it was given (`variables if
+    variables is not None else []`, or after `if variables is None: return dx`), in a
+    function that creates and reads no variable, is harmless on 1.8 and not reported; so is returning `dx, [... for v in (variables or [])]`, a list
     that is always empty there, or `dx, []` (`dx, [[]]`): TF 1.8 flattens what the
     gradient function returns, and a list that flattens to nothing adds no gradient.
 
@@ -58,6 +59,9 @@ class VariablesProtocol(Rule):
                               "no gradient; pass them as positional inputs instead"
                               % (grad.name, grad.params.kwarg, site.name), function=site.func)
             for _, value in grad.returns:
+                if param is not None and _default_is_none(grad, param) and \
+                        _runs_only_if_given(module, grad, value, param.arg):
+                    continue  # (`if variables is None: return dx` came first)
                 listed = variable_gradients(module, site, grad, value)
                 if listed is not None and _iterates(listed, param) and \
                         _default_is_none(grad, param):
@@ -124,11 +128,86 @@ def _matters(module, site, grad, param):
               and node.func.id == "bool" and len(node.args) == 1 and not node.keywords
               and module.names.is_builtin(node.func)):
             harmless.update(_truth_tested(node.args[0]))
+    given_only = _default_is_none(grad, param)
     if any(isinstance(node, ast.Name) and node.id == param.arg and id(node) not in harmless
            and not isinstance(node.ctx, ast.Del)  # `del variables  # Unused.`
+           and not (given_only and _runs_only_if_given(module, grad, node, param.arg))
            for node in own_nodes(grad.node)):
         return True
     return site_variables.uses_variables(module, site)
+
+
+def _runs_only_if_given(module, grad, node, name):
+    """Whether `node` runs only when the parameter `name` (default None) is not None,
+    which on 1.8 it never is: in the branch a test of it takes then (`variables if
+    variables is not None else []`, `if variables:`, `variables and ...`), or after `if
+    variables is None: return ...` in a block around it."""
+    child = node
+    for parent in module.ancestors(node):
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(parent, field, None)
+            if isinstance(block, list) and child in block:
+                if any(_returns_if_none(statement, name)
+                       for statement in block[:block.index(child)]):
+                    return True
+        if parent is grad.node:
+            return False
+        if isinstance(parent, (ast.If, ast.IfExp, ast.While)) and child is not parent.test:
+            in_body = child is parent.body or (isinstance(parent.body, list)
+                                               and child in parent.body)
+            if _false_if_none(parent.test, name) if in_body else (
+                    not isinstance(parent, ast.While) and _true_if_none(parent.test, name)):
+                return True
+        elif isinstance(parent, ast.BoolOp):
+            before = parent.values[:parent.values.index(child)]
+            stops = _false_if_none if isinstance(parent.op, ast.And) else _true_if_none
+            if any(stops(value, name) for value in before):
+                return True
+        child = parent
+    return False
+
+
+def _returns_if_none(statement, name):
+    """`if variables is None: return ...` (or raise): what follows never runs on 1.8."""
+    return isinstance(statement, ast.If) and _true_if_none(statement.test, name) and \
+        isinstance(statement.body[-1], (ast.Return, ast.Raise))
+
+
+def _is_the(node, name):
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _compared_to_none(test, name, operators):
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1
+            and isinstance(test.ops[0], operators)):
+        return False
+    sides = (test.left, test.comparators[0])
+    return any(_is_the(side, name) for side in sides) and any(
+        isinstance(side, ast.Constant) and side.value is None for side in sides)
+
+
+def _false_if_none(test, name):
+    """Whether `test` is false when `name` is None (`name`, `name is not None`, ...)."""
+    if _is_the(test, name) or _compared_to_none(test, name, (ast.IsNot, ast.NotEq)):
+        return True
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _true_if_none(test.operand, name)
+    if isinstance(test, ast.BoolOp):
+        tests = [_false_if_none(value, name) for value in test.values]
+        return any(tests) if isinstance(test.op, ast.And) else all(tests)
+    return False
+
+
+def _true_if_none(test, name):
+    """Whether `test` is true when `name` is None (`name is None`, `not name`, ...)."""
+    if _compared_to_none(test, name, (ast.Is, ast.Eq)):
+        return True
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _false_if_none(test.operand, name)
+    if isinstance(test, ast.BoolOp):
+        tests = [_true_if_none(value, name) for value in test.values]
+        return any(tests) if isinstance(test.op, ast.Or) else all(tests)
+    return False
 
 
 def _truth_tested(test):
