@@ -30,6 +30,8 @@ import weakref
 
 from cglint import failing_imports, tfapi, tfimports
 from cglint.facts import own_nodes
+from cglint.ops import load as load_ops
+from cglint.tfpackage import is_tensorflow_file
 from cglint.version_tests import UNKNOWN, VERSION_NAMES, evaluate, evaluate_value, release
 
 _CACHE = weakref.WeakKeyDictionary()
@@ -48,6 +50,8 @@ _ALL = None  # guards every name
 # What a `try` body may raise on the target (_Finder._cannot_fail): anything; only what
 # it raises on every release (a call's ValueError for a bad shape); nothing.
 _FAILS, _NO_VERSION_ERROR, _NEVER_FAILS = "fails", "no version error", "never fails"
+# The release whose op registry (cglint.ops) the data describes.
+_OPS_TARGET = tfapi.normalize_version("1.8")
 
 
 class Guards:
@@ -112,11 +116,31 @@ class _Finder:
             if isinstance(node.op, ast.And):
                 self._and_operands(node)
         self._early_exits()
+        for function in self._refused_registrations():
+            self._mark(function.body, {_ATTRIBUTE, _IMPORT, _KEYWORD}, _ALL)
         if "except" in module.text:
             star = module.nodes.get(getattr(ast, "TryStar", None), [])
             for node in module.nodes[ast.Try] + star:
                 self._try(node)
         return self.guards
+
+    def _refused_registrations(self):
+        """The defs decorated `@tf.RegisterGradient("MaxPoolGrad")` with an op type the
+        target already registers a gradient for: the decorator raises KeyError (CG203's
+        finding, or caught by an importer's `try`), so the def is never bound and its body
+        never runs there. The body is written for releases without that gradient."""
+        if "RegisterGradient" not in self.module.text or is_tensorflow_file(self.module.path) \
+                or tfapi.normalize_version(self.module.target_tf) != _OPS_TARGET:
+            return []
+        registered = load_ops()
+        return [registration.function.node
+                for registration in self.module.overrides.registrations
+                if registration.applied and registration.differentiable
+                and registration.function is not None
+                and registration.call in getattr(registration.function.node,
+                                                 "decorator_list", ())
+                and (registration.name.value in registered.gradients
+                     or registration.name.value in registered.not_differentiable)]
 
     def _mark(self, nodes, kinds, names):
         for start in nodes:

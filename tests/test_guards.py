@@ -761,3 +761,29 @@ def test_callable_getattr_and_a_lone_and_guard_like_hasattr():
     hasattr(tf, "nn") and tf.print(t)  # tf.nn is no test for tf.print
     """
     assert lint(code) == [("CG401", 7, 23)]
+
+
+def test_the_body_of_a_registration_the_target_refuses_never_runs():
+    # `MaxPoolGrad` and `Shape` are registered by TF 1.8 itself: the decorator raises
+    # KeyError (CG203) and the body never runs; a name of the code's own registers, and a
+    # function registered by a call stays callable by its name (probe V: maml).
+    code = """
+    import tensorflow as tf
+
+    @tf.RegisterGradient("MaxPoolGrad")
+    def _max_pool_grad_grad(op, grad):
+        return tf.math.multiply(grad, 2.0), None, None
+
+    @tf.RegisterGradient("Shape")
+    def _shape_grad(op, grad):
+        return tf.math.multiply(grad, 2.0)
+
+    @tf.RegisterGradient("MyMaxPoolGradGrad")
+    def _own(op, grad):
+        return tf.math.multiply(grad, 2.0), None, None
+
+    def _called(op, grad):
+        return tf.math.multiply(grad, 2.0), None, None
+    tf.RegisterGradient("MaxPoolGrad")(_called)
+    """
+    assert lint(code, select=["CG402"]) == [("CG402", 14, 12), ("CG402", 17, 12)]

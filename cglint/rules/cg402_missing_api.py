@@ -89,8 +89,10 @@ class MissingApi(Rule):
     Guards are respected: a name used under `if hasattr(tf, ...)` or `if "name" in
     dir(tf)`, in a `try` whose handler catches AttributeError/ImportError, in the
     fallback of a `try` whose body 1.8 surely runs (imports, and expressions of calls it
-    has with keywords its signatures take: the fallback is for older releases), or in the branch
-    of a `tf.__version__` test that the target does not take, is not reported. Names
+    has with keywords its signatures take: the fallback is for older releases), in the branch
+    of a `tf.__version__` test that the target does not take, or in the body of a
+    `@tf.RegisterGradient("MaxPoolGrad")` for an op type 1.8 already registers (the
+    decorator raises KeyError, CG203's finding, so the body never runs), is not reported. Names
     reached through a failing import, directly or through aliases (`FLAGS =
     tf.flags.FLAGS` after `import tensorflow.compat.v1 as tf`), are the import's one
     finding. Imports follow the TF 1.8 wheels (CPU and GPU): a module file of either
