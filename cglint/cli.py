@@ -7,7 +7,7 @@ import stat
 import sys
 from collections import Counter
 
-from cglint import __version__, config, engine, files, interrupts
+from cglint import __version__, config, engine, files, interrupts, wording
 from cglint.config import TARGET_PYTHONS, TARGET_TFS, ConfigError
 from cglint.diagnostics import is_safe
 from cglint.lint_run import NOQA_EDITS, display_path, lint_paths, to_check
@@ -422,9 +422,13 @@ def report(args, run, status, out, fixer):
     fixable_codes = set()
     would_fix = Counter()  # (path, code) -> findings with a fix --fix would apply
     total = 0
+    # Syntax findings in files whose target Python nothing set or declared (2.7 assumed)
+    assumed = {shown for _, shown, _, settings in run.found
+               if settings.target_python_assumed}
+    on_assumed_target = 0
 
     def emit(diagnostics):
-        nonlocal total
+        nonlocal total, on_assumed_target
         findings = [(diagnostic, diagnostic.fix) for diagnostic in sorted(diagnostics)]
         if text:
             # What `--fix` would apply: safe fixes, and unsafe ones only with
@@ -435,6 +439,8 @@ def report(args, run, status, out, fixer):
         total += len(findings)
         for diagnostic, edits in findings:
             per_code[diagnostic.code] += 1
+            if diagnostic.code in PYTHON_TARGET_CODES and diagnostic.path in assumed:
+                on_assumed_target += 1
             if edits:
                 fixable_codes.add(diagnostic.code)
                 would_fix[diagnostic.path, diagnostic.code] += 1
@@ -467,6 +473,8 @@ def report(args, run, status, out, fixer):
             fixable = sum(would_fix.values())
             if fixable:
                 out.write("[*] %d fixable with `--fix`.\n" % fixable)
+            if on_assumed_target:
+                out.write(_assumed_target_note(on_assumed_target))
     out.flush()
     if status.errors or (fixer is not None and fixer.unwritten):
         return EXIT_ERROR  # (--exit-zero silences findings, not errors)
@@ -803,6 +811,20 @@ def write_fixes(out, fixed, done):
             if where == path:
                 name = rules[code].name if code in rules else ""
                 out.write("    %d \u00d7 %s (%s)\n" % (count, code, name))
+
+
+# The findings that depend on the target Python.
+PYTHON_TARGET_CODES = frozenset(("CG301", "CG302"))
+
+
+def _assumed_target_note(count):
+    """Why `count` syntax findings judged Python 2.7: nothing said which Python the code
+    runs on (a Python 3 project would otherwise read as hundreds of false findings)."""
+    return ("Note: %s assume%s Python 2.7, as no settings or project file says which "
+            "Python the code runs on; for code that runs on Python 3 only, pass "
+            "`--target-python 3.6` or declare it (`python_requires`, `requires-python` or "
+            "the cglint setting `target-python`).\n"
+            % (wording.counted(count, "syntax finding"), "s" if count == 1 else ""))
 
 
 def _summary(count, checked):

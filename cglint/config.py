@@ -64,6 +64,8 @@ class Settings:
     respect_gitignore: bool = True
     source: str = ""  # the settings file they came from; "" when none
     declared_by: str = ""  # the project file whose python_requires gave target-python
+    # Nothing set or declared a target Python: 2.7, the oldest TF 1.8 runs on, is assumed.
+    target_python_assumed: bool = False
 
     def options_for(self, path):
         """Options for one file: per-file ignores join the ignore list, so the rules they
@@ -347,7 +349,7 @@ def resolve(file_config, command_line):
                     tuple((root, glob, tuple(_prefix(code) for code in codes))
                           for root, (glob, codes) in per_file),
                     exclude, True if respect_gitignore is None else respect_gitignore,
-                    file_config.path)
+                    file_config.path, target_python_assumed=pick("target_python") is None)
 
 
 def selected_codes(layers):

@@ -468,3 +468,29 @@ def test_an_empty_select_with_extend_select_selects_those(tmp_path):
         '[tool.cglint]\nselect = []\nextend-select = ["CG301"]\n')
     done = cglint(["a.py"], tmp_path)
     assert done.returncode == 1 and b"CG301" in done.stdout
+
+
+def test_a_note_says_when_syntax_findings_assume_python_2(tmp_path, capsys):
+    # A Python 3 project that declares nothing is judged as 2.7: the text report says so
+    # once, with the way out, and only when a syntax finding rests on that assumption.
+    (tmp_path / "py3.py").write_text('def f(x, *, y=1):\n    print(f"{x}", end="")\n')
+    (tmp_path / "bad.py").write_text(BAD)
+    code, out, _ = run([str(tmp_path), "--no-cache"], capsys)
+    assert code == 1
+    assert out.splitlines()[-1] == (
+        "Note: 3 syntax findings assume Python 2.7, as no settings or project file says "
+        "which Python the code runs on; for code that runs on Python 3 only, pass "
+        "`--target-python 3.6` or declare it (`python_requires`, `requires-python` or the "
+        "cglint setting `target-python`).")
+    for args in (["--target-python", "2.7"], ["--quiet"], ["--format", "json"],
+                 ["--select", "CG103"]):
+        code, out, _ = run([str(tmp_path), "--no-cache"] + args, capsys)
+        assert code == 1 and "Note:" not in out, args
+    (tmp_path / "setup.py").write_text('from setuptools import setup\n'
+                                       'setup(name="p", python_requires=">=2.7")\n')
+    code, out, _ = run([str(tmp_path), "--no-cache"], capsys)
+    assert code == 1 and "CG30" in out and "Note:" not in out  # declared: no assumption
+    (tmp_path / "setup.py").write_text('from setuptools import setup\n'
+                                       'setup(name="p", python_requires=">=3.6")\n')
+    code, out, _ = run([str(tmp_path), "--no-cache"], capsys)
+    assert "CG30" not in out and "Note:" not in out
