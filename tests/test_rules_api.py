@@ -112,13 +112,18 @@ def test_a_name_that_became_the_18_object_only_later_gets_an_unsafe_fix():
     # which by then took `ksize=2`: the rewritten call raises on 1.8 (`Expected list for
     # 'ksize'`, measured), so the fix is not applied without --unsafe-fixes.
     from cglint import engine
+    # With one size (`ksize=2`) even the unsafe fix is withheld (probe W: redner).
     text = ("import tensorflow as tf\n"
-            "p = tf.nn.avg_pool2d(x, ksize=2, strides=2, padding='SAME')\n"
-            "m = tf.math.log(x)\n")  # tf.log's own alias from its first release: safe
+            "p = tf.nn.avg_pool2d(x, ksize=[1, 2, 2, 1], strides=(1, 2, 2, 1), padding='SAME')\n"
+            "m = tf.math.log(x)\n"  # tf.log's own alias from its first release: safe
+            "q = tf.nn.avg_pool2d(x, ksize=2, strides=[1, 2, 2, 1], padding='SAME')\n"
+            "r = tf.nn.avg_pool2d(x, [1, 2, 2, 1], [2, 2], 'SAME')\n")
     result = engine.lint_text("a.py", text, engine.Options())
     fixes = {d.line: edits for d, edits in result.fixes}
     assert [(e.text, e.safe) for e in fixes[2]] == [("tf.nn.avg_pool", False)]
     assert [(e.text, e.safe) for e in fixes[3]] == [("tf.log", True)]
+    assert 4 not in fixes and 5 not in fixes
+    assert [d.line for d in result.diagnostics] == [2, 3, 4, 5]
 
 
 def test_renamed_keywords_get_their_18_spelling():

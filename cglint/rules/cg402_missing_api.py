@@ -617,7 +617,21 @@ def _fits(call, qualname, target):
     # (`tf.TensorSpec(shape)`: 1.8's TensorSpec requires its dtype).
     required = tfapi.required_positional(qualname, target) or 0
     given = set(parameters[:len(call.args)]) | {keyword.arg for keyword in call.keywords}
-    return all(name in given for name in parameters[:required])
+    if not all(name in given for name in parameters[:required]):
+        return False
+    # The pooling ops of 1.8 take four sizes where 1.15's `avg_pool2d` takes one
+    # (`ksize=2`: `TypeError: Expected list for 'ksize' argument`, measured).
+    values = dict(zip(parameters, call.args))
+    values.update((keyword.arg, keyword.value) for keyword in call.keywords)
+    return not any(
+        name in values and not (isinstance(values[name], (ast.List, ast.Tuple))
+                                and len(values[name].elts) == 4)
+        for name in _FOUR_SIZES.get(qualname, ()))
+
+
+# 1.8 functions whose window and stride arguments must each list four sizes.
+_FOUR_SIZES = {"tensorflow.nn.%s" % name: ("ksize", "strides")
+               for name in ("avg_pool", "max_pool", "max_pool_with_argmax")}
 
 
 RULE = MissingApi
