@@ -611,3 +611,31 @@ def test_cg111_a_long_chain_of_additions_is_followed_only_so_deep():
     code = GRADIENT_REVERSAL.replace("LAM", " + ".join(["p"] * 1000))
     assert lint(code) == []
     assert lint(GRADIENT_REVERSAL.replace("LAM", " + ".join(["p"] * 4))) == [("CG111", 12, 27)]
+
+
+def test_cg111_a_reduction_that_keeps_dims_keeps_the_rank():
+    # `keepdims=True` leaves shape (1, 1) for a scalar's gradient (probe U, u72: measured
+    # `Incompatible shapes ... Original input shape: ().  Calculated ... (1, 1)`); a
+    # one-element input of shape [1] may match it, and is left alone.
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def scale(x, s):
+        def grad(dy):
+            kept = tf.reduce_mean(dy * x, axis=[0, 1], keep_dims=True)
+            return dy * s, {gradient}
+        return x * s, grad
+
+    x = tf.ones([2, 3])
+    y = scale(x, {weight})
+    """
+    def found(gradient, weight="tf.constant(3.0)"):
+        return lint(code.format(gradient=gradient, weight=weight), select=["CG111"])
+    assert found("tf.reduce_sum(dy * x, keepdims=True)") == [("CG111", 8, 24)]
+    assert found("kept") == [("CG111", 8, 24)]
+    assert found("tf.reduce_sum(dy * x, keepdims=False)") == []
+    assert found("tf.reduce_sum(dy * x)") == []
+    assert found("tf.reduce_sum(x, keepdims=True)") == []  # no upstream gradient in it
+    assert found("tf.reduce_sum(dy * x, keepdims=True)",
+                 "tf.get_variable('s', [1])") == []

@@ -21,7 +21,9 @@ class UnreducedScalarGradient(Rule):
     once) in one positional slot, next to tensor inputs, while the gradient function
     returns, for that slot, an elementwise expression of the upstream gradient such as
     `dy * (x - y)` or `tf.zeros_like(dy)` (directly or kept in a name first: `dalpha =
-    dy * x`): a tensor shaped like `dy`, not a scalar. A function whose output may
+    dy * x`): a tensor shaped like `dy`, not a scalar; or, for a scalar, a reduction of
+    one that keeps its dimensions (`tf.reduce_sum(dy * x, keepdims=True)`: shape (1, 1),
+    the rank of `dy`). A function whose output may
     itself be a scalar gets a scalar `dy`, and is left alone: a reduction over every axis
     (`tf.reduce_sum(v) * s`), a `tf.losses` loss, a norm, a helper of the module returning
     one, or another TensorFlow function whose result's shape cglint does not know
@@ -84,6 +86,16 @@ class UnreducedScalarGradient(Rule):
                                           "upstream gradient; %s"
                                           % (site.name, number, site.params.names[slot], line,
                                              ast.unparse(element), _reduce_it(number)),
+                                          function=site.func)
+                        elif number.startswith("the scalar ") and _keeps_upstream_rank(
+                                module, element, upstream):
+                            reported.add(id(element))
+                            yield self.at(element, "`%s` gets %s for `%s` (line %d), but "
+                                          "its gradient `%s` keeps the upstream gradient's "
+                                          "rank (`keepdims=True`), where a scalar's gradient "
+                                          "has shape (); reduce it without `keepdims`"
+                                          % (site.name, number, site.params.names[slot], line,
+                                             ast.unparse(element)),
                                           function=site.func)
 
     def _imported(self, module):
@@ -485,6 +497,24 @@ def _keeps_upstream_shape(module, expr, upstream, depth=0, followed=None):
         return any(_keeps_upstream_shape(module, arg, upstream, depth, followed)
                    for arg in expr.args)
     return False
+
+
+def _keeps_upstream_rank(module, expr, upstream, depth=0):
+    """A reduction with `keepdims=True` (`keep_dims=True`) of what keeps the upstream
+    gradient's shape (`tf.reduce_sum(dy * x, keepdims=True)`): every axis is kept, of size
+    one, so its rank is the upstream gradient's, also through a local name assigned it
+    once."""
+    if isinstance(expr, ast.Name) and depth < _MAX_LOCAL_NAMES:
+        value = _assigned_once(module, expr)
+        return value is not None and _keeps_upstream_rank(module, value, upstream, depth + 1)
+    if not (isinstance(expr, ast.Call) and expr.args
+            and not isinstance(expr.args[0], ast.Starred)
+            and module.resolve(expr.func) in _REDUCING):
+        return False
+    keeps = any(keyword.arg in ("keepdims", "keep_dims") and isinstance(
+        keyword.value, ast.Constant) and keyword.value.value is True
+        for keyword in expr.keywords)
+    return keeps and _keeps_upstream_shape(module, expr.args[0], upstream)
 
 
 _MAX_LOCAL_NAMES = 4  # local names followed to their value, one after another
