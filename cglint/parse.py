@@ -56,8 +56,10 @@ _PY2_CONSTRUCTS = tuple((re.compile(pattern), bounded) for pattern, bounded in (
     (r"(?:True|False)[ \t]*(?:,[ \t]*(?:True|False)[ \t]*)?=(?!=)", True),
     (r"import[^\n]*\b(?:True|False)\b", True),
 ))
-# Python 3's error for `b"a" "b"`, which Python 2 reads as one str (its `b` changes nothing).
-_MIXED_LITERALS = "cannot mix bytes and nonbytes literals"
+# Python 3's errors for what Python 2 reads as a str: `b"a" "b"` (its `b` changes nothing)
+# and `b"größe"` (under a coding line, the text's bytes).
+_BYTES_ERRORS = ("cannot mix bytes and nonbytes literals",
+                 "bytes can only contain ASCII literal characters")
 # The stdlib's errors that are its own limits, never Python 2 syntax.
 _LIMIT_ERRORS = ("too many nested", "too many statically nested", "too many indentation")
 # Tokens as the budget counts them: a string literal or comment is one.
@@ -234,7 +236,8 @@ def _could_be_python2(text, error):
     message = error.msg or ""
     if any(limit in message for limit in _LIMIT_ERRORS):
         return False
-    return "\t" in text or _MIXED_LITERALS in message or _python2_constructs(text, 1) > 0
+    return "\t" in text or any(bytes_error in message for bytes_error in _BYTES_ERRORS) or \
+        _python2_constructs(text, 1) > 0
 
 
 def _python2_constructs(text, limit):
@@ -396,8 +399,9 @@ def _mend_python2_leftovers(tree):
     `def area((w, h))`) become one parameter named after their names; an octal long
     (`0777L`) an octal; `True` and `False` bound as names (`from __builtin__ import
     False`) names that Python 3 allows; bytes among the literals of one string, where
-    others are not (`b"a" "b"`), plain strings (a blank for the `b`). Enough for the
-    linter to read the file: what it reports never hangs on these."""
+    others are not (`b"a" "b"`), plain strings (a blank for the `b`); text beyond ASCII
+    in a bytes literal (`b"größe"`) escapes. Enough for the linter to read the file: what
+    it reports never hangs on these."""
     from fissix.pgen2 import token
     from fissix.pygram import python_symbols as symbols
     from fissix.pytree import Leaf
@@ -414,6 +418,9 @@ def _mend_python2_leftovers(tree):
         elif node.type == symbols.atom and len(node.children) > 1 and all(
                 child.type == token.STRING for child in node.children):
             _unbyte_mixed_literals(node.children)
+        elif node.type == token.STRING and not node.value.isascii() and \
+                "b" in _prefix(node.value).lower():
+            node.value = _escaped_bytes(node.value)
 
 
 def _unbyte_mixed_literals(leaves):
@@ -426,6 +433,17 @@ def _unbyte_mixed_literals(leaves):
                 prefix = _prefix(leaf.value)
                 raw = "r" in prefix.lower()
                 leaf.value = (" r" if raw else "u") + leaf.value[len(prefix):]
+
+
+def _escaped_bytes(literal):
+    """A bytes literal with text beyond ASCII, which Python 2 takes (its bytes in the
+    file's coding) and Python 3 refuses, as the ASCII escapes of its UTF-8 bytes (`b"ö"`
+    -> `b"\\xc3\\xb6"`): the value Python 2 reads in a UTF-8 file, and still bytes with its
+    own prefix (CG302 reads an `rb`). In a raw literal the escapes are text: the type and
+    prefix hold, not the value."""
+    return "".join(char if char.isascii() else "".join(
+        "\\x%02x" % byte for byte in char.encode("utf-8", "surrogatepass"))
+        for char in literal)
 
 
 def _prefix(literal):

@@ -342,6 +342,74 @@ def test_findings_of_a_file_with_mixed_literals_are_still_reported():
     assert [(code, line) for code, line, _ in found] == [("CG103", 8)]
 
 
+@pytest.mark.parametrize("literal,value", [
+    ('b"größe"', "größe".encode("utf-8")),
+    ('B"µ"', "µ".encode("utf-8")),
+    ("b'\\x00ö\\n'", b"\x00" + "ö".encode("utf-8") + b"\n"),
+    ('br"\\d°"', b"\\d\\xc2\\xb0"),  # raw: still bytes, the escapes read as text
+    ('Rb"é"', b"\\xc3\\xa9"),  # `rb`: 3.3+, CG302's on 2.7
+    ('b"""ä\nß"""', "ä\nß".encode("utf-8")),
+])
+def test_non_ascii_bytes_literals_are_python_2_strs(literal, value):
+    """Under a coding line Python 2.7 reads `b"größe"` as the str of its UTF-8 bytes
+    (measured: len 7); Python 3 refuses any bytes literal beyond ASCII. Read as Python 2,
+    still bytes, with the source's columns after it."""
+    code = "# -*- coding: utf-8 -*-\nKEY = %s; y = 1\n" % literal
+    parsed = parse(code)
+    assert parsed.error is None and parsed.python2_syntax
+    key, y = parsed.tree.body
+    assert key.value.value == value
+    last = code.splitlines()[-1]
+    assert parsed.original_col(y.lineno, y.col_offset) == last.index("y = 1")
+    line, col, message = parse(code, (3, 6)).error
+    assert (line, col) == (2, 7)
+    assert message.endswith("bytes can only contain ASCII literal characters")
+
+
+def test_non_ascii_bytes_beside_ascii_bytes_and_strs():
+    parsed = parse('# coding: utf-8\nA = b"ä" b"b"\nB = b"ä" "c"\nC = u"x" b"ö"\n')
+    assert parsed.error is None
+    assert [statement.value.value for statement in parsed.tree.body] == [
+        b"\xc3\xa4b", "äc", "xö"]
+
+
+def test_findings_after_a_non_ascii_bytes_literal_keep_their_positions():
+    from conftest import lint
+
+    code = """\
+        # -*- coding: utf-8 -*-
+        import tensorflow as tf
+        LABEL = b"größe"
+
+        @tf.custom_gradient
+        def ident(x):
+            def grad(dy):
+                tag = b"für"; return dy * 2.0, dy
+            return tf.identity(x), grad
+        """
+    assert lint(code) == [("CG103", 8, 23)]
+    assert sorted(lint(code, target_python=(3, 6))) == [("CG001", 3, 9), ("CG103", 8, 23)]
+
+
+def test_non_ascii_bytes_without_a_coding_line_are_the_non_ascii_construct_on_2_7():
+    """Python 2.7 refuses any non-ASCII source without a coding line (measured:
+    `SyntaxError: Non-ASCII character '\\xc3'`): CG302's finding, not a syntax error."""
+    from conftest import lint
+
+    found = lint('import tensorflow as tf\nLABEL = b"größe"\nx = tf.math.log(1.0)\n')
+    assert found == [("CG302", 2, 13), ("CG402", 3, 5)]
+
+
+def test_a_non_ascii_rb_literal_is_the_rb_prefix_on_2_7():
+    # Measured: 2.7 refuses `rb"..."` (SyntaxError), whatever its text; 3.6 refuses this one
+    # for its text beyond ASCII.
+    from conftest import lint
+
+    code = '# -*- coding: utf-8 -*-\nimport re\nPATTERN = rb"°\\d+"\n'
+    assert lint(code) == [("CG302", 3, 11)]
+    assert lint(code, target_python=(3, 6)) == [("CG001", 3, 11)]
+
+
 @pytest.mark.parametrize("tail", ["\0\0\0", "\0\0\n\0\n", "\n\0 \t\0"])
 def test_nul_bytes_after_the_last_line_are_harmless_on_python_2(tail):
     """Python 2.7 runs and imports such a file; Python 3.6 runs it as a script, but its

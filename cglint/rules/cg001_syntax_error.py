@@ -5,8 +5,10 @@ class SyntaxErrorRule(Rule):
     """The file cannot be parsed for the target Python.
 
     What: the file is not valid Python 2.7 (or the `--target-python` version): a syntax
-    error, a NUL byte, nesting too deep to parse, Python 2 only syntax (print statement,
-    `except E, e`) when the target is Python 3, or a `from __future__ import` after other
+    error, a NUL byte, nesting too deep to parse; when the target is Python 3, Python 2
+    only syntax (print statement, `except E, e`) or a bytes literal with text beyond ASCII
+    (`b"größe"`, a str to 2.7 under a coding line; Python 3 raises `SyntaxError: bytes can
+    only contain ASCII literal characters`); or a `from __future__ import` after other
     code (added below `import tensorflow as tf` to get the print function), which the
     compiler of 2.7 and 3.x refuses: `SyntaxError: from __future__ imports must occur at
     the beginning of the file` (only the module docstring may come before them; 2.7 takes
@@ -19,7 +21,8 @@ class SyntaxErrorRule(Rule):
     Fix: correct the syntax at the reported position (move `from __future__` imports to
     the top, below the module docstring only). cglint still checks the rest of the run;
     this file gets no other findings until it parses, but for a misplaced or unknown
-    `__future__` import, after which the file is read as it stands.
+    `__future__` import, and Python 2 syntax or bytes beyond ASCII that a Python 3 target
+    refuses: then the file is read as it stands (as Python 2).
     """
 
     code = "CG001"
