@@ -1066,14 +1066,14 @@ class ModuleFacts:
 
     @cached_property
     def name_calls(self):
-        """[ApiUse] of calls, with keywords, of a plain name that resolves to a TensorFlow
-        function (`from tensorflow import gradients`, `moments = tf.nn.moments`): the
-        calls api_uses, which holds attribute chains, does not see."""
+        """[ApiUse] of calls of a plain name that resolves to a TensorFlow function (`from
+        tensorflow import gradients`, `moments = tf.nn.moments`): the calls api_uses,
+        which holds attribute chains, does not see."""
         if not self.public_tensorflow:
             return []
         found = []
         for call in self.nodes[ast.Call]:
-            if call.keywords and isinstance(call.func, ast.Name):
+            if isinstance(call.func, ast.Name):
                 qualname = self.resolve(call.func)
                 if qualname and qualname.startswith("tensorflow."):
                     found.append(ApiUse(call.func, qualname, call))

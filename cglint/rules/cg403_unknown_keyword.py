@@ -2,6 +2,7 @@ import ast
 import functools
 
 from cglint import failing_imports, guards, tfapi
+from cglint.facts import CUSTOM_GRADIENT
 from cglint.rules.base import Edit, Rule, Span
 from cglint.wording import tf_name
 
@@ -30,6 +31,15 @@ class UnknownKeyword(Rule):
     `--unsafe-fixes` names them after the 1.8 parameters in TF 2's order (`labels=`,
     `logits=`, `dim=`, `name=`): unsafe, because code of TF 0.x passed `(logits,
     targets)`, the other way round.
+
+    Also calls that leave out a parameter the 1.8 signature requires (no default), when no
+    `*args` or `**kwargs` of the call could pass it: `@tf.custom_gradient()` written with
+    parentheses like `@tf.function()` (`TypeError: custom_gradient() missing 1 required
+    positional argument: 'f'` at decoration; `--fix` drops the parentheses),
+    `@tf.RegisterGradient()` without its op type, `raise tf.errors.UnimplementedError("...")`
+    (1.8's errors take `(node_def, op, message)`). Not for the layers of `tf.contrib.slim`,
+    `tf.contrib.layers` and the other packages whose functions take arguments from an
+    `arg_scope`, nor for a call whose unknown keyword is already the TypeError.
 
     Not reported under the guards CG402 respects, such as the fallback of `try:
     tf.nn.sigmoid_cross_entropy_with_logits(logits=x, labels=y)` / `except:` with the
@@ -63,6 +73,9 @@ class UnknownKeyword(Rule):
                         if short:  # a guess from the signature: said, never fixed
                             message += "; did you mean `%s`?" % short
                     yield self.at(keyword, message, _rename(module, keyword, spelling))
+            unpassed = _unpassed(use, module.target_tf)
+            if unpassed and not _guarded(module, use, use.node):
+                yield self._missing(module, use, unpassed)
             if use.call.args:
                 # (the signature first: guards are worked out only where there is a finding)
                 names_only = _names_only(use.qualname, module.target_tf)
@@ -75,6 +88,54 @@ class UnknownKeyword(Rule):
                                       tf_name(use.qualname), module.target_tf,
                                       "=`, `".join(names_only[:len(use.call.args)])),
                                   _named(module, use.call, names_only))
+
+
+    def _missing(self, module, use, unpassed):
+        """The finding of a call that leaves out parameters 1.8 requires; at a decorator
+        (`@tf.custom_gradient()`), where the TypeError comes at decoration."""
+        required = "%s %s" % ("argument" if len(unpassed) == 1 else "arguments",
+                              "`%s`" % "`, `".join(unpassed))
+        function = module.parent_of(use.call)
+        if not any(decorator is use.call
+                   for decorator in getattr(function, "decorator_list", ())):
+            return self.at(use.call, "`%s` requires %s, which this call leaves out: "
+                           "`TypeError` when it runs in TF %s" % (
+                               tf_name(use.qualname), required, module.target_tf))
+        message = "`%s` requires %s, which this decorator leaves out: `TypeError` at " \
+            "decoration in TF %s" % (tf_name(use.qualname), required, module.target_tf)
+        fix = None
+        if use.qualname in CUSTOM_GRADIENT and not use.call.args and not use.call.keywords:
+            fix = _without_parentheses(module, use.call)
+            message += "; without the parentheses, `@%s` passes it the function" % (
+                module.lines.segment(use.call.func))
+        return self.at(use.call, message, fix, function=function)
+
+
+def _unpassed(use, target):
+    """The parameters 1.8 requires that the call leaves out, or None: unknown (a `*args`
+    or `**kwargs` of the call may pass them), or the call's TypeError is a keyword the
+    function lacks (Python names that first), its own finding (`tf.SparseTensor(...,
+    shape=s)`, 1.8's `dense_shape`)."""
+    call = use.call
+    if any(isinstance(arg, ast.Starred) for arg in call.args) or any(
+            keyword.arg is None or tfapi.accepts_keyword(use.qualname, keyword.arg, target)
+            is False for keyword in call.keywords):
+        return None
+    return tfapi.unpassed_required(use.qualname, len(call.args),
+                                   {keyword.arg for keyword in call.keywords}, target)
+
+
+def _without_parentheses(module, call):
+    """Drop the empty `()` after a decorator's name, when it stands on one line."""
+    func = call.func
+    if call.end_lineno != func.end_lineno:
+        return None
+    line = module.lines.line(call.end_lineno)
+    start = module.lines.char_col(func.end_lineno, func.end_col_offset)
+    end = module.lines.char_col(call.end_lineno, call.end_col_offset)
+    if line[start:end].replace(" ", "") != "()":
+        return None
+    return (Edit(Span(call.end_lineno, start + 1, call.end_lineno, end + 1), ""),)
 
 
 def _guarded(module, use, keyword):
