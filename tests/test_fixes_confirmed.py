@@ -22,7 +22,7 @@ FIXABLE = [
     "CG402/bad_tape_output_gradients_tensor.py",
     "CG403/bad_keepdims_moments.py",
     "CG403/bad_positional_cross_entropy.py",
-    "CG403/bad_custom_gradient_with_parentheses.py",
+    "CG403/bad_required_f_of_custom_gradient.py",
 ]
 _HEADER_LINE = re.compile(r"^# (lint|run(\[\w+\])?|mode|target-python):.*\n", re.M)
 
