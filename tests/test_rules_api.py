@@ -707,32 +707,42 @@ def test_cg402_autotune_as_a_number_of_parallel_calls_is_not_told_to_use_contrib
 def test_cg403_positional_arguments_of_a_function_taking_names_only():
     # probe t53: TF 1.8's cross-entropy functions start with `_sentinel` and raise
     # `ValueError: Only call ... with named arguments` on a positional one (measured on
-    # py27 and py36); TF 2 takes (labels, logits, axis) positionally
+    # py27 and py36); TF 2 takes (labels, logits, axis) positionally, TF 0.x took (logits,
+    # targets): the unsafe fix names them by what their own words say (probe W: wgangp's
+    # `(disc_fake, tf.ones_like(disc_fake))` is TF 0.x's), and not at all otherwise.
     from cglint import autofix, engine
     import textwrap
 
     code = """
     import tensorflow as tf
-    a = tf.nn.softmax_cross_entropy_with_logits_v2(l, g)
+    a = tf.nn.softmax_cross_entropy_with_logits_v2(labels, logits)
     b = tf.nn.sigmoid_cross_entropy_with_logits(l, logits=g)
-    c = tf.nn.sparse_softmax_cross_entropy_with_logits((l), g)
+    c = tf.nn.sparse_softmax_cross_entropy_with_logits((y_label), g)
     d = tf.nn.softmax_cross_entropy_with_logits_v2(labels=l, logits=g)
     e = tf.nn.softmax_cross_entropy_with_logits(l, g, -1, "loss")
     f = tf.nn.softmax(l, -1)
     g = tf.losses.softmax_cross_entropy(l, g)
+    h = tf.nn.sigmoid_cross_entropy_with_logits(d_fake, tf.ones_like(d_fake))
+    i = tf.nn.softmax_cross_entropy_with_logits(model.logits, targets, -1)
+    j = tf.nn.softmax_cross_entropy_with_logits(logits, logits_of_labels)
     """
     assert lint(code, select=["CG403"]) == [
-        ("CG403", 3, 48), ("CG403", 4, 45), ("CG403", 5, 53), ("CG403", 7, 45)]
+        ("CG403", 3, 48), ("CG403", 4, 45), ("CG403", 5, 53), ("CG403", 7, 45),
+        ("CG403", 10, 45), ("CG403", 11, 45), ("CG403", 12, 45)]
     safe = autofix.fix_text("a.py", textwrap.dedent(code), engine.Options(
         select=("CG403",))).text
     assert safe == textwrap.dedent(code)  # TF 0.x passed (logits, targets): unsafe
     fixed = autofix.fix_text("a.py", textwrap.dedent(code), engine.Options(
         select=("CG403",)), unsafe=True).text.splitlines()
-    assert fixed[2] == "a = tf.nn.softmax_cross_entropy_with_logits_v2(labels=l, logits=g)"
+    assert fixed[2] == "a = tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits)"
     assert fixed[3] == "b = tf.nn.sigmoid_cross_entropy_with_logits(labels=l, logits=g)"
-    assert fixed[4] == "c = tf.nn.sparse_softmax_cross_entropy_with_logits((l), g)"  # unsure
-    assert fixed[6] == ('e = tf.nn.softmax_cross_entropy_with_logits(labels=l, logits=g, '
-                        'dim=-1, name="loss")')
+    assert fixed[4] == "c = tf.nn.sparse_softmax_cross_entropy_with_logits((y_label), g)"
+    assert fixed[6] == 'e = tf.nn.softmax_cross_entropy_with_logits(l, g, -1, "loss")'
+    assert fixed[9] == ("h = tf.nn.sigmoid_cross_entropy_with_logits(logits=d_fake, "
+                        "labels=tf.ones_like(d_fake))")
+    assert fixed[10] == ("i = tf.nn.softmax_cross_entropy_with_logits(logits=model.logits, "
+                         "labels=targets, dim=-1)")
+    assert fixed[11] == "j = tf.nn.softmax_cross_entropy_with_logits(logits, logits_of_labels)"
 
 
 def test_cg402_contrib_autotune_as_parallel_calls():

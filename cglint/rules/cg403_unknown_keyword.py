@@ -28,9 +28,11 @@ class UnknownKeyword(Rule):
     (the cross-entropy functions of `tf.nn`, whose first parameter `_sentinel` catches
     them): TF 2 takes `softmax_cross_entropy_with_logits(labels, logits, axis)` by
     position, TF 1.8 raises `ValueError: Only call ... with named arguments`.
-    `--unsafe-fixes` names them after the 1.8 parameters in TF 2's order (`labels=`,
-    `logits=`, `dim=`, `name=`): unsafe, because code of TF 0.x passed `(logits,
-    targets)`, the other way round.
+    `--unsafe-fixes` names them after the 1.8 parameters (`labels=`, `logits=`, `dim=`,
+    `name=`), in TF 2's order or TF 0.x's (`(logits, targets)`, the other way round) as
+    the two arguments' own words say (`labels`, `targets`, `tf.ones_like(...)`, `logits`);
+    with no such word, or words that disagree, there is no fix. Unsafe all the same: a
+    name may mislead.
 
     Also calls that leave out a parameter the 1.8 signature requires (no default), when no
     `*args` or `**kwargs` of the call could pass it: `@tf.custom_gradient()` written with
@@ -191,6 +193,13 @@ def _named(module, call, names):
     if len(given) > len(names) or any(isinstance(arg, ast.Starred) for arg in given) or \
             passed & set(names[:len(given)]):
         return None
+    if len(given) >= 2 and tuple(names[:2]) == ("labels", "logits"):
+        # TF 2 passes (labels, logits), TF 0.x (logits, targets): the arguments' own
+        # words decide (`(d_fake, tf.ones_like(d_fake))` is TF 0.x's); else no fix.
+        order = _order_by_words(module.lines.segment(given[0]), module.lines.segment(given[1]))
+        if order is None:
+            return None
+        names = list(order) + list(names[2:])
     edits, before = [], call.func
     for arg, name in zip(given, names):
         if arg.lineno != before.end_lineno:
@@ -206,6 +215,25 @@ def _named(module, call, names):
                           False))
         before = arg
     return tuple(edits)
+
+
+# Words in an argument's text that say which of the two it is.
+_LOGITS_WORDS = ("logit",)
+_LABELS_WORDS = ("label", "target", "ones_like", "zeros_like", "one_hot", "onehot")
+
+
+def _order_by_words(first, second):
+    """("labels", "logits") or ("logits", "labels") for two positional arguments of a
+    cross-entropy, by what their texts say they are; None when they say nothing, or
+    contradict each other."""
+    def says(text, words):
+        return any(word in text.lower() for word in words)
+
+    tf2 = says(first, _LABELS_WORDS) or says(second, _LOGITS_WORDS)
+    tf0 = says(first, _LOGITS_WORDS) or says(second, _LABELS_WORDS)
+    if tf2 == tf0:
+        return None
+    return ("labels", "logits") if tf2 else ("logits", "labels")
 
 
 def _rename(module, keyword, spelling):
