@@ -20,7 +20,7 @@ from cglint.containers import ADDING_METHODS
 from cglint.facts import GradFunction, Parameters, own_nodes
 from cglint.names import same_scope_nodes
 from cglint.ops import load as load_ops
-from cglint.project import catches_key_error
+from cglint.project import catches_key_error, dynamic_imports
 from cglint.tfpackage import is_tensorflow_file
 
 REGISTER_GRADIENT = frozenset((
@@ -121,6 +121,9 @@ class OverrideFacts:
     # files of a run end up in one process together.
     components: tuple = ()
     imports: tuple = ()
+    # it loads modules or runs code cglint cannot name (`importlib.import_module(name)`,
+    # `imp.load_source`, `exec`): any gradient name may be registered there
+    loads_unknown: bool = False
 
     def registered(self, identity):
         return [r for r in self.registrations if r.name.identity == identity]
@@ -228,8 +231,10 @@ class _Builder:
 
     def build(self):
         module = self.module
+        dynamic = dynamic_imports(module.tree, module.text)
         facts = OverrideFacts(components=module_components(module.path),
-                              imports=imported_components(module))
+                              imports=imported_components(module, dynamic.modules),
+                              loads_unknown=dynamic.unknown)
         if not any(marker in module.text for marker in _MARKERS):
             return facts
         for call, qualname in module.calls:
@@ -1082,9 +1087,10 @@ def module_components(path):
     return tuple(parts)
 
 
-def imported_components(module):
+def imported_components(module, by_calls=()):
     """Dotted components of every module a ModuleFacts imports (relative ones made
-    absolute), wherever the import statement is."""
+    absolute), wherever the import statement is, and of the dotted names `by_calls`
+    (cglint.project.dynamic_imports)."""
     path = module.path
     package = module_components(path)[:-1] if path and path != "-" else ()
     if path and os.path.basename(path) == "__init__.py":
@@ -1104,6 +1110,7 @@ def imported_components(module):
             if base:
                 found.add(base)
             found.update(base + (alias.name,) for alias in node.names if alias.name != "*")
+    found.update(tuple(name.split(".")) for name in by_calls)
     return tuple(sorted(found))
 
 

@@ -39,6 +39,62 @@ _IMPORT_STATEMENT = re.compile(
     rb"(?:^|[;:])[ \t]*(?:from[ \t]+([\w.]+)[ \t]+)?import[ \t]+"
     rb"(\([^)]*\)|[^\n#;\\]*(?:\\\r?\n[^\n#;\\]*)*)", re.MULTILINE)
 _WORD = re.compile(rb"\w+")
+# Calls that import a module by its dotted name at run time: one given as a literal is
+# followed like an import statement (`importlib.import_module("plugins.guided")`).
+_IMPORTING_CALLS = frozenset(("import_module", "__import__"))
+# Calls that run code whose module cglint cannot name: a file's path (`imp.load_source`,
+# `importlib.util.spec_from_file_location`, `runpy.run_path`) or a string (`exec`).
+_LOADING_CALLS = frozenset((
+    "load_source", "load_module", "load_compiled", "load_dynamic", "spec_from_file_location",
+    "SourceFileLoader", "run_path", "run_module", "exec", "execfile", "exec_"))
+_EXECUTING_CALLS = frozenset(("exec", "exec_"))  # of a string: readable when a literal
+_DYNAMIC_WORDS = tuple(sorted(_IMPORTING_CALLS | _LOADING_CALLS))
+_DYNAMIC_CALL = re.compile(r"\b(?:%s)[ \t]*\(" % "|".join(_DYNAMIC_WORDS))
+# A literal module name in an importing call, for the words of a file's imports.
+_IMPORTING_CALL = re.compile(rb"\b(?:import_module|__import__)\([ \t]*[\'\"]([\w.]+)[\'\"]")
+
+
+@dataclass(frozen=True)
+class DynamicImports:
+    """The modules a file loads by calls rather than import statements."""
+
+    modules: tuple = ()  # dotted names given as literals: followed like `import name`
+    unknown: bool = False  # it loads modules or runs code whose names cglint cannot know
+
+
+_NO_DYNAMIC_IMPORTS = DynamicImports()
+
+
+def dynamic_imports(tree, text):
+    """DynamicImports of a parsed file. Calls are told by their name alone (importlib's,
+    imp's or runpy's, however imported): a call of another object's `import_module` only
+    makes one more module loaded, or the file's registrations unknown, never a finding."""
+    if not _DYNAMIC_CALL.search(text):
+        return _NO_DYNAMIC_IMPORTS  # most files
+    from cglint.statements import marked_index, statement_index
+
+    modules, unknown = [], False
+    index = marked_index(tree, statement_index(tree), text, _DYNAMIC_WORDS)
+    for call in sorted(index.get(ast.Call, ()), key=lambda node: (node.lineno, node.col_offset)):
+        func = call.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+        if name in _IMPORTING_CALLS:
+            module = _literal_string(call.args[0]) if call.args else None
+            if module is not None and all(part.isidentifier() for part in module.split(".")):
+                modules.append(module)
+            else:
+                unknown = True  # a computed or relative name
+        elif name in _EXECUTING_CALLS:
+            code = _literal_string(call.args[0]) if call.args else None
+            unknown = unknown or code is None or "import" in code or any(
+                word in code for word in _REGISTRATION_WORDS)
+        elif name in _LOADING_CALLS:
+            unknown = True
+    return DynamicImports(tuple(dict.fromkeys(modules)), unknown)
+
+
+def _literal_string(expr):
+    return expr.value if isinstance(expr, ast.Constant) and isinstance(expr.value, str) else None
 
 
 @dataclass(frozen=True)
@@ -71,6 +127,9 @@ class ModuleSummary:
     registered: dict = field(default_factory=dict)  # known registered name -> first line
     registered_patterns: tuple = ()  # names built at run time, as regular expressions
     registers_any: bool = False  # some registered name comes from a caller
+    # it loads modules or runs code cglint cannot name (DynamicImports.unknown): any name
+    # may be registered there
+    loads_unknown: bool = False
     # Names its registrations give when they run (op types' own names left out): name ->
     # whether one of them runs outside `try: ... except KeyError` (CG203)
     registered_runs: dict = field(default_factory=dict)
@@ -456,7 +515,7 @@ class Project:
             for name, line in summary.registered.items():
                 names.setdefault(name, (summary.path, line))
             patterns += summary.registered_patterns
-            any_name = any_name or summary.registers_any
+            any_name = any_name or summary.registers_any or summary.loads_unknown
         return names, patterns, any_name, dependencies
 
     def loaded_with(self, path, namespaces=False):
@@ -578,7 +637,8 @@ class Project:
 
     def _import_words(self, path):
         """The words of the file's import statements (`grads`, `pkg`, `ops` of `from
-        pkg.ops import grads`), kept while the file is unchanged: one read per file,
+        pkg.ops import grads`) and of literal names it imports by calls
+        (`importlib.import_module("pkg.grads")`), kept while the file is unchanged: one read per file,
         however many modules ask who imports them."""
         known = self._words_this_run.get(path)
         if known is not None:
@@ -595,6 +655,8 @@ class Project:
             words = frozenset(word for match in _IMPORT_STATEMENT.finditer(data)
                               for part in match.groups() if part
                               for word in _WORD.findall(part))
+            words |= frozenset(word for match in _IMPORTING_CALL.finditer(data)
+                               for word in _WORD.findall(match.group(1)))
             cached = self._mentioned[path] = (signature, words)
         self._words_this_run[path] = cached[1]
         return cached[1]
@@ -769,7 +831,10 @@ def _summarize(path, with_imports):
         return summary
     summary.reexports = _reexports(parsed.tree)
     if with_imports:
-        summary.imports = tuple(_imports(parsed.tree))
+        dynamic = dynamic_imports(parsed.tree, text)
+        summary.imports = tuple(_imports(parsed.tree)) + tuple(
+            (module, 0) for module in dynamic.modules)
+        summary.loads_unknown = dynamic.unknown
         summary.top_imports = tuple(_imports(ast.Module(
             body=top_level_import_statements(parsed.tree), type_ignores=[])))
         summary.imports_catching_key_error = frozenset(_imports_catching_key_error(

@@ -1950,3 +1950,104 @@ def test_cg203_blames_the_importer_whose_registration_runs_second(tmp_path):
             assert found == ([] if paths == ["reg.py"] else ["main.py:4:2:"]), (paths, found)
     finally:
         os.chdir(here)
+
+
+# CG202: modules loaded by calls (importlib.import_module, __import__, imp, exec)
+
+_GUIDED = """import tensorflow as tf
+
+
+@tf.RegisterGradient("GuidedRelu")
+def _guided_relu(op, grad):
+    return tf.where(grad > 0.0, grad, tf.zeros_like(grad))
+"""
+
+_LOADS_PLUGIN_MAP = """import importlib
+import imp
+import runpy
+import tensorflow as tf
+LOAD
+
+x = tf.constant([-1.0, 2.0])
+with tf.get_default_graph().gradient_override_map({"Relu": "GuidedRelu"}):
+    y = tf.nn.relu(x)
+"""
+
+
+@pytest.mark.parametrize("load, reported", [
+    ('importlib.import_module("plugins.guided")', False),
+    ('__import__("plugins.guided")', False),
+    ('from importlib import import_module\nimport_module("plugins.guided")', False),
+    ('guided = importlib.import_module("plugins.guided")', False),
+    # names or code cglint cannot know: the registration may be there
+    ('for name in ["guided"]:\n    importlib.import_module("plugins." + name)', False),
+    ('importlib.import_module(".guided", "plugins")', False),
+    ('imp.load_source("guided", "plugins/guided.py")', False),
+    ('import importlib.util\n'
+     'spec = importlib.util.spec_from_file_location("g", "plugins/guided.py")', False),
+    ('runpy.run_path("plugins/guided.py")', False),
+    ('exec(open("plugins/guided.py").read())', False),
+    ('execfile("plugins/guided.py")', False),
+    # near-misses: what is loaded is known, and registers nothing
+    ('importlib.import_module("plugins.saliency")', True),
+    ('__import__("plugins")', True),
+    ('exec("SCALE = 2.0")', True),
+    ('', True),
+])
+def test_cg202_follows_modules_loaded_by_calls(tmp_path, load, reported):
+    plugins = tmp_path / "plugins"
+    plugins.mkdir()
+    (plugins / "__init__.py").write_text("")
+    (plugins / "guided.py").write_text(_GUIDED)
+    (plugins / "saliency.py").write_text("import tensorflow as tf\n")
+    code = _LOADS_PLUGIN_MAP.replace("LOAD", load)
+    (tmp_path / "main.py").write_text(code)
+    options = engine.Options(select=("CG202",))
+    found = check.check_alone(str(tmp_path / "main.py"), code, options).diagnostics
+    assert bool(found) == reported, found
+
+
+def test_cg202_a_module_loaded_by_a_literal_name_in_a_run_of_texts():
+    files = {
+        "project/plugins/__init__.py": "",
+        "project/plugins/guided.py": _GUIDED,
+        "project/main.py": _LOADS_PLUGIN_MAP.replace(
+            "LOAD", 'importlib.import_module("plugins.guided")'),
+    }
+    assert run(files) == []
+    files["project/main.py"] = files["project/main.py"].replace("plugins.guided", "plugins")
+    assert run(files) == [("project/main.py", "CG202", 8, 60)]
+
+
+def test_cg202_a_map_in_a_module_its_importer_loads_by_name(tmp_path):
+    # model.py (the map) is loaded by main.py with importlib.import_module, and main.py
+    # imports the registering module: checked alone, model.py finds main.py as its importer.
+    (tmp_path / "grads.py").write_text(_GUIDED)
+    (tmp_path / "main.py").write_text('import importlib\nimport grads\n'
+                                      'model = importlib.import_module("model")\n')
+    code = ("import tensorflow as tf\n\n\ndef layer(x):\n"
+            '    with tf.get_default_graph().gradient_override_map({"Relu": "GuidedRelu"}):\n'
+            "        return tf.nn.relu(x)\n")
+    (tmp_path / "model.py").write_text(code)
+    options = engine.Options(select=("CG202",))
+    assert check.check_alone(str(tmp_path / "model.py"), code, options).diagnostics == []
+    (tmp_path / "main.py").write_text('import importlib\nimport grads\n')
+    assert check.check_alone(str(tmp_path / "model.py"), code, options).diagnostics
+
+
+def test_dynamic_imports_of_a_file():
+    from cglint.project import dynamic_imports
+
+    def of(code):
+        text = textwrap.dedent(code)
+        found = dynamic_imports(ast.parse(text), text)
+        return found.modules, found.unknown
+
+    assert of('import importlib\nimportlib.import_module("a.b")\n__import__("c")\n') == (
+        ("a.b", "c"), False)
+    assert of('import importlib\nimportlib.import_module(NAME)\n') == ((), True)
+    assert of('import imp\nm = imp.load_source("m", "m.py")\n') == ((), True)
+    assert of('exec("x = 1")\n') == ((), False)
+    assert of('exec("import grads")\n') == ((), True)
+    # the words alone, not called: nothing loaded
+    assert of('# importlib.import_module("a")\nexecution = "__import__"\n') == ((), False)

@@ -17,7 +17,12 @@ class OverrideGradientNotRegistered(Rule):
     (`OVERRIDES = {...}`) or `dict(Relu=...)`, and names may be built from constants
     (`"Guided_%s" % LAYER`, `"Scaled{}".format(IDX)`, `f"Guided_{LAYER}"`). Names built at
     run time (uuid, counters, f-strings of other values) cannot be checked and are left
-    alone; so is a run where some helper registers names passed in by its callers.
+    alone; so is a run where some helper registers names passed in by its callers. A module
+    loaded by a literal name (`importlib.import_module("plugins.guided")`,
+    `__import__("grads")`) counts as imported; a program that loads modules or code by a
+    name or path built at run time (`importlib.import_module(name)`, `imp.load_source`,
+    `importlib.util.spec_from_file_location`, `runpy`, `exec`, `execfile`) may register any
+    name there, and is left alone too.
 
     Why it breaks on TF 1.8: building the graph works, but `tf.gradients` raises
     `LookupError: No gradient defined for operation 'Relu' (op type: Relu)`. The message
@@ -48,7 +53,9 @@ class OverrideGradientNotRegistered(Rule):
                         uses.append((value.value, entry.key, tuple(module.span(value.node))))
         own = overrides.registered_names(facts)
         registered = sorted(own.names.items())
-        any_name, imported, patterns = own.any_name, [], list(own.patterns)
+        # Code loaded by a name or path cglint cannot know may register any name.
+        any_name, imported, patterns = own.any_name or facts.loads_unknown, [], list(
+            own.patterns)
         if any(value not in own.names for value, *_ in uses):
             # The registration may be in a project module this file imports, checked in
             # this run or not: a file checked alone must be judged like the whole tree.
