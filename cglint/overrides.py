@@ -38,6 +38,10 @@ _MARKERS = ("gradient_override_map", "RegisterGradient", "NotDifferentiable", "N
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+# Expressions that make a container, never a string: what a message calls them.
+_CONTAINERS = {ast.Dict: "dict", ast.DictComp: "dict", ast.List: "list", ast.ListComp: "list",
+               ast.Tuple: "tuple", ast.Set: "set", ast.SetComp: "set",
+               ast.GeneratorExp: "generator"}
 _MAX_DEPTH = 6
 
 
@@ -110,6 +114,29 @@ class Registration:
 
 
 @dataclass(eq=False)
+class NotAString:
+    """Something given where TF 1.8 wants a string, and that surely is none."""
+
+    node: ast.AST  # to report
+    what: str  # "the function `_guided`", "a lambda", "None", "the number 1"
+    # the def or lambda it is, when one (its registration may give the name wanted)
+    function: Optional[ast.AST] = None
+
+
+@dataclass(eq=False)
+class Misregistration:
+    """`tf.RegisterGradient` (or `tf.NotDifferentiable`) given no name: applied to the
+    gradient function as a bare decorator (`@tf.RegisterGradient`), or called with one
+    (`tf.RegisterGradient(_guided)`). TF 1.8 raises `TypeError: op_type must be a string`
+    there, and registers nothing."""
+
+    node: ast.AST  # the decorator, or the call
+    qualname: str  # "tensorflow.RegisterGradient"
+    given: NotAString
+    decorator: bool  # a bare decorator (else a call)
+
+
+@dataclass(eq=False)
 class OverrideFacts:
     maps: list = field(default_factory=list)  # [OverrideMap]
     registrations: list = field(default_factory=list)  # [Registration]
@@ -124,6 +151,7 @@ class OverrideFacts:
     # it loads modules or runs code cglint cannot name (`importlib.import_module(name)`,
     # `imp.load_source`, `exec`): any gradient name may be registered there
     loads_unknown: bool = False
+    misregistrations: list = field(default_factory=list)  # [Misregistration]
 
     def registered(self, identity):
         return [r for r in self.registrations if r.name.identity == identity]
@@ -151,6 +179,10 @@ def registered_names(facts):
             # A parameter, a loop variable (`for name, f in [("HalfGrad", 0.5), ...]`), an
             # item of a table: any name may be registered here.
             any_name = True
+    # `@tf.RegisterGradient` without a name raises TypeError at the decorator (CG202
+    # reports it there), before a map of the name it was meant to register, which cglint
+    # cannot know, can raise LookupError.
+    any_name = any_name or bool(facts.misregistrations)
     return RegisteredNames(names, patterns, any_name)
 
 
@@ -224,6 +256,7 @@ class _Builder:
         self._sets_of = {}  # (id(statement list), state) -> _sets_state of a statement
         self._strings = {}  # (id(expr), id(scope), depth) -> constant_string
         self._module_dicts = {}  # id(the name's one binding) -> _module_dict
+        self.misregistrations = []  # [Misregistration] of the calls registration() reads
 
     @property
     def names(self):
@@ -251,6 +284,8 @@ class _Builder:
             elif qualname is None and _registers_by_name(call) and len(call.args) == 1:
                 facts.unresolved_registrations.append(
                     self.gradient_name(call.args[0], self.names.scope_of(call)))
+        facts.misregistrations += self.misregistrations
+        facts.misregistrations += self.bare_decorators()
         for call in module.override_maps:
             facts.maps.append(self.override_map(call))
         facts.registrations.sort(key=lambda r: (r.call.lineno, r.call.col_offset))
@@ -263,6 +298,11 @@ class _Builder:
         if len(call.args) != 1 or call.keywords:
             return None
         scope = self.names.scope_of(call)
+        given = self.not_a_string(call.args[0], scope)
+        if given is not None:
+            self.misregistrations.append(Misregistration(
+                call, self.qualnames[id(call)], given, False))
+            return None
         name = self.gradient_name(call.args[0], scope)
         function, applied = None, not differentiable
         parent = self.module.parent_of(call)
@@ -288,6 +328,50 @@ class _Builder:
         if len(registration.runs) > 1 and self.registers_once(call, home.node):
             registration.runs = registration.runs[:1]
         return registration
+
+    def bare_decorators(self):
+        """Misregistrations of defs decorated with `@tf.RegisterGradient` (or
+        `@tf.NotDifferentiable`) itself, not with its call."""
+        nodes = self.module.nodes
+        for function in nodes[ast.FunctionDef] + nodes[ast.AsyncFunctionDef]:
+            for decorator in function.decorator_list:
+                if not isinstance(decorator, (ast.Name, ast.Attribute)):
+                    continue
+                qualname = self.module.resolve(decorator)
+                if qualname in REGISTER_GRADIENT or qualname in NOT_DIFFERENTIABLE:
+                    given = NotAString(function, "the function `%s`" % function.name, function)
+                    yield Misregistration(decorator, qualname, given, True)
+
+    def not_a_string(self, expr, scope):
+        """NotAString when `expr`, read in `scope`, is surely no string: a def, a lambda
+        or a class (or a name bound only to them), None, a number, a container; bytes on
+        Python 3 (they are Python 2's `str`). None when it may be a string."""
+        if isinstance(expr, ast.Lambda):
+            return NotAString(expr, "a lambda", expr)
+        if isinstance(expr, ast.Constant):
+            value = expr.value
+            if isinstance(value, bytes):
+                return NotAString(expr, "the bytes `%s` (no `str` on Python 3)"
+                                  % ast.unparse(expr)) if self.module.target_python >= (3,) \
+                    else None
+            if value is None or value is Ellipsis or isinstance(value, (bool, int, float,
+                                                                        complex)):
+                return NotAString(expr, "`%r`" % (value,))
+            return None
+        if type(expr) in _CONTAINERS:
+            return NotAString(expr, "a %s" % _CONTAINERS[type(expr)])
+        if isinstance(expr, ast.Name):
+            bindings = self.names.lookup(expr.id, scope)
+            kinds = {binding.kind for binding in bindings}
+            if kinds == {"def"}:
+                function = bindings[-1].node
+                return NotAString(expr, "the function `%s`" % expr.id, function)
+            if kinds == {"class"}:
+                return NotAString(expr, "the class `%s`" % expr.id)
+            if len(bindings) == 1 and kinds == {"assign"} and isinstance(
+                    bindings[0].node, ast.Lambda):
+                return NotAString(expr, "the lambda `%s`" % expr.id, bindings[0].node)
+        return None
 
     def registers_once(self, call, stop):
         """Behind a run-once guard of the def (or module) it sits in: under `if not

@@ -2051,3 +2051,68 @@ def test_dynamic_imports_of_a_file():
     assert of('exec("import grads")\n') == ((), True)
     # the words alone, not called: nothing loaded
     assert of('# importlib.import_module("a")\nexecution = "__import__"\n') == ((), False)
+
+
+# CG202: tf.RegisterGradient given no name
+
+_BARE_DECORATOR = """
+import tensorflow as tf
+
+@tf.RegisterGradient
+def DoubleGrad(op, grad):
+    return 2.0 * grad
+
+x = tf.constant([1.0])
+with tf.get_default_graph().gradient_override_map({"Identity": "DoubleGrad"}):
+    y = tf.identity(x)
+"""
+
+
+def test_cg202_bare_register_gradient_decorator_is_reported_at_the_decorator():
+    # The program stops at the decorator (TypeError): no LookupError claimed at the map.
+    assert lint(_BARE_DECORATOR) == [("CG202", 4, 2)]
+    assert messages(_BARE_DECORATOR) == [
+        "`@tf.RegisterGradient` has no gradient name, so it is called with the function "
+        "`DoubleGrad`: TF 1.8 raises `TypeError: op_type must be a string` at the decorator "
+        "and registers nothing; give it the name the override map uses: "
+        "`@tf.RegisterGradient(\"DoubleGrad\")`"]
+    # the same in eager mode, where the map itself is ignored (CG201)
+    eager = _BARE_DECORATOR.replace("import tensorflow as tf\n",
+                                    "import tensorflow as tf\ntf.enable_eager_execution()\n")
+    assert [f for f in lint(eager) if f[0] == "CG202"] == [("CG202", 5, 2)]
+
+
+@pytest.mark.parametrize("registration, reported", [
+    ("from tensorflow.python.framework import ops\n@ops.RegisterGradient\n"
+     "def DoubleGrad(op, grad):\n    return 2.0 * grad\n", (3, 2)),
+    ("def double_grad(op, grad):\n    return 2.0 * grad\ntf.RegisterGradient(double_grad)\n",
+     (4, 1)),
+    ("def double_grad(op, grad):\n    return 2.0 * grad\n"
+     "tf.RegisterGradient(double_grad)(double_grad)\n", (4, 1)),
+    ("tf.RegisterGradient(lambda op, grad: 2.0 * grad)\n", (2, 1)),
+    ("tf.NotDifferentiable(None)\n", (2, 1)),
+    ("tf.NotDifferentiable(3)\n", (2, 1)),
+    # near-misses: a name, or what may be one
+    ('@tf.RegisterGradient("DoubleGrad")\ndef double_grad(op, grad):\n    return 2.0 * grad\n',
+     None),
+    ('def double_grad(op, grad):\n    return 2.0 * grad\n'
+     'tf.RegisterGradient("DoubleGrad")(double_grad)\n', None),
+    ('NAME = "DoubleGrad"\n@tf.RegisterGradient(NAME)\ndef g(op, grad):\n    return grad\n',
+     None),
+    ('def register(name):\n    tf.RegisterGradient(name)(lambda op, grad: grad)\n'
+     'register("DoubleGrad")\n', None),
+    ("def RegisterGradient(f):\n    return f\n@RegisterGradient\ndef DoubleGrad(op, grad):\n"
+     "    return grad\n", "map"),
+])
+def test_cg202_register_gradient_given_no_name(registration, reported):
+    code = ("import tensorflow as tf\n" + registration +
+            'with tf.get_default_graph().gradient_override_map({"Identity": "DoubleGrad"}):\n'
+            "    y = tf.identity(tf.constant([1.0]))\n")
+    found = [finding[1:4] for finding in findings({"snippet.py": code})
+             if finding[1] == "CG202"]
+    if reported is None:
+        assert found == []
+    elif reported == "map":  # (a function of its own: the name is never registered)
+        assert [place for _, *place in found] == [[code.count("\n") - 1, 64]]
+    else:
+        assert found == [("CG202",) + reported], found

@@ -1,3 +1,4 @@
+import ast
 import difflib
 import functools
 import re
@@ -22,22 +23,31 @@ class OverrideGradientNotRegistered(Rule):
     `__import__("grads")`) counts as imported; a program that loads modules or code by a
     name or path built at run time (`importlib.import_module(name)`, `imp.load_source`,
     `importlib.util.spec_from_file_location`, `runpy`, `exec`, `execfile`) may register any
-    name there, and is left alone too.
+    name there, and is left alone too. Also `tf.RegisterGradient` given no name: written
+    as a bare decorator (`@tf.RegisterGradient` over the gradient function), or called
+    with the function (`tf.RegisterGradient(_guided)`), a lambda or anything else surely
+    not a string; the same for `tf.NotDifferentiable`.
 
     Why it breaks on TF 1.8: building the graph works, but `tf.gradients` raises
     `LookupError: No gradient defined for operation 'Relu' (op type: Relu)`. The message
     names the op, not the missing registration, so it reads as if ReLU had no gradient.
-    Under eager execution the map is ignored instead (see CG201).
+    Under eager execution the map is ignored instead (see CG201). A registration given no
+    name fails earlier, in graph and eager mode alike: `TypeError: op_type must be a
+    string` at the decorator (or the call), when its module is imported, and the name the
+    map uses is never registered.
 
     Fix: register the gradient under exactly the name the map uses (names are
-    case-sensitive), in a module that is imported before `tf.gradients` runs.
+    case-sensitive), in a module that is imported before `tf.gradients` runs:
+    `@tf.RegisterGradient("ClippedReluGrad")`, or `tf.RegisterGradient("ClippedReluGrad")(f)`.
     """
 
     code = "CG202"
     name = "override-not-registered"
 
     def check(self, module):
-        return ()  # a whole-run rule: the registration may be in another file
+        # The rest is judged over the whole run: the registration may be in another file.
+        for wrong in module.overrides.misregistrations:
+            yield self.at(wrong.node, _misregistration(wrong))
 
     def summarize(self, module):
         facts = module.overrides
@@ -105,6 +115,26 @@ class OverrideGradientNotRegistered(Rule):
                     "`LookupError: No gradient defined for operation ...%s`%s"
                     % (value, override, op_type, names.did_you_mean(value, path)),
                     span=Span(*place), path=path)
+
+
+def _misregistration(wrong):
+    """The message of a Misregistration."""
+    called = ast.unparse(wrong.node if wrong.decorator else wrong.node.func)
+    registers = wrong.qualname in overrides.REGISTER_GRADIENT
+    error = "TF 1.8 raises `TypeError: op_type must be a string` at %s and registers " \
+        "nothing" % ("the decorator" if wrong.decorator else "this call")
+    if wrong.decorator:
+        return "`@%s` has no gradient name, so it is called with %s: %s; give it the name " \
+            "the override map uses: `@%s(\"%s\")`" % (
+                called, wrong.given.what, error, called, wrong.given.function.name)
+    if registers:
+        fix = "the name the override map uses first, as a string: `%s(\"Name\")(%s)`" % (
+            called, ast.unparse(wrong.given.node))
+    else:
+        fix = "the op type's name, as a string: `%s(\"OpType\")`" % called
+    return "`%s` is given %s, not %s: %s; give it %s" % (
+        called, wrong.given.what, "a gradient name" if registers else "an op type", error,
+        fix)
 
 
 @functools.lru_cache(maxsize=1024)  # one pattern per registration site, asked per file
