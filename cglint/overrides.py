@@ -64,6 +64,9 @@ class OverrideEntry:
     key_node: ast.AST
     key: Optional[str]
     value: GradientName
+    # a key or value that is surely no string (`{"Relu": _guided}`, the function itself):
+    # TF 1.8 raises TypeError at the `with`
+    not_strings: tuple = ()  # (NotAString, ...)
 
 
 @dataclass(eq=False)
@@ -893,7 +896,10 @@ class _Builder:
                     continue
                 text = self.constant_string(key, scope, 0)
                 found.keys_complete = found.keys_complete and text is not None
-                found.entries.append(OverrideEntry(key, text, self.gradient_name(value, scope)))
+                not_strings = tuple(wrong for wrong in (
+                    self.not_a_string(key, scope), self.not_a_string(value, scope)) if wrong)
+                found.entries.append(OverrideEntry(key, text, self.gradient_name(value, scope),
+                                                   not_strings))
         parent = self.module.parent_of(call)
         block = self.module.parent_of(parent) if parent is not None else None
         if isinstance(block, (ast.With, ast.AsyncWith)) and any(

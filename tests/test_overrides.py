@@ -2116,3 +2116,65 @@ def test_cg202_register_gradient_given_no_name(registration, reported):
         assert [place for _, *place in found] == [[code.count("\n") - 1, 64]]
     else:
         assert found == [("CG202",) + reported], found
+
+
+# CG201: keys and values that are not strings
+
+_GUIDED_MAP = """
+import tensorflow as tf
+
+@tf.RegisterGradient("GuidedRelu")
+def _guided_relu(op, grad):
+    return tf.nn.relu(grad)
+
+def _plain(op, grad):
+    return grad
+
+class Guided(object):
+    pass
+
+with tf.get_default_graph().gradient_override_map(MAPPING):
+    y = tf.nn.relu(tf.constant([1.0]))
+"""
+
+
+@pytest.mark.parametrize("mapping, reported", [
+    ('{"Relu": _guided_relu}', 14),
+    ('{"Relu": _plain}', 14),
+    ('{"Relu": lambda op, grad: grad}', 14),
+    ('{"Relu": Guided}', 14),
+    ('{"Relu": None}', 14),
+    ('{"Relu": 1}', 14),
+    ('{"Relu": ["GuidedRelu"]}', 14),
+    ('dict(Relu=_guided_relu)', 14),
+    ('{tf.nn.relu: "GuidedRelu"}', None),  # (may be anything: a TF name can be a string)
+    ('{0: "GuidedRelu"}', 14),
+    # near-misses: strings, or what may be one
+    ('{"Relu": "GuidedRelu"}', None),
+    ('{"Relu": u"GuidedRelu"}', None),
+    ('{"Relu": b"GuidedRelu"}', None),  # Python 2's str (the target here)
+    ('{"Relu": _guided_relu.__name__}', None),
+    ('{"Relu": "Guided" + "Relu"}', None),
+])
+def test_cg201_map_key_or_value_not_a_string(mapping, reported):
+    found = lint(_GUIDED_MAP.replace("MAPPING", mapping))
+    if reported is None:
+        assert found == [], found
+    else:
+        assert [f[:2] for f in found] == [("CG201", reported)], found
+
+
+def test_cg201_function_as_value_message_names_its_registered_name():
+    code = _GUIDED_MAP.replace("MAPPING", '{"Relu": _guided_relu}')
+    assert messages(code) == [
+        "this value is the function `_guided_relu`, but `gradient_override_map` maps op "
+        "types to gradient names, both strings: TF 1.8 raises `TypeError: op_type_map must "
+        "be a dictionary mapping strings to strings` at the `with`; use the name "
+        "`_guided_relu` is registered under: `\"GuidedRelu\"`"]
+
+
+def test_cg201_bytes_value_on_python_3():
+    code = textwrap.dedent(_GUIDED_MAP.replace("MAPPING", '{"Relu": b"GuidedRelu"}'))
+    options = engine.Options(select=("CG201",), target_python=(3, 6))
+    found = check.check_alone("snippet.py", code, options).diagnostics
+    assert [(d.code, d.line) for d in found] == [("CG201", 14)]

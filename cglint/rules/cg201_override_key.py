@@ -29,19 +29,25 @@ class OverrideNeverApplies(Rule):
     `tf.get_default_graph()` before a `with tf.Graph().as_default():` that holds the
     block (its ops go to the new graph). Keys that could name an op type (CamelCase) are
     left alone in a program that loads op types of its own (`tf.load_op_library`, in the
-    module or a project module loaded with it); `"sign"` names none in any library.
+    module or a project module loaded with it); `"sign"` names none in any library. Also a
+    key or value that is surely not a string: the registered gradient function itself
+    (`{"Relu": _guided_relu}`), a lambda, a class, None, a number, a container, or bytes
+    on Python 3.
 
     Why it breaks on TF 1.8: keys are matched exactly against the op type of each op
     created inside the block. A key that matches nothing is silently ignored: no error,
     no warning, and the op keeps its built-in gradient (for `{"ReLU": ...}` around
     `tf.nn.relu`, d(100*y)/dx came out `[0, 100, 100]` instead of the custom `[5, 5, 5]`).
     Calls of TF functions (Defuns) never consult the map. Under eager execution the map is
-    ignored entirely, even when its gradient name was never registered.
+    ignored entirely, even when its gradient name was never registered. A key or value
+    that is not a string fails at once, in graph and eager mode: `TypeError: op_type_map
+    must be a dictionary mapping strings to strings` at the `with`.
 
     Fix: use the op type TF 1.8 really builds (`Relu`, `Identity`, `Sign`, `Round`,
     `Floor`, `Cast`, `ClipByValue`, `Maximum`; map both `PyFunc` and `PyFuncStateless`
     around a `tf.py_func` whose `stateful` varies), build the op inside the `with` block,
-    and for eager code use `tf.custom_gradient` instead. (`Cast` only where the dtype
+    and for eager code use `tf.custom_gradient` instead. Map op type names to the names
+    given to `tf.RegisterGradient` (`{"Relu": "GuidedRelu"}`), never to the functions. (`Cast` only where the dtype
     changes: `tf.cast` to the dtype its input already has returns the input and builds
     no op, which cglint does not see.)
     """
@@ -54,6 +60,11 @@ class OverrideNeverApplies(Rule):
         ops = load_ops()
         custom_ops = None  # looked up at the first key that is no TF 1.8 op type
         for found in facts.maps:
+            wrong = [(entry, given) for entry in found.entries for given in entry.not_strings]
+            if wrong:  # the `with` raises: nothing else about the map matters
+                for entry, given in wrong:
+                    yield self.at(given.node, _not_a_string(entry, given, facts))
+                continue
             if module.eager and module.execution_mode(found.call) != GRAPH and not (
                     module.traced_as_graph(found.call)):  # (a defun's graph takes maps)
                 where = ("enabled at line %d" % facts.eager_line if facts.eager_line
@@ -201,6 +212,22 @@ _OP_NAME = re.compile(r"(?:_.*|[A-Z][A-Za-z0-9]*)\Z")  # (`.`: no line break, as
 # (TF's own modules' spellings, `ops.get_default_graph`, resolve to these: cglint.tfpublic)
 _GET_DEFAULT_GRAPH = frozenset(("tensorflow.get_default_graph",))
 _NEW_GRAPH = frozenset(("tensorflow.Graph",))
+
+
+def _not_a_string(entry, given, facts):
+    """The message of a key or value of a map that is no string."""
+    if given.node is entry.key_node:
+        what, fix = "key", "the op type's name (`\"Relu\"`)"
+    else:
+        what, fix = "value", "the name the gradient is registered under"
+        named = [r.name.value for r in facts.registrations if r.function is not None and
+                 r.function.node is given.function and r.name.value is not None]
+        if named:
+            fix = "the name `%s` is registered under: `\"%s\"`" % (
+                ast.unparse(given.node), named[0])
+    return ("this %s is %s, but `gradient_override_map` maps op types to gradient names, "
+            "both strings: TF 1.8 raises `TypeError: op_type_map must be a dictionary "
+            "mapping strings to strings` at the `with`; use %s" % (what, given.what, fix))
 
 
 def _stale_graph(module, call):
