@@ -796,9 +796,9 @@ def test_counts_that_cannot_be_judged(returns):
         grads.append(grad)
         %s
 
-    inputs = [tf.constant(1.0), tf.constant(2.0)]
+    inputs = list(map(tf.constant, [1.0, 2.0]))
     with tf.get_default_graph().gradient_override_map({"AddN": "NGrad"}):
-        y = tf.add_n(inputs)  # (a list display would give AddN its two inputs)
+        y = tf.add_n(inputs)  # (a list display, or a name of one, gives AddN its inputs)
     """ % returns) == []
 
 
@@ -2178,3 +2178,71 @@ def test_cg201_bytes_value_on_python_3():
     options = engine.Options(select=("CG201",), target_python=(3, 6))
     found = check.check_alone("snippet.py", code, options).diagnostics
     assert [(d.code, d.line) for d in found] == [("CG201", 14)]
+
+
+# CG204: a py_func's inputs kept in a name
+
+_PY_FUNC_INPUTS = """
+import numpy as np
+import tensorflow as tf
+
+@tf.RegisterGradient("PyMulGrad")
+def _py_mul_grad(op, grad):
+    return grad * op.inputs[1]
+
+a = tf.constant([1.0, 3.0])
+b = tf.constant([2.0, 2.0])
+INPUTS
+with tf.get_default_graph().gradient_override_map({"PyFunc": "PyMulGrad"}):
+    y = tf.py_func(np.multiply, ARGUMENT, tf.float32)
+"""
+
+
+@pytest.mark.parametrize("inputs, argument, reported", [
+    ("inputs = [a, b]", "inputs", True),
+    ("inputs = (a, b)", "inputs", True),
+    ("inputs = (a, b)\ninputs2 = list(inputs)", "inputs", True),  # (a tuple stays)
+    ("inputs = [a]", "inputs", False),  # one input, one gradient
+    ("", "[a, b]", True),
+    # near-misses: the list may have changed, or be another
+    ("inputs = [a, b]\ninputs.append(a)", "inputs", False),
+    ("inputs = [a, b]\ninputs[0] = a", "inputs", False),
+    ("inputs = [a, b]\nmore = inputs + [a]", "inputs", False),
+    ("inputs = [a, b]\nif a is None:\n    inputs = [a]", "inputs", False),
+    ("inputs = [a, b]\ndef grow():\n    global inputs\n    inputs = [a]", "inputs", False),
+    ("inputs = [a] * 2", "inputs", False),
+    ("inputs = [*[a, b]]", "inputs", False),
+])
+def test_cg204_py_func_inputs_kept_in_a_module_name(inputs, argument, reported):
+    code = _PY_FUNC_INPUTS.replace("INPUTS", inputs).replace("ARGUMENT", argument)
+    found = [f for f in lint(code) if f[0] == "CG204"]
+    assert found == ([("CG204", 7, 5)] if reported else []), found
+
+
+@pytest.mark.parametrize("body, reported", [
+    ("inputs = [x, w]\n    return py_func(f, inputs, tf.float32, grad=_mul_grad)", True),
+    ("inputs = [x, w]\n    return py_func(f, inp=inputs, Tout=tf.float32, grad=_mul_grad)",
+     True),
+    ("inputs = [x]\n    return py_func(f, inputs, tf.float32, grad=_mul_grad)", False),
+    ("inputs = [x, w]\n    inputs.pop()\n"
+     "    return py_func(f, inputs, tf.float32, grad=_mul_grad)", False),
+])
+def test_cg204_py_func_wrapper_called_with_inputs_in_a_name(body, reported):
+    code = """
+import numpy as np
+import tensorflow as tf
+
+def py_func(func, inp, Tout, stateful=True, name=None, grad=None):
+    rnd_name = 'PyFuncGrad' + str(np.random.randint(0, 1E+8))
+    tf.RegisterGradient(rnd_name)(grad)
+    with tf.get_default_graph().gradient_override_map({"PyFunc": rnd_name}):
+        return tf.py_func(func, inp, Tout, stateful=stateful, name=name)
+
+def _mul_grad(op, grad):
+    return grad * op.inputs[1]
+
+def model(x, w, f):
+    BODY
+""".replace("BODY", body)
+    found = [f for f in lint(code) if f[0] == "CG204"]
+    assert found == ([("CG204", 12, 5)] if reported else []), found

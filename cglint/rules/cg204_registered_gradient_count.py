@@ -20,7 +20,9 @@ class RegisteredGradientCount(Rule):
     `ConcatV2` counting its axis too), also through the widely copied `py_func(func, inp, Tout,
     grad=...)` wrapper that registers its `grad` parameter: each call of it passes the
     gradient function (a def, or a lambda: `grad=lambda op, g: [g * 2.0]`) and the `inp`
-    list. The same holds for TF's own gradients mapped onto another op type: the
+    list. The list may be kept in a name first (`inputs = [x, w]`), bound once and not
+    changed after (in a function: never appended to or item-assigned; at module level: a
+    tuple, or a list only ever passed to calls). The same holds for TF's own gradients mapped onto another op type: the
     straight-through `{"Round": "Identity"}` works (one input each), but
     `{"ClipByValue": "Identity"}` returns one gradient for three inputs.
 
@@ -183,7 +185,7 @@ def _mismatches(module, registration, maps):
               for anchor, value in registration.function.returns]
     reported = set()
     for key, line, found in maps:
-        inputs = ops.fixed_inputs(key) or _py_func_inputs(key, found)
+        inputs = ops.fixed_inputs(key) or _py_func_inputs(module, key, found)
         if not inputs:
             continue
         for anchor, count in counts:
@@ -208,10 +210,11 @@ _LIST_INPUTS = {
 _LIST_INPUTS.update((key, (qualname, 1, "inp", 0)) for key, qualname in _PY_FUNCS.items())
 
 
-def _py_func_inputs(key, found):
+def _py_func_inputs(module, key, found):
     """The inputs of the ops of a variable number of inputs the map's block builds
     (`PyFunc`'s `inp`, a `ConcatV2`'s values and axis), when every call building one
-    gives its list as a display of the same length; else None."""
+    gives its list as a display of the same length (written there, or in a name bound
+    once: `inputs = [a, b]`); else None."""
     if key not in _LIST_INPUTS or not found.built:
         return None
     qualname, position, keyword, besides = _LIST_INPUTS[key]
@@ -219,9 +222,9 @@ def _py_func_inputs(key, found):
     for built in found.built:
         if built.qualname != qualname or key not in built.op_types:
             continue
-        given = _passed(built.call, keyword, position)
-        if not isinstance(given, (ast.List, ast.Tuple)) or any(
-                isinstance(element, ast.Starred) for element in given.elts):
+        given = _display(module, _passed(built.call, keyword, position),
+                         module.names.scope_of(built.call))
+        if given is None:
             return None
         if len(given.elts) == 1 and key in ("ConcatV2", "AddN"):
             return None  # `tf.concat([a], 0)`, `tf.add_n([a])` give `a` back: no such op
@@ -264,6 +267,44 @@ def _block_outputs(key, found):
         else:
             return None
     return counts.pop() if len(counts) == 1 else None
+
+
+def _display(module, expr, scope):
+    """The list or tuple display (without `*`) that `expr`, read in `scope`, is: written
+    there, or a name bound once to one that nothing changes: a function's own (never
+    appended to, item-assigned or augmented there), a module's tuple, or a module's list
+    that is only ever passed to calls as an argument. Else None."""
+    if isinstance(expr, ast.Name):
+        binding = module.names.definitions(expr, scope)
+        if binding is None or binding.kind != "assign":
+            return None
+        if binding.scope.kind != "module":
+            expr = module.single_value(expr, binding.scope)
+        elif not module.names.declared_global(expr.id) and (
+                isinstance(binding.node, ast.Tuple) or _only_passed(module, expr.id)):
+            expr = binding.node
+        else:
+            return None
+    if not isinstance(expr, (ast.List, ast.Tuple)) or any(
+            isinstance(element, ast.Starred) for element in expr.elts):
+        return None
+    return expr
+
+
+def _only_passed(module, name):
+    """Whether every read of the module-level `name` passes it to a call as an argument
+    (so no method of it is called, and no item of it is assigned)."""
+    for node in module.nodes[ast.Name]:
+        if node.id != name or not isinstance(node.ctx, ast.Load):
+            continue
+        parent = module.parent_of(node)
+        if isinstance(parent, ast.keyword):
+            parent = module.parent_of(parent)
+        elif not (isinstance(parent, ast.Call) and node in parent.args):
+            return False
+        if not isinstance(parent, ast.Call):
+            return False
+    return True
 
 
 def _passed(call, keyword, position):
@@ -329,10 +370,9 @@ def _passed_gradients(rule, module, facts):
                         gradient = overrides.gradient_function(
                             module.names, given.get(passed_as, (None,))[0],
                             module.names.scope_of(call))
-                        listed = given.get(inp.id, (None,))[0]
-                        if gradient is None or not isinstance(
-                                listed, (ast.List, ast.Tuple)) or any(
-                                isinstance(e, ast.Starred) for e in listed.elts):
+                        listed = _display(module, given.get(inp.id, (None,))[0],
+                                          module.names.scope_of(call))
+                        if gradient is None or listed is None:
                             continue
                         inputs = len(listed.elts)
                         scope = module.names.scope_for_def[id(gradient)]
