@@ -2246,3 +2246,101 @@ def model(x, w, f):
 """.replace("BODY", body)
     found = [f for f in lint(code) if f[0] == "CG204"]
     assert found == ([("CG204", 12, 5)] if reported else []), found
+
+
+# CG201: a map on a graph taken at import, in a helper called inside a new default graph
+
+_STALE_HELPER = """
+import tensorflow as tf
+
+G = tf.get_default_graph()
+
+def quantize(x):
+    with G.gradient_override_map({"Round": "Identity"}):
+        return tf.round(x)
+
+def build():
+    return quantize(tf.constant([0.4, 1.6]))
+
+MAIN
+"""
+
+
+@pytest.mark.parametrize("main, reported", [
+    ("with tf.Graph().as_default():\n    y = quantize(tf.constant([0.4]))", True),
+    ("with tf.Graph().as_default():\n    y = build()", True),
+    ("def main():\n    graph = tf.Graph()\n    with graph.as_default():\n        build()\n"
+     "main()", True),
+    # near-misses: built in the graph that was taken
+    ("y = build()", False),
+    ("with G.as_default():\n    y = build()", False),
+    ("with tf.Graph().as_default():\n    pass\ny = build()", False),
+    ("with tf.Graph().as_default():\n    def later():\n        return build()\nlater()",
+     False),
+])
+def test_cg201_helper_map_on_a_graph_taken_at_import(main, reported):
+    found = lint(_STALE_HELPER.replace("MAIN", main))
+    assert found == ([("CG201", 7, 10)] if reported else []), found
+
+
+def test_cg201_helper_map_message_names_the_call_in_the_new_graph():
+    code = _STALE_HELPER.replace("MAIN", "with tf.Graph().as_default():\n    y = build()")
+    assert messages(code) == [
+        "`G` is the graph that was the default at line 4, but this block builds its ops in "
+        "the new graph made default at line 13, where `build` is called at line 14: the "
+        "override never applies; take the graph inside (`tf.get_default_graph()` there)"]
+
+
+@pytest.mark.parametrize("code", [
+    # the graph is taken when the helper runs: the new default graph
+    """
+    import tensorflow as tf
+
+    def quantize(x):
+        graph = tf.get_default_graph()
+        with graph.gradient_override_map({"Round": "Identity"}):
+            return tf.round(x)
+
+    with tf.Graph().as_default():
+        y = quantize(tf.constant([0.4]))
+    """,
+    # taken at module level, but inside the new graph's block
+    """
+    import tensorflow as tf
+
+    def quantize(x):
+        with G.gradient_override_map({"Round": "Identity"}):
+            return tf.round(x)
+
+    with tf.Graph().as_default():
+        G = tf.get_default_graph()
+        y = quantize(tf.constant([0.4]))
+    """,
+    # a def inside the block, called after it: the graph taken is the default again
+    """
+    import tensorflow as tf
+
+    G = tf.get_default_graph()
+    with tf.Graph().as_default():
+        def quantize(x):
+            with G.gradient_override_map({"Round": "Identity"}):
+                return tf.round(x)
+    y = quantize(tf.constant([0.4]))
+    """,
+    # a recursive helper, never called in a new graph
+    """
+    import tensorflow as tf
+
+    G = tf.get_default_graph()
+
+    def quantize(x, depth=0):
+        if depth:
+            return quantize(x, depth - 1)
+        with G.gradient_override_map({"Round": "Identity"}):
+            return tf.round(x)
+
+    y = quantize(tf.constant([0.4]), 2)
+    """,
+])
+def test_cg201_helper_maps_on_the_graph_in_use(code):
+    assert lint(code) == []

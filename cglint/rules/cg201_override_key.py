@@ -27,7 +27,10 @@ class OverrideNeverApplies(Rule):
     function TF traces into a graph there: a `tfe.defun`'s, a dataset's `.map` function,
     whose graph takes the map); or a map opened on a graph taken with
     `tf.get_default_graph()` before a `with tf.Graph().as_default():` that holds the
-    block (its ops go to the new graph). Keys that could name an op type (CamelCase) are
+    block, or that holds a call of the function holding it (directly or through up to
+    three calls, for a graph a module-level name took at import: `G =
+    tf.get_default_graph()` then `def quantize(x): with G.gradient_override_map(...)`);
+    its ops go to the new graph. Keys that could name an op type (CamelCase) are
     left alone in a program that loads op types of its own (`tf.load_op_library`, in the
     module or a project module loaded with it); `"sign"` names none in any library. Also a
     key or value that is surely not a string: the registered gradient function itself
@@ -75,12 +78,15 @@ class OverrideNeverApplies(Rule):
                 continue
             stale = _stale_graph(module, found.call)
             if stale is not None:
-                graph, opened = stale
+                graph, opened, through = stale
+                called = "" if through is None else ", where `%s` is called at line %d" % (
+                    ast.unparse(through.func), through.lineno)
                 yield self.at(found.call, "`%s` is the graph that was the default at line %d, "
                               "but this block builds its ops in the new graph made default "
-                              "at line %d: the override never applies; take the graph "
+                              "at line %d%s: the override never applies; take the graph "
                               "inside (`tf.get_default_graph()` there)" % (
-                                  found.call.func.value.id, graph.lineno, opened.lineno))
+                                  found.call.func.value.id, graph.lineno, opened.lineno,
+                                  called))
                 continue
             op_keys = []
             for entry in found.entries:
@@ -231,9 +237,11 @@ def _not_a_string(entry, given, facts):
 
 
 def _stale_graph(module, call):
-    """(the `tf.get_default_graph()` call, the `with` opening another graph) when the map
-    is opened on a graph taken before a `with tf.Graph().as_default():` around it (not
-    inside it): its ops go to the new default graph, whose map is another. Else None."""
+    """(the `tf.get_default_graph()` call, the `with` opening another graph, None or the
+    call in it through which the block runs there) when the map is opened on a graph taken
+    before a `with tf.Graph().as_default():` around it (not inside it), or around a call
+    of the function holding it (a graph taken at import, by a module-level name): its
+    ops go to the new default graph, whose map is another. Else None."""
     receiver = call.func.value
     if not isinstance(receiver, ast.Name) or "as_default" not in module.text:
         return None
@@ -243,11 +251,50 @@ def _stale_graph(module, call):
     taken = bindings[0].node
     if not (isinstance(taken, ast.Call) and module.resolve(taken.func) in _GET_DEFAULT_GRAPH):
         return None
-    for parent in module.ancestors(call):
+    opened = _new_graph_around(module, call, taken)
+    if opened is not None:
+        return taken, opened, None
+    if bindings[0].scope.kind != "module":
+        return None  # taken when its function runs: maybe in the new graph
+    calls = None  # id(def) -> the module's calls of it, worked out on the first need
+    pending, seen = [(call, 0)], set()
+    while pending:
+        node, depth = pending.pop(0)
+        scope = module.names.scope_of(node)
+        function = scope.node
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or \
+                depth >= _MAX_CALL_DEPTH or id(function) in seen:
+            continue
+        seen.add(id(function))
+        if calls is None:
+            calls = {}
+            for each in module.nodes[ast.Call]:
+                called = module.called_function(each, module.names.scope_of(each))
+                if called is not None:
+                    calls.setdefault(id(called), []).append(each)
+        for caller in sorted(calls.get(id(function), ()), key=lambda c: c.lineno):
+            opened = _new_graph_around(module, caller, taken)
+            if opened is not None:
+                return taken, opened, caller
+            pending.append((caller, depth + 1))
+    return None
+
+
+# How many calls deep a map's function is followed to a `with` opening a new graph.
+_MAX_CALL_DEPTH = 3
+
+
+def _new_graph_around(module, node, taken):
+    """The `with` opening a new default graph that `node` runs in, in the body of its
+    own function (or module), with the graph `taken` before it; else None."""
+    for parent in module.ancestors(node):
+        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+                               ast.ClassDef)):
+            return None  # (its body runs when called, not in the `with` around the def)
         if isinstance(parent, ast.With) and not (
                 parent.lineno <= taken.lineno <= parent.end_lineno) and any(
                     _opens_new_graph(module, item.context_expr) for item in parent.items):
-            return taken, parent
+            return parent
     return None
 
 
