@@ -20,7 +20,7 @@ from cglint.containers import ADDING_METHODS
 from cglint.facts import GradFunction, Parameters, own_nodes
 from cglint.names import same_scope_nodes
 from cglint.ops import load as load_ops
-from cglint.project import catches_key_error, dynamic_imports
+from cglint.project import catches_key_error, dynamic_imports, imported_by_calls
 from cglint.tfpackage import is_tensorflow_file
 
 REGISTER_GRADIENT = frozenset((
@@ -151,10 +151,16 @@ class OverrideFacts:
     # files of a run end up in one process together.
     components: tuple = ()
     imports: tuple = ()
-    # it loads modules or runs code cglint cannot name (`importlib.import_module(name)`,
-    # `imp.load_source`, `exec`): any gradient name may be registered there
-    loads_unknown: bool = False
     misregistrations: list = field(default_factory=list)  # [Misregistration]
+    source: tuple = ()  # (tree, text) of the module, for loads_unknown (no cycle through it)
+
+    @property
+    def loads_unknown(self):
+        """Whether the module loads modules or runs code cglint cannot name
+        (`importlib.import_module(name)`, `imp.load_source`, `exec`): any gradient name may
+        be registered there. Asked only of modules with a registration or a map: one
+        search of the text, too dear for every file."""
+        return dynamic_imports(*self.source).unknown
 
     def registered(self, identity):
         return [r for r in self.registrations if r.name.identity == identity]
@@ -267,10 +273,10 @@ class _Builder:
 
     def build(self):
         module = self.module
-        dynamic = dynamic_imports(module.tree, module.text)
         facts = OverrideFacts(components=module_components(module.path),
-                              imports=imported_components(module, dynamic.modules),
-                              loads_unknown=dynamic.unknown)
+                              imports=imported_components(
+                                  module, imported_by_calls(module.tree, module.text)),
+                              source=(module.tree, module.text))
         if not any(marker in module.text for marker in _MARKERS):
             return facts
         for call, qualname in module.calls:

@@ -93,6 +93,15 @@ def dynamic_imports(tree, text):
     return DynamicImports(tuple(dict.fromkeys(modules)), unknown)
 
 
+def imported_by_calls(tree, text):
+    """The dotted names a file imports by `importlib.import_module("name")` or
+    `__import__("name")` (DynamicImports.modules): both hold `import_`, which few texts
+    do, so most files are passed over by one search for it."""
+    if "import_" not in text:
+        return ()
+    return dynamic_imports(tree, text).modules
+
+
 def _literal_string(expr):
     return expr.value if isinstance(expr, ast.Constant) and isinstance(expr.value, str) else None
 
