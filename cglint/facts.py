@@ -45,16 +45,21 @@ GRADIENT_TAPES = frozenset((
 # `tf.print` (TF 1.12+), which CG401 explains and CG402 leaves to it.
 TF_PRINTS = frozenset(("tensorflow.print", "tensorflow.compat.v1.print",
                        "tensorflow.compat.v2.print"))
-# TensorFlow functions that return a list or tuple of tensors: counting a gradient
-# function's return through one of these is not possible statically.
+# TensorFlow functions that return a list or tuple of tensors, not one tensor: a gradient
+# function's return through one of these is counted only where the tables below (or
+# ModuleFacts._call_items) know its structure, else it is unknown. Every function of a
+# `nest` module (NEST_MODULES) is one of them too.
 MULTI_OUTPUT = frozenset((
     "gradients", "split", "unstack", "meshgrid", "identity_n", "map_fn", "while_loop", "cond",
     "case", "py_func", "tuple", "unique", "unique_with_counts", "top_k", "moments",
     "nn.moments", "nn.top_k", "nn.weighted_moments", "dynamic_partition", "scan", "foldl",
     "foldr", "hessians", "batch_jacobian", "group", "contrib.eager.gradients_function",
-    "contrib.framework.nest.flatten", "nest.flatten", "linalg.eigh", "self_adjoint_eig", "svd",
-    "linalg.svd", "qr", "linalg.qr", "nn.sufficient_statistics", "nn.fused_batch_norm",
+    "linalg.eigh", "self_adjoint_eig", "svd", "linalg.svd", "qr", "linalg.qr",
+    "nn.sufficient_statistics", "nn.fused_batch_norm", "clip_by_global_norm",
 ))
+# The modules of `nest` (`tf.contrib.framework.nest` in 1.8, TF's own
+# `tensorflow.python.util.nest`, TF 2's `tf.nest`), by their path below `tensorflow.`.
+NEST_MODULES = ("nest.", "contrib.framework.nest.", "python.util.nest.")
 # Those of them that always return the same number of tensors (`mean, variance =
 # tf.nn.moments(...)`); tests/test_output_counts.py checks each under TF 1.8.
 FIXED_OUTPUT_COUNTS = {"nn.moments": 2, "nn.weighted_moments": 2, "nn.top_k": 2, "unique": 2,
@@ -66,13 +71,19 @@ FIXED_OUTPUT_COUNTS = {"nn.moments": 2, "nn.weighted_moments": 2, "nn.top_k": 2,
 # per tensor of `xs`. (Not `clip_by_global_norm`'s list and norm: a registered gradient's
 # returns are not flattened, so its count there is another.)
 COUNTED_BY_ARGUMENT = {"gradients": ("xs", 1, 0), "hessians": ("xs", 1, 0)}
+# Those whose list has the structure of an argument, one tensor for each of its tensors:
+# (keyword, position) of that argument (`tf.tuple([ga, gb])` is a list of 2). The nest
+# functions that keep a structure (`map_structure`, `pack_sequence_as`) and
+# `clip_by_global_norm`'s (clipped list, norm) are in ModuleFacts._call_items;
+# tests/test_output_counts.py measures them all under TF 1.8.
+SHAPED_LIKE_ARGUMENT = {"tuple": ("tensors", 0), "identity_n": ("input", 0)}
 MULTI_OUTPUT = MULTI_OUTPUT | frozenset(FIXED_OUTPUT_COUNTS) | frozenset(COUNTED_BY_ARGUMENT)
 # Those whose list or tuple holds tensors only (or None), never a nested list: each name
 # unpacked from one (`ga, gb = tf.split(grad, 2)`) is one gradient. Not every function
 # outside MULTI_OUTPUT gives one tensor (`outputs, state = tf.nn.dynamic_rnn(...)` may
 # unpack an LSTM state tuple), so only these; tests/test_output_counts.py measures them.
 TENSOR_LISTS = frozenset(("split", "unstack", "meshgrid", "dynamic_partition")) | frozenset(
-    FIXED_OUTPUT_COUNTS) | frozenset(COUNTED_BY_ARGUMENT)
+    FIXED_OUTPUT_COUNTS) | frozenset(COUNTED_BY_ARGUMENT) | frozenset(SHAPED_LIKE_ARGUMENT)
 # tf.data pipelines, for the keywords of their steps (`.batch(32, drop_remainder=True)` is
 # TF 1.10's): the class, the factories that make one, the transformations that return one.
 DATASET = "tensorflow.data.Dataset"
@@ -1471,6 +1482,8 @@ class ModuleFacts:
         then a parameter counts as the argument the call passed it."""
         if depth > _MAX_DEPTH or expr is None:
             return None
+        if isinstance(expr, _OneTensor):
+            return 1
         if isinstance(expr, (ast.Tuple, ast.List)):
             total = 0
             for element in expr.elts:
@@ -1499,23 +1512,13 @@ class ModuleFacts:
         if isinstance(expr, ast.Call):
             if self._is_tensor(expr, scope, depth, arguments):
                 return 1
-            split = self._count_split(expr, scope)
-            if split is not None:
-                return split
-            qualname = self.names.resolve(expr.func, scope)
-            path = _tf_path(qualname) if qualname and qualname.startswith("tensorflow.") \
-                else None
-            if path in FIXED_OUTPUT_COUNTS:
-                return FIXED_OUTPUT_COUNTS[path]
-            if path in COUNTED_BY_ARGUMENT:  # one per tensor it was given (and the norm)
-                keyword, position, extra = COUNTED_BY_ARGUMENT[path]
-                given = next((k.value for k in expr.keywords if k.arg == keyword), None)
-                if given is None and len(expr.args) > position and not any(
-                        isinstance(a, ast.Starred) for a in expr.args[:position + 1]):
-                    given = expr.args[position]
-                count = None if given is None else self.count_values(
-                    given, scope, depth + 1, arguments)
-                return None if count is None else count + extra
+            shaped = self._shaped_like(expr, scope, depth, arguments)
+            if shaped is not None:
+                value, where, passed = shaped
+                return self.count_values(value, where, depth + 1, passed)
+            items = self._call_items(expr, scope, depth, arguments)
+            if items is not None:
+                return self._count_items(items, depth)
             branches = self._cond_branches(expr, scope)
             if branches is not None:  # tf.cond gives what its branches give
                 return _agreed(self.count_values(body, branch_scope, depth + 1, arguments)
@@ -1537,9 +1540,158 @@ class ModuleFacts:
             counts = {self.count_values(expr.body, scope, depth + 1, arguments),
                       self.count_values(expr.orelse, scope, depth + 1, arguments)}
             return counts.pop() if len(counts) == 1 else None
-        if isinstance(expr, ast.Subscript):  # `grad[0]` of one tensor: one tensor
+        if isinstance(expr, ast.Subscript):
+            picked = self._picked(expr, scope, depth, arguments)
+            if picked is not None:  # `tf.clip_by_global_norm(grads, 1.0)[0]`: the list
+                kind, found = picked
+                if kind == "item":
+                    return self.count_values(found[0], found[1], depth + 1, found[2])
+                return self._count_items(found, depth) if kind == "items" else None
+            # `grad[0]` of one tensor: one tensor
             return 1 if self._is_tensor(expr, scope, depth, arguments) else None
         return None
+
+    def _count_items(self, items, depth):
+        """The count of [(item, its scope, its arguments)] together, or None."""
+        total = 0
+        for value, where, passed in items:
+            count = self.count_values(value, where, depth + 1, passed)
+            if count is None:
+                return None
+            total += count
+        return total
+
+    def _tf_function(self, func, scope):
+        """The path below `tensorflow.` of the TensorFlow function `func` names
+        (`clip_by_global_norm`), or None."""
+        qualname = self.names.resolve(func, scope)
+        return _tf_path(qualname) if qualname and qualname.startswith("tensorflow.") else None
+
+    def _shaped_like(self, call, scope, depth, arguments):
+        """(value, its scope, its arguments) whose structure a TensorFlow call's result
+        has, one tensor for each of its tensors, or None: the list of `tf.tuple` and
+        `tf.identity_n` (SHAPED_LIKE_ARGUMENT); the first structure of
+        `nest.map_structure(fn, ...)` when `fn` gives one tensor for one; the structure of
+        `nest.pack_sequence_as(structure, flat)` when it holds as many as `flat`."""
+        path = self._tf_function(call.func, scope)
+        if path is None or any(isinstance(a, ast.Starred) for a in call.args) or any(
+                k.arg is None for k in call.keywords):
+            return None
+        if path in SHAPED_LIKE_ARGUMENT:
+            given = passed_argument(call, SHAPED_LIKE_ARGUMENT[path][1],
+                                    SHAPED_LIKE_ARGUMENT[path][0])
+            return None if given is None else (given, scope, arguments)
+        nested = _nest_function(path)
+        if nested == "map_structure" and len(call.args) >= 2 and self._maps_one_to_one(
+                call.args[0], scope, depth):
+            return call.args[1], scope, arguments
+        if nested == "pack_sequence_as":
+            structure = passed_argument(call, 0, "structure")
+            flat = passed_argument(call, 1, "flat_sequence")
+            items = self._items(flat, scope, depth + 1, arguments)
+            if structure is not None and items is not None:
+                count = self.count_values(structure, scope, depth + 1, arguments)
+                if count is not None and count == len(items) == self._count_items(
+                        items, depth):
+                    return structure, scope, arguments
+        return None
+
+    def _maps_one_to_one(self, function, scope, depth):
+        """Whether `function`, given one tensor, gives one: a lambda whose body is one
+        (its parameters are tensors), or a TensorFlow function of one tensor."""
+        if isinstance(function, ast.Lambda):
+            own = self.names.scope_for_def[id(function)]
+            return self.count_values(function.body, own, depth + 1) == 1
+        path = self._tf_function(function, scope)
+        return path is not None and path not in MULTI_OUTPUT and _nest_function(path) is None
+
+    def _call_items(self, call, scope, depth, arguments):
+        """[(item, its scope, its arguments)] of the list or tuple a TensorFlow call gives,
+        when its length is known: `tf.split` and `tf.unstack` with a literal count,
+        FIXED_OUTPUT_COUNTS, COUNTED_BY_ARGUMENT, `tf.meshgrid(a, b)` (one tensor for each
+        argument), `nest.flatten(structure)` (one for each of its tensors), and
+        `tf.clip_by_global_norm(t_list, norm)` (the clipped list, then the global norm);
+        else None."""
+        path = self._tf_function(call.func, scope)
+        if path is None:
+            return None
+        count = self._count_split(call, scope)
+        if path in FIXED_OUTPUT_COUNTS:
+            count = FIXED_OUTPUT_COUNTS[path]
+        elif path in COUNTED_BY_ARGUMENT:  # one per tensor it was given
+            keyword, position, extra = COUNTED_BY_ARGUMENT[path]
+            given = passed_argument(call, position, keyword)
+            count = None if given is None else self.count_values(
+                given, scope, depth + 1, arguments)
+            count = None if count is None else count + extra
+        elif path == "meshgrid" and not any(isinstance(a, ast.Starred) for a in call.args):
+            count = len(call.args)
+        elif _nest_function(path) == "flatten":
+            given = passed_argument(call, 0, "nest")
+            count = None if given is None else self.count_values(
+                given, scope, depth + 1, arguments)
+        elif path == "clip_by_global_norm":
+            given = passed_argument(call, 0, "t_list")
+            return None if given is None else [(given, scope, arguments),
+                                               (ONE_TENSOR, scope, None)]
+        return None if count is None else [(ONE_TENSOR, scope, None)] * count
+
+    def _items(self, expr, scope, depth, arguments):
+        """[(item, its scope, its arguments)] of a list or tuple whose items are known: a
+        display, a TensorFlow call of known structure, a helper of the module with one
+        `return`, an item or slice of such a list, a name bound once to one; else None."""
+        if depth > _MAX_DEPTH or expr is None:
+            return None
+        if isinstance(expr, (ast.Tuple, ast.List)):
+            if any(isinstance(element, ast.Starred) for element in expr.elts):
+                return None
+            return [(element, scope, arguments) for element in expr.elts]
+        if isinstance(expr, ast.Call):
+            shaped = self._shaped_like(expr, scope, depth, arguments)
+            if shaped is not None:
+                value, where, passed = shaped
+                return self._items(value, where, depth + 1, passed)
+            items = self._call_items(expr, scope, depth, arguments)
+            if items is not None:
+                return items
+            returned = self._returned_values(expr, scope, arguments)
+            if returned is None or len(returned[0]) != 1:
+                return None
+            (value,), own = returned
+            return self._items(value, own[0], depth + 1, own)
+        if isinstance(expr, ast.Subscript):
+            picked = self._picked(expr, scope, depth, arguments)
+            if picked is None or picked[0] == "error":
+                return None
+            kind, found = picked
+            return found if kind == "items" else self._items(
+                found[0], found[1], depth + 1, found[2])
+        if isinstance(expr, ast.Name):
+            value = self.single_value(expr, scope)
+            if value is not None:
+                return self._items(value, scope, depth + 1, arguments)
+            unpacked = self._unpacked_values(expr, scope, depth + 1, arguments)
+            if unpacked is not None and len(unpacked) == 1:
+                value, where, passed = unpacked[0]
+                return self._items(value, where, depth + 1, passed)
+        return None
+
+    def _picked(self, subscript, scope, depth, arguments):
+        """What a constant index or slice of a list of known items picks: ("item", (item,
+        its scope, its arguments)), ("items", [...]) for a slice, ("error", None) for an
+        index out of range (IndexError); None when the list or the index is unknown."""
+        index = _constant_index(subscript.slice)
+        bounds = None if index is not None else _constant_slice(subscript.slice)
+        if (index is None and bounds is None) or not isinstance(subscript.ctx, ast.Load):
+            return None
+        items = self._items(subscript.value, scope, depth + 1, arguments)
+        if items is None:
+            return None
+        if bounds is not None:
+            return "items", items[bounds]
+        if not -len(items) <= index < len(items):
+            return "error", None
+        return "item", items[index]
 
     def _count_appended(self, name, scope, depth, arguments):
         """`grads = []` then `grads.append(dy * w)`, `grads.extend([a, b])` as statements
@@ -1737,8 +1889,10 @@ class ModuleFacts:
         = dy * 0.5`: the value), or one that unpacks a list or tuple display of the
         target's length (`ga, gb = dy * 0.5, dy * 0.5`: the item) or the call of a helper
         of the module whose every `return` is such a display (`ga, gb = _pair(dy)`: the
-        item of each, counted in the helper); else None. A `*rest` target, a target
-        mutated in place, or any other value (`ga, gb = pair`) leaves it unknown."""
+        item of each, counted in the helper), or another list of known items (`clipped,
+        norm = tf.clip_by_global_norm(grads, 1.0)`, `ga, gb = pair` for a `pair` bound once
+        to a display: see _items); else None. A `*rest` target, a target mutated in
+        place, or any other value (`ga, gb = tuple(pair)`) leaves it unknown."""
         bindings = scope.bindings.get(name.id, [])
         if not bindings or isinstance(scope.node, ast.Module) or depth > _MAX_DEPTH:
             return None
@@ -1760,7 +1914,7 @@ class ModuleFacts:
                 return None
             values = [(parent.value, scope, arguments)]
             for index, length in reversed(path):
-                values = self._items_at(values, index, length)
+                values = self._items_at(values, index, length, depth)
                 if values is None:
                     return None
             found.extend(values)
@@ -1796,25 +1950,30 @@ class ModuleFacts:
             self._is_parameter(value, where, depth + 1, passed))
             for value, where, passed in unpacked)
 
-    def _items_at(self, values, index, length):
+    def _items_at(self, values, index, length, depth):
         """[(item, its scope, its arguments)] at `index` of each (value, scope, arguments):
-        a display of `length` items, or the call of a helper of the module returning such
-        displays only; None when any is something else."""
+        a display of `length` items, the call of a helper of the module returning such
+        displays only, or another list of `length` known items (`clipped, norm =
+        tf.clip_by_global_norm(grads, 1.0)`, see _items); None when any is something
+        else."""
         items = []
         for value, where, passed in values:
             displays = [(value, where, passed)]
-            if isinstance(value, ast.Call):
-                returned = self._returned_values(value, where, passed)
-                if returned is None:
-                    return None
+            returned = self._returned_values(value, where, passed) if isinstance(
+                value, ast.Call) else None
+            if returned is not None:
                 returns, own = returned
                 displays = [(each, own[0], own) for each in returns]
             for display, own_scope, own_arguments in displays:
-                if not isinstance(display, (ast.Tuple, ast.List)) or len(
-                        display.elts) != length or any(
-                            isinstance(element, ast.Starred) for element in display.elts):
+                if isinstance(display, (ast.Tuple, ast.List)):
+                    known = self._items(display, own_scope, depth + 1, own_arguments)
+                elif returned is None:
+                    known = self._items(display, own_scope, depth + 1, own_arguments)
+                else:
                     return None
-                items.append((display.elts[index], own_scope, own_arguments))
+                if known is None or len(known) != length:
+                    return None
+                items.append(known[index])
         return items
 
     def _mutated_targets(self, statement, scope):
@@ -2065,11 +2224,12 @@ class ModuleFacts:
 
     def _is_tensor(self, expr, scope, depth, arguments=None):
         """True for expressions that are one tensor: TF calls and arithmetic on tensors."""
+        if isinstance(expr, _OneTensor):
+            return True
         if isinstance(expr, ast.Call):
-            qualname = self.names.resolve(expr.func, scope)
-            if not qualname or not qualname.startswith("tensorflow."):
-                return False
-            return _tf_path(qualname) not in MULTI_OUTPUT
+            path = self._tf_function(expr.func, scope)
+            return path is not None and path not in MULTI_OUTPUT and _nest_function(
+                path) is None
         if isinstance(expr, ast.BinOp):
             return any(self._is_tensor(side, scope, depth + 1, arguments)
                        or self._is_parameter(side, scope, depth, arguments)
@@ -2078,6 +2238,17 @@ class ModuleFacts:
             return self._is_tensor(expr.operand, scope, depth + 1, arguments) or (
                 self._is_parameter(expr.operand, scope, depth, arguments))
         if isinstance(expr, ast.Subscript) and depth < _MAX_DEPTH:
+            picked = self._picked(expr, scope, depth, arguments)
+            if picked is not None:  # `tf.clip_by_global_norm(grads, 1.0)[1]`: the norm
+                if picked[0] != "item":
+                    return False
+                value, where, passed = picked[1]
+                return self._is_tensor(value, where, depth + 1, passed) or (
+                    self._is_parameter(value, where, depth + 1, passed))
+            if _constant_index(expr.slice) is not None and isinstance(
+                    expr.value, ast.Call) and self._tf_function(
+                        expr.value.func, scope) in TENSOR_LISTS:
+                return True  # `tf.unstack(grad)[0]`: each of its items is one tensor
             # `grad[:1]`, `dy[0]`: a slice or an element of one tensor is a tensor
             return self._is_tensor(expr.value, scope, depth + 1, arguments) or (
                 self._is_parameter(expr.value, scope, depth, arguments))
@@ -2206,6 +2377,47 @@ def _defined_names(statement):
 
 def _decorator_name(decorator):
     return decorator.id if isinstance(decorator, ast.Name) else None
+
+
+class _OneTensor(ast.expr):
+    """An item TensorFlow gives as one tensor (an output of `tf.split`, the norm of
+    `tf.clip_by_global_norm`), where no expression of the module stands for it."""
+
+
+ONE_TENSOR = _OneTensor()
+
+
+def _nest_function(path):
+    """`map_structure` for the path of `tf.contrib.framework.nest.map_structure` (or of
+    the same function of another NEST_MODULES module), else None."""
+    for module in NEST_MODULES:
+        if path.startswith(module) and "." not in path[len(module):]:
+            return path[len(module):]
+    return None
+
+
+def _constant_index(node):
+    """The int a subscript's index is written as (`[0]`, `[-1]`), or None."""
+    sign = 1
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        sign, node = -1, node.operand
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return sign * node.value
+    return None
+
+
+def _constant_slice(node):
+    """The slice a subscript's `[a:b:c]` is, when each bound is an int literal or
+    left out, or None."""
+    if not isinstance(node, ast.Slice):
+        return None
+    bounds = []
+    for bound in (node.lower, node.upper, node.step):
+        value = None if bound is None else _constant_index(bound)
+        if bound is not None and value is None:
+            return None
+        bounds.append(value)
+    return None if bounds[2] == 0 else slice(*bounds)
 
 
 def _tf_path(qualname):

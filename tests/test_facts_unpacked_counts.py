@@ -59,6 +59,7 @@ def _return_line(body):
     "return _grads(dy)",  # two helpers deep
     "ga, gb = [dy, dy], dy\nreturn ga, gb",  # `ga` is a list of two
     "ga, gb = dy, dy\nreturn ga * 2, gb * 2, dy",  # an int operand: one tensor each
+    "ga, gb = _grads(dy)[:2]\nreturn ga, gb, dy",  # a constant slice of a known list
 ])
 def test_cg103_counts_names_unpacked_or_chained(body):
     assert _cg103(body) == [_return_line(body)]
@@ -75,7 +76,7 @@ def test_cg103_counts_names_unpacked_or_chained(body):
     "ga, gb = tuple(dy_pair)\nreturn ga, gb, dy",
     "for ga, gb in [(dy, dy)]:\n    pass\nreturn ga, gb, dy",
     "ga, gb = _unknown(dy)\nreturn ga, gb, dy",
-    "ga, gb = _grads(dy)[:2]\nreturn ga, gb, dy",
+    "ga, gb = _grads(dy)[:n]\nreturn ga, gb, dy",
     # lengths that do not match (a Python ValueError, not a count)
     "ga, gb = dy, dy, dy\nreturn ga, gb, dy",
     # `ga` and `gb` are one list, filled through `ga` (measured: two gradients, runs)

@@ -45,7 +45,8 @@ LISTED = dict(CALLS, split="tf.split(x, 2)", unstack="tf.unstack(x)",
               meshgrid="tf.meshgrid(x, x)",
               dynamic_partition="tf.dynamic_partition(x, [0, 1, 0, 1], 2)",
               gradients="tf.gradients(tf.reduce_sum(x), [x, x])",
-              hessians="tf.hessians(tf.reduce_sum(x * x), [x, x])")
+              hessians="tf.hessians(tf.reduce_sum(x * x), [x, x])",
+              tuple="tf.tuple([x, x])", identity_n="tf.identity_n([x, x])")
 # {path: whether that call gives a list or tuple holding no nested list}
 LISTS_PROGRAM = """
 import json
@@ -101,3 +102,64 @@ def test_cglint_counts_them_so(call, count):
     function = module.tree.body[1]
     value = function.body[0].value
     assert module.count_values(value, module.names.scope_for_def[id(function)]) == count
+
+
+# Results of known structure, items and slices of them: cglint's count of each must be
+# what nest.flatten gives under TF 1.8 (facts.SHAPED_LIKE_ARGUMENT, ModuleFacts._call_items).
+STRUCTURED = [
+    "tf.tuple([x, x])",
+    "tf.identity_n([x, x, x])",
+    "tf.meshgrid(x, x, x)",
+    "tf.clip_by_global_norm([x, x], 1.0)",
+    "tf.clip_by_global_norm([x, x], 1.0)[0]",
+    "tf.clip_by_global_norm([x, x], 1.0)[1]",
+    "tf.clip_by_global_norm([x, x, x], 1.0)[0][1:]",
+    "tf.contrib.framework.nest.map_structure(lambda t: t * 0.5, (x, [x, x]))",
+    "tf.contrib.framework.nest.map_structure(lambda t: t * 0.5, (x, [x, x]))[1]",
+    "tf.contrib.framework.nest.map_structure(tf.identity, [x, x])",
+    "tf.contrib.framework.nest.pack_sequence_as((x, x), [x * 0.5, x])",
+    "tf.contrib.framework.nest.flatten([x, [x, x]])",
+    "tf.contrib.framework.nest.flatten([x, [x, x]])[2]",
+    "tf.gradients(tf.reduce_sum(x), [x, x])[1]",
+    "tf.split(x, 4)[1:3]",
+    "tf.nn.moments(x, [0])[-1]",
+    "tf.unstack(x)[0]",
+    "([x, x], x)[0]",
+]
+
+
+def _cglint_count(call):
+    from cglint.facts import ModuleFacts
+    from cglint.parse import parse
+
+    text = "import tensorflow as tf\ndef f(x):\n    return %s\n" % call
+    module = ModuleFacts("m.py", text, parse(text), (3, 6), "1.8")
+    function = module.tree.body[1]
+    value = function.body[0].value
+    return module.count_values(value, module.names.scope_for_def[id(function)])
+
+
+@pytest.mark.parametrize("name", envs.INTERPRETERS)
+def test_cglint_counts_structured_results_as_tf18_flattens_them(interpreters, name):
+    calls = dict((call, call) for call in STRUCTURED)
+    ran = subprocess.run([interpreters[name], "-c", PROGRAM % calls], capture_output=True,
+                         timeout=300)
+    assert ran.returncode == 0, ran.stderr.decode()[-2000:]
+    measured = json.loads(ran.stdout.decode().strip().splitlines()[-1])
+    assert {call: _cglint_count(call) for call in STRUCTURED} == measured
+
+
+@pytest.mark.parametrize("call", [
+    # the function may give a tuple for each tensor, or its count is unknown
+    "tf.contrib.framework.nest.map_structure(lambda t: (t, t), [x, x])",
+    "tf.contrib.framework.nest.map_structure(helper, [x, x])",
+    "tf.contrib.framework.nest.map_structure_up_to([1, 2], tf.identity, [x, x])",
+    "tf.contrib.framework.nest.flatten_up_to([1, 2], [x, x])",
+    "tf.contrib.framework.nest.pack_sequence_as((x, x), [x, x, x])",  # a ValueError
+    "tf.clip_by_global_norm([x, x], 1.0)[2]",  # an IndexError
+    "tf.clip_by_global_norm([x, x], 1.0)[i]",
+    "tf.unstack(x)",
+    "tf.meshgrid(*xs)",
+])
+def test_unknown_structures_are_not_counted(call):
+    assert _cglint_count(call) is None

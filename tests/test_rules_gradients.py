@@ -3222,3 +3222,80 @@ def test_cg102_a_list_given_as_a_class_keyword_escapes_without_an_error():
         return y, grad
     """
     assert lint(code, select=["CG102"], target_python=(3, 6)) == []
+
+
+STRUCTURED = """
+import tensorflow as tf
+nest = tf.contrib.framework.nest
+
+
+@tf.custom_gradient
+def mul(x, w):
+    def grad(dy):
+        BODY
+    return x * w, grad
+"""
+
+
+def _cg103_messages(body, select=("CG103",)):
+    code = STRUCTURED.replace("BODY", body.replace("\n", "\n        "))
+    options = engine.Options(select=tuple(select), target_python=(3, 6))
+    result = check.check_alone("snippet.py", code, options)
+    assert not result.error, result.error
+    return [(d.code, d.message) for d in result.diagnostics]
+
+
+@pytest.mark.parametrize("body", [
+    # probe U, FP1 and FP2: each measured on TF 1.8 (py27, py36): two gradients, runs
+    "return tf.clip_by_global_norm([dy * w, dy * x], 1.0)[0]",
+    "clipped = tf.clip_by_global_norm([dy * w, dy * x], 1.0)[0]\nreturn clipped",
+    "clipped, _ = tf.clip_by_global_norm([dy * w, dy * x], 1.0)\nreturn clipped",
+    "return tf.contrib.framework.nest.map_structure(lambda t: t * 0.5, (dy, dy))",
+    "return nest.map_structure(lambda t: t * 0.5, [dy, dy])",
+    "return nest.pack_sequence_as((x, w), [dy * 0.5, dy * 0.5])",
+    # the same family
+    "return nest.map_structure(tf.identity, (dy, dy))",
+    "return nest.flatten([dy, [dy]])",
+    "return tf.tuple([dy * w, dy * x])",
+    "return tf.identity_n([dy * w, dy * x])",
+    "return tf.meshgrid(dy, dy)",
+    "return tf.gradients(x * w, [x, w], grad_ys=dy)[0], None",
+    "return tf.split(dy, 4)[1:3]",
+    "clipped, norm = tf.clip_by_global_norm([dy * w], 1.0)\nreturn clipped[0], norm",
+    # unknown: no finding
+    "return nest.map_structure(lambda t: (t, t), (dy, dy))",
+    "return nest.map_structure(_scale, (dy, dy, dy))",
+    "return nest.flatten_up_to([1, 2], [dy, dy, dy])",
+    "return tf.clip_by_global_norm([dy * w, dy * x], 1.0)[i]",
+    "return tf.unstack(dy)",
+])
+def test_cg103_structured_results_near_misses(body):
+    assert _cg103_messages(body) == []
+
+
+@pytest.mark.parametrize("body, returned", [
+    # probe U, M2 (u133): TF 1.8 `Num gradients 4`: the list of 2 and the norm
+    ("return tf.clip_by_global_norm([dy * w, dy * x], 1.0)", 3),
+    ("return tf.clip_by_global_norm([dy * w, dy * x, dy], 1.0)[0]", 3),
+    ("clipped = tf.clip_by_global_norm([dy], 1.0)[0]\nreturn clipped", 1),
+    ("return nest.map_structure(lambda t: t * 0.5, (dy, dy, dy))", 3),
+    ("return nest.flatten([dy, [dy, dy]])", 3),
+    ("return tf.tuple([dy * w, dy * x, dy])", 3),
+    ("return tf.identity_n([dy * w])", 1),
+    ("return tf.meshgrid(dy, dy, dy)", 3),
+    ("return tf.gradients(x * w, [x, w], grad_ys=dy)[0]", 1),
+    ("return tf.nn.moments(dy, [0])[0]", 1),
+    ("return tf.unstack(dy)[0]", 1),
+    ("return (dy * w, dy * x)[0]", 1),
+])
+def test_cg103_counts_structured_results(body, returned):
+    assert _cg103_messages(body) == [("CG103", "`mul` takes 2 tensor inputs but its gradient "
+                                      "function `grad` returns %d gradient%s"
+                                      % (returned, "" if returned == 1 else "s"))]
+
+
+def test_cg103_tf2_nest_is_cg402_alone():
+    # probe U, u116: `tf.nest` is TF 2's; its map_structure keeps the two gradients
+    found = _cg103_messages("return tf.nest.map_structure(lambda t: t * 0.5, (dy, dy))",
+                            select=("CG103", "CG402"))
+    assert [code for code, _ in found] == ["CG402"]
