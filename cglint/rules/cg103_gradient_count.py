@@ -17,7 +17,13 @@ class GradientCountMismatch(Rule):
     through tuples, lists (also one built by `append`/`extend` statements), `tf.split` and
     `tf.unstack` with a literal count, `tf.cond` branches and helpers of the module, and
     a `tf.gradients` call by its `xs` (the custom-gradient function's inputs it names are
-    one tensor each); a name unpacked from `tf.split`, `tf.unstack` and the like
+    one tensor each); through results of known structure: `tf.tuple` and `tf.identity_n`
+    (as long as their list), `tf.meshgrid` (one per argument), `tf.clip_by_global_norm`
+    (the clipped list, then the norm: `tf.clip_by_global_norm(grads, 1.0)[0]` is the
+    list), and the `nest` functions that keep a structure (`map_structure` with a function
+    giving one tensor for one, `pack_sequence_as`, `flatten`), each also by a literal
+    index or slice (`tf.split(dy, 4)[1:3]`) or unpacked into names; any other call of
+    unknown structure is left alone. A name unpacked from `tf.split`, `tf.unstack` and the like
     (`ga, gb = tf.split(dy, 2)`) is one gradient, and so is an operation no list takes
     part in (`ga * 0.5`, `-g`, `g / 2`); a list comprehension over `range(3)` or a tuple
     display gives one gradient per item when its element is one. A name bound by a
