@@ -2344,3 +2344,29 @@ def test_cg201_helper_map_message_names_the_call_in_the_new_graph():
 ])
 def test_cg201_helper_maps_on_the_graph_in_use(code):
     assert lint(code) == []
+
+
+def test_cg204_counts_a_registered_gradients_items_as_tf_takes_them():
+    # TF 1.8 takes a registered gradient's tuple or list as it is (`_AsList`), never
+    # flattened: `[g, g], None` is two gradients, wrong for a 3-input `Select` (probe F1).
+    code = """
+    import tensorflow as tf
+
+    @tf.RegisterGradient("NestedSelectGrad")
+    def _nested(op, grad):
+        return [grad, grad], None
+
+    @tf.RegisterGradient("FlatSelectGrad")
+    def _flat(op, grad):
+        return None, grad, grad
+
+    c = tf.constant([True, False])
+    a = tf.constant([1.0, 2.0])
+    with tf.get_default_graph().gradient_override_map({"Select": "NestedSelectGrad"}):
+        y = tf.where(c, a, a)
+    with tf.get_default_graph().gradient_override_map({"Select": "FlatSelectGrad"}):
+        z = tf.where(c, a, a)
+    """
+    from conftest import lint as lint_selected
+
+    assert lint_selected(code, select=["CG204"]) == [("CG204", 6, 5)]

@@ -397,7 +397,15 @@ def _passed_gradients(rule, module, facts):
 
 
 def _count(module, registration, value):
-    return 1 if value is None else module.count_values(value, registration.function.scope)
+    """How many gradients a registered gradient function's return gives: TF 1.8 takes a
+    tuple or list as it is (`_AsList`), one gradient per item, never flattened as a
+    custom gradient's (`return [g, g], None` is two)."""
+    if value is None:
+        return 1
+    if isinstance(value, (ast.Tuple, ast.List)) and not any(
+            isinstance(element, ast.Starred) for element in value.elts):
+        return len(value.elts)
+    return module.count_values(value, registration.function.scope)
 
 
 def _taken(params):
