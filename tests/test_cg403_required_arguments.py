@@ -109,3 +109,20 @@ def test_unpassed_required_is_unknown_where_1_8_cannot_tell():
     assert tfapi.unpassed_required("tensorflow.nn.swish", 0, ()) is None
     assert tfapi.unpassed_required("tensorflow.gradients", 0, (), target="1.15") is None
     assert tfapi.unpassed_required("tensorflow.no_such_function", 0, ()) is None
+
+
+def test_a_module_with_an_argument_scope_may_leave_arguments_out():
+    # tensorpack's examples: `enable_argscope_for_module(tf.layers)`, then
+    # `argscope([tf.layers.conv2d], kernel_size=3)` passes what the calls leave out.
+    code = """
+    import tensorflow as tf
+    from tensorpack import argscope, enable_argscope_for_module
+
+    enable_argscope_for_module(tf.layers)
+
+    def vgg(x):
+        with argscope([tf.layers.conv2d], kernel_size=3, padding="same"):
+            return tf.layers.conv2d(x, 64, name="conv1_1")
+    """
+    assert lint(code, select=["CG403"]) == []
+    assert lint(code.replace("argscope", "scope_of"), select=["CG403"]) == [("CG403", 9, 16)]

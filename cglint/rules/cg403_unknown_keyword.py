@@ -41,7 +41,9 @@ class UnknownKeyword(Rule):
     `@tf.RegisterGradient()` without its op type, `raise tf.errors.UnimplementedError("...")`
     (1.8's errors take `(node_def, op, message)`). Not for the layers of `tf.contrib.slim`,
     `tf.contrib.layers` and the other packages whose functions take arguments from an
-    `arg_scope`, nor for a call whose unknown keyword is already the TypeError.
+    `arg_scope`, nor in a module that opens or enables an argument scope (tensorpack's
+    `enable_argscope_for_module(tf.layers)` and `argscope`), nor for a call whose unknown
+    keyword is already the TypeError.
 
     Not reported under the guards CG402 respects, such as the fallback of `try:
     tf.nn.sigmoid_cross_entropy_with_logits(logits=x, labels=y)` / `except:` with the
@@ -76,7 +78,8 @@ class UnknownKeyword(Rule):
                             message += "; did you mean `%s`?" % short
                     yield self.at(keyword, message, _rename(module, keyword, spelling))
             unpassed = _unpassed(use, module.target_tf)
-            if unpassed and not _guarded(module, use, use.node):
+            if unpassed and not _scopes_arguments(module) and not _guarded(
+                    module, use, use.node):
                 yield self._missing(module, use, unpassed)
             if use.call.args:
                 # (the signature first: guards are worked out only where there is a finding)
@@ -111,6 +114,17 @@ class UnknownKeyword(Rule):
             message += "; without the parentheses, `@%s` passes it the function" % (
                 module.lines.segment(use.call.func))
         return self.at(use.call, message, fix, function=function)
+
+
+# What passes arguments a call leaves out: slim's `arg_scope`, and tensorpack's `argscope`,
+# which `enable_argscope_for_module(tf.layers)` extends to any module's functions.
+_ARGUMENT_SCOPES = ("arg_scope", "argscope")
+
+
+def _scopes_arguments(module):
+    """Whether the module opens or enables an argument scope, which may pass what a call
+    leaves out (tensorpack's `argscope([tf.layers.conv2d], kernel_size=3)`)."""
+    return any(word in module.text for word in _ARGUMENT_SCOPES)
 
 
 def _unpassed(use, target):
