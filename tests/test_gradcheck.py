@@ -177,6 +177,51 @@ def test_discovery_finds_every_form_and_says_why_one_cannot_run(tmp_path):
     assert found["_inner_raw"].reason == "made a custom gradient inside a function: not reachable from module level"
 
 
+def test_a_lambda_made_a_custom_gradient_is_a_target_not_a_crash(tmp_path):
+    path = write(tmp_path, "lambdas.py", """
+        import tensorflow as tf
+
+        square = tf.custom_gradient(lambda x: (x * x, lambda dy: dy * 2.0 * x))
+
+        class Layer(object):
+            act = staticmethod(tf.custom_gradient(lambda x: (tf.nn.relu(x), lambda dy: dy)))
+
+        def build():
+            h = tf.custom_gradient(lambda x: (x, lambda dy: dy))
+            return h
+    """)
+    found = {t.function: t for t in discover.targets_in(path)}
+    assert sorted(found) == ["Layer.lambda", "build.h", "square"]
+    assert found["square"].call == "square" and found["square"].params == [("x", None)]
+    for name in ("Layer.lambda", "build.h"):
+        assert found[name].reason == ("a lambda not assigned to a module-level name: "
+                                      "not reachable from module level")
+
+
+def test_an_internal_error_in_one_file_exits_2_after_the_others(tmp_path, capsys, monkeypatch):
+    write(tmp_path, "a_bad.py", "import tensorflow as tf\n")
+    write(tmp_path, "b_good.py", """
+        import tensorflow as tf
+
+        # cglint: gradcheck skip by design
+        @tf.custom_gradient
+        def ste(x):
+            return tf.round(x), lambda dy: dy
+    """)
+    real = discover.targets_in
+
+    def failing(path, *args):
+        if path.endswith("a_bad.py"):
+            raise AttributeError("'Lambda' object has no attribute 'decorator_list'")
+        return real(path, *args)
+
+    monkeypatch.setattr(discover, "targets_in", failing)
+    assert cli.main(["gradcheck", str(tmp_path)]) == 2
+    out, err = capsys.readouterr()
+    assert "a_bad.py: internal error while finding its custom-gradient functions: AttributeError" in err
+    assert "skipped by its spec: by design" in out
+
+
 def test_discovery_reads_settings_over_comments_and_notes_static_findings(tmp_path):
     path = write(tmp_path, "ops.py", """
         import tensorflow as tf

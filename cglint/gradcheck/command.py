@@ -2,7 +2,8 @@
 
 This command EXECUTES the checked modules (it imports them in the TF 1.8 interpreters,
 inside the oracle's sandbox). Exit 0 when every checked function is ok or skipped, 1
-otherwise, 2 on a usage error or when no TF 1.8 interpreter can be had.
+otherwise, 2 on a usage error, when no TF 1.8 interpreter can be had, or on an internal
+error in one file (the others are still checked).
 """
 import argparse
 import json
@@ -90,7 +91,8 @@ def split_selector(argument):
 
 
 def plan(arguments, specs_by_file):
-    """(targets, file problems [(path, message)]) for the command-line paths."""
+    """(targets, file problems [(path, message, internal)]) for the command-line paths;
+    `internal` marks a failure of gradcheck itself, after which the other files go on."""
     targets, problems, seen = [], [], set()
     for argument in arguments:
         path, function = split_selector(argument)
@@ -98,14 +100,19 @@ def plan(arguments, specs_by_file):
             raise UsageError("no such file or folder: %s" % path)
         for found, problem in files.discover([path]):
             if problem:
-                problems.append((found, problem))
+                problems.append((found, problem, False))
                 continue
             mine = {name: spec for (file, name), spec in specs_by_file.items()
                     if file == os.path.normpath(os.path.abspath(found))}
             try:
                 in_file = discover.targets_in(found, mine)
             except discover.FileError as error:
-                problems.append((found, str(error)))
+                problems.append((found, str(error), False))
+                continue
+            except Exception as error:  # a bug of ours: this file's, not the run's end
+                problems.append((found, "internal error while finding its custom-gradient "
+                                 "functions: %s: %s (please report it)" % (type(error).__name__, error),
+                                 True))
                 continue
             if function is not None:
                 in_file = [t for t in in_file if function in (t.function,) + t.aliases]
@@ -156,11 +163,12 @@ def main(argv=None):
     except (UsageError, ConfigError, OSError) as error:
         sys.stderr.write("cglint gradcheck: %s\n" % error)
         return 2
-    for path, problem in problems:
+    for path, problem, _ in problems:
         sys.stderr.write("cglint gradcheck: %s: %s\n" % (path, problem))
+    failed = 2 if any(internal for _, _, internal in problems) else 1
     if not targets:
         sys.stderr.write("cglint gradcheck: no custom-gradient functions in %s\n" % " ".join(args.paths))
-        return 1 if problems else 0
+        return failed if problems else 0
     selected = PYTHONS[args.python]
     runnable = any(not (t.spec.skip or t.reason) for t in targets)
     interpreters = {}
@@ -181,5 +189,6 @@ def main(argv=None):
         print(format_table(found))
         print(summary(found))
         sys.stderr.write("cglint gradcheck: %d functions in %.1f s\n" % (len(targets), time.time() - started))
-    clean = all(v.status in ("ok", "skipped") for v in found) and not problems
-    return 0 if clean else 1
+    if problems:
+        return failed
+    return 0 if all(v.status in ("ok", "skipped") for v in found) else 1

@@ -94,11 +94,21 @@ def _qualified(scope):
     return ".".join(reversed(parts))
 
 
+def _assigned_at_module_level(module, lambda_):
+    """Whether `lambda_` is the argument of a call assigned to one name at module level."""
+    call = module.parent_of(lambda_)
+    assign = module.parent_of(call) if call is not None else None
+    return (isinstance(assign, ast.Assign) and len(assign.targets) == 1
+            and isinstance(assign.targets[0], ast.Name)
+            and module.names.scope_of(call).kind == "module")
+
+
 def _target(path, module, site, lines, wrappers, findings, settings_specs):
     func = site.func
-    first_line = min([func.lineno] + [d.lineno for d in func.decorator_list])
+    decorators = getattr(func, "decorator_list", [])  # a lambda has none
+    first_line = min([func.lineno] + [d.lineno for d in decorators])
     end_line = getattr(func, "end_lineno", func.lineno)
-    decorated = any(module.resolve(d) in CUSTOM_GRADIENT for d in func.decorator_list)
+    decorated = any(module.resolve(d) in CUSTOM_GRADIENT for d in decorators)
     defining = module.names.scope_of(func)
     target = Target(path, func.lineno, site.name)
     target.file_findings = findings
@@ -111,6 +121,13 @@ def _target(path, module, site, lines, wrappers, findings, settings_specs):
         target.call, assigned_line = wrappers[id(func)]
         target.function, target.aliases = target.call, (site.name,)
         spec_lines.append(assigned_line)
+    elif isinstance(func, ast.Lambda):
+        if _assigned_at_module_level(module, func):  # h = tf.custom_gradient(lambda x: ...)
+            target.call = site.name
+        else:
+            if defining.kind != "module":
+                target.function = "%s.%s" % (_qualified(defining), site.name)
+            target.reason = "a lambda not assigned to a module-level name: not reachable from module level"
     elif defining.kind == "class":
         target.function = "%s.%s" % (_qualified(defining), site.name)
         target.reason = "a method: gradcheck cannot build the instance it is called on"
