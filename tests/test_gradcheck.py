@@ -222,6 +222,35 @@ def test_an_internal_error_in_one_file_exits_2_after_the_others(tmp_path, capsys
     assert "skipped by its spec: by design" in out
 
 
+REBOUND = """
+    import tensorflow as tf
+
+    def log1pexp(x):
+        e = tf.exp(x)
+        def grad(dy):
+            return dy * (1.0 - 1.0 / (1.0 + e)) * 2.0   # wrong: an extra factor 2
+        return tf.log(1.0 + e), grad
+
+    # cglint: gradcheck x=(4,)
+    log1pexp = tf.custom_gradient(log1pexp)
+
+    def _sq(x):
+        return x * x, lambda dy: dy * 2.0 * x
+
+    sq_a = tf.custom_gradient(_sq)
+"""
+
+
+def test_f_equals_custom_gradient_of_f_is_found_by_its_name(tmp_path):
+    path = write(tmp_path, "rebound.py", REBOUND)
+    found = {t.function: t for t in discover.targets_in(path)}
+    assert sorted(found) == ["log1pexp", "sq_a"]
+    rebound = found["log1pexp"]
+    assert (rebound.line, rebound.call, rebound.aliases) == (3, "log1pexp", ())
+    assert rebound.params == [("x", spec.Param("shape", (4,)))]  # its spec is above the assignment
+    assert (found["sq_a"].call, found["sq_a"].aliases) == ("sq_a", ("_sq",))
+
+
 def test_discovery_reads_settings_over_comments_and_notes_static_findings(tmp_path):
     path = write(tmp_path, "ops.py", """
         import tensorflow as tf
@@ -515,6 +544,12 @@ def test_the_command_selects_one_function_and_writes_json(interpreters, tmp_path
     assert "mismatch  py27" in out and "1 checks: 1 mismatch" in out
     # a tolerance wide enough accepts the wrong factor
     assert cli.main(["gradcheck", path + "::square_half", "--mode", "graph", "--atol", "10"]) == 0
+
+
+def test_a_rebound_wrong_gradient_is_checked_and_fails(interpreters, tmp_path, capsys):
+    path = write(tmp_path, "rebound.py", REBOUND)
+    assert cli.main(["gradcheck", path + "::log1pexp", "--mode", "graph"]) == 1
+    assert "custom gradient is 2x the numerical one" in capsys.readouterr().out
 
 
 def test_runs_are_reproducible_and_a_function_given_twice_is_checked_once(interpreters, capsys):

@@ -9,7 +9,7 @@ import ast
 from dataclasses import dataclass, field
 
 from cglint import engine, files
-from cglint.facts import CUSTOM_GRADIENT, ModuleFacts
+from cglint.facts import CUSTOM_GRADIENT, ModuleFacts, Parameters, Site
 from cglint.gradcheck import spec as specs
 from cglint.names import same_scope_nodes
 from cglint.parse import parse
@@ -51,8 +51,16 @@ def targets_in(path, settings_specs=None):
     lines = loaded.text.splitlines()
     wrappers = _module_level_wrappers(module)
     findings = _findings(path, loaded.text)
+    sites = list(module.sites)
+    known = {id(site.func) for site in sites}
+    for func_id, (_, _, func) in wrappers.items():
+        # `f = tf.custom_gradient(f)` binds `f` twice, so the linter's facts (which follow
+        # a name with one binding only) have no site for it
+        if func_id not in known:
+            sites.append(Site(func, func.name, module.names.scope_for_def[id(func)],
+                              Parameters.of(func), False))
     found = []
-    for site in module.sites:
+    for site in sites:
         found.append(_target(path, module, site, lines, wrappers, findings, settings_specs or {}))
     return sorted(found, key=lambda target: target.line)
 
@@ -67,21 +75,28 @@ def _findings(path, text):
 
 
 def _module_level_wrappers(module):
-    """id(def node) -> the first module-level name assigned `tf.custom_gradient(def)`."""
+    """id(def node) -> (name, line, def node) of the first module-level
+    `name = tf.custom_gradient(f)` that wraps it. `f` is the last module-level def of that
+    name above the assignment, so `f = tf.custom_gradient(f)` counts too."""
     names = module.names
+    nodes = sorted(same_scope_nodes(module.tree.body), key=lambda node: (node.lineno, node.col_offset))
+    defs = {}
     wrappers = {}
-    for node in same_scope_nodes(module.tree.body):
+    for node in nodes:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            defs[node.name] = node
+            continue
         if not (isinstance(node, ast.Assign) and len(node.targets) == 1
                 and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call)):
             continue
         call = node.value
-        if len(call.args) != 1 or call.keywords:
+        if len(call.args) != 1 or call.keywords or not isinstance(call.args[0], ast.Name):
             continue
         if names.resolve(call.func, names.module) not in CUSTOM_GRADIENT:
             continue
-        binding = names.definitions(call.args[0], names.module)
-        if binding is not None and binding.kind == "def":
-            wrappers.setdefault(id(binding.node), (node.targets[0].id, node.lineno))
+        func = defs.get(call.args[0].id)
+        if func is not None:
+            wrappers.setdefault(id(func), (node.targets[0].id, node.lineno, func))
     return wrappers
 
 
@@ -118,8 +133,9 @@ def _target(path, module, site, lines, wrappers, findings, settings_specs):
     if decorated and defining.kind == "module":
         target.call = site.name
     elif not decorated and id(func) in wrappers:
-        target.call, assigned_line = wrappers[id(func)]
-        target.function, target.aliases = target.call, (site.name,)
+        target.call, assigned_line, _ = wrappers[id(func)]
+        target.function = target.call
+        target.aliases = (site.name,) if site.name != target.call else ()
         spec_lines.append(assigned_line)
     elif isinstance(func, ast.Lambda):
         if _assigned_at_module_level(module, func):  # h = tf.custom_gradient(lambda x: ...)
