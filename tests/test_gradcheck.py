@@ -330,6 +330,20 @@ def test_graph_and_eager_answers_combine_into_one_verdict():
     assert same.message == "gradient of `x` differs everywhere" and same.max_abs_error == 2.0
 
 
+def test_json_has_null_for_nan_and_infinite_errors():
+    nan = float("nan")
+    answer = {"status": "mismatch", "inputs": [{"name": "x", "max_abs_error": nan,
+                                                "max_rel_error": float("inf"), "message": "m"}]}
+    verdict = verdicts.Verdict("m.py", 3, "f", "py36", "mismatch", "m", max_abs_error=nan,
+                               max_rel_error=nan, worst_input="x", modes={"graph": answer})
+    text = json.dumps(verdict.to_json(), allow_nan=False)  # raises on a NaN left anywhere
+    record = json.loads(text)
+    assert record["max_abs_error"] is None and record["max_rel_error"] is None
+    assert record["modes"]["graph"]["inputs"][0]["max_abs_error"] is None
+    assert record["modes"]["graph"]["inputs"][0]["max_rel_error"] is None
+    assert record["line"] == 3 and record["seconds"] == 0.0
+
+
 # -- under TensorFlow 1.8 ---------------------------------------------------------------
 
 def expectations():

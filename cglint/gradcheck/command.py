@@ -183,7 +183,7 @@ def main(argv=None):
     found = verdicts.check(targets, interpreters, selected, MODES[args.mode], options,
                            args.jobs, args.timeout)
     if args.format == "json":
-        json.dump([v.to_json() for v in found], sys.stdout, indent=2)
+        json.dump([v.to_json() for v in found], sys.stdout, indent=2, allow_nan=False)
         sys.stdout.write("\n")
     else:
         print(format_table(found))

@@ -5,6 +5,7 @@ since TF 1.8 chooses eager mode at start-up), so a module that hangs, crashes or
 output costs only its own verdict.
 """
 import json
+import math
 import os
 from dataclasses import dataclass, field
 
@@ -44,12 +45,24 @@ class Verdict:
     seconds: float = 0.0
 
     def to_json(self):
-        return {"path": self.path, "line": self.line, "function": self.function,
-                "interpreter": self.interpreter, "status": self.status,
-                "max_abs_error": self.max_abs_error, "max_rel_error": self.max_rel_error,
-                "worst_input": self.worst_input,
-                "message": self.message, "confirms": self.confirms,
-                "seconds": round(self.seconds, 3), "modes": self.modes}
+        return json_safe({"path": self.path, "line": self.line, "function": self.function,
+                          "interpreter": self.interpreter, "status": self.status,
+                          "max_abs_error": self.max_abs_error, "max_rel_error": self.max_rel_error,
+                          "worst_input": self.worst_input,
+                          "message": self.message, "confirms": self.confirms,
+                          "seconds": round(self.seconds, 3), "modes": self.modes})
+
+
+def json_safe(value):
+    """`value` with NaN and infinities as None: JSON has no such numbers (Python writes
+    a bare NaN, which JSON.parse and strict readers reject)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: json_safe(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(item) for item in value]
+    return value
 
 
 def job_for(target, interpreter, mode, options):
