@@ -542,6 +542,43 @@ def test_hostile_modules_are_reported_per_function_and_the_run_goes_on(interpret
             "gradient of `x` differs where |x| > 1, matches where |x| <= 1")
 
 
+def test_a_def_its_name_does_not_hold_after_import_is_not_checked(interpreters, tmp_path):
+    path = write(tmp_path, "branches.py", """
+        import tensorflow as tf
+
+        USE_FAST_GRAD = False
+
+        if USE_FAST_GRAD:
+            @tf.custom_gradient
+            def gelu(x):
+                return x * tf.sigmoid(1.702 * x), lambda dy: dy  # not the true gradient
+        else:
+            @tf.custom_gradient
+            def gelu(x):
+                s = tf.sigmoid(1.702 * x)
+                return x * s, lambda dy: dy * (s + 1.702 * x * s * (1.0 - s))
+
+        @tf.custom_gradient
+        def triple(x):
+            return 3.0 * x, lambda dy: dy * 3.0
+
+        @tf.custom_gradient
+        def triple(x):
+            return 3.0 * x, lambda dy: dy * 2.0
+    """)
+    targets, _ = command.plan([path], {})
+    found = {(v.line, v.interpreter): v for v in verdicts.check(
+        targets, interpreters, ("py27", "py36"), modes=("graph",), workers=2, timeout=60)}
+    for py in ("py27", "py36"):
+        assert (found[7, py].status, found[7, py].message) == ("no-inputs", (
+            "not checked: after import `gelu` is the function at line 11, so this one cannot "
+            "be reached by name"))
+        assert found[11, py].status == "ok"
+        assert found[16, py].status == "no-inputs"
+        assert "`triple` is the function at line 20" in found[16, py].message
+        assert found[20, py].status == "mismatch"
+
+
 # -- the command ------------------------------------------------------------------------
 
 def test_the_command_selects_one_function_and_writes_json(interpreters, tmp_path, capsys):

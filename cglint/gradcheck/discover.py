@@ -28,6 +28,7 @@ class Target:
     findings: dict = field(default_factory=dict)  # interpreter -> [(code, line)] the linter reports in it
     file_findings: dict = field(default_factory=dict)  # the same for the whole file (import errors)
     aliases: tuple = ()  # other names that select it (the def behind `h = tf.custom_gradient(f)`)
+    first_line: int = 0  # of its first decorator, else `line`: code objects start there
 
 
 class FileError(Exception):
@@ -125,7 +126,7 @@ def _target(path, module, site, lines, wrappers, findings, settings_specs):
     end_line = getattr(func, "end_lineno", func.lineno)
     decorated = any(module.resolve(d) in CUSTOM_GRADIENT for d in decorators)
     defining = module.names.scope_of(func)
-    target = Target(path, func.lineno, site.name)
+    target = Target(path, func.lineno, site.name, first_line=first_line)
     target.file_findings = findings
     target.findings = {interpreter: [(code, line) for code, line in found if first_line <= line <= end_line]
                        for interpreter, found in findings.items()}

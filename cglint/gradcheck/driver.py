@@ -3,9 +3,10 @@
 Runs under Python 2.7 and 3.6 as the program of an oracle job (harness.py runs it as
 __main__, in graph mode or after tf.enable_eager_execution()); it never imports cglint.
 sys.argv[1] is a JSON job:
-  {"module": "/abs/user.py", "call": "clipped_relu", "params": [...], "mode": "graph",
-   "seed": 0, "atol": 1e-5, "rtol": 1e-3, "max_probes": 200}
-where each param is {"name": "x", "kind": "shape" | "number" | "expr" | "auto", "value": ...}.
+  {"module": "/abs/user.py", "call": "clipped_relu", "params": [...], "lines": [10, 11],
+   "mode": "graph", "seed": 0, "atol": 1e-5, "rtol": 1e-3, "max_probes": 200}
+where each param is {"name": "x", "kind": "shape" | "number" | "expr" | "auto", "value": ...}
+and "lines" are the first (decorator) and the def line of the function meant.
 The answer goes to $CGLINT_PAYLOAD_FILE as JSON, rewritten after each stage, so a run
 that dies (a crash, a timeout, os._exit in the user's module) still says how far it got.
 
@@ -15,8 +16,10 @@ against central differences at float64 (float32 when the function only takes flo
 """
 from __future__ import absolute_import, division, print_function
 
+import io
 import json
 import os
+import re
 import sys
 import traceback
 
@@ -84,6 +87,35 @@ def import_by_path(path):
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+def defined_on(fn, module_path):
+    """(first line, def line) of the innermost function of the module's file that `fn`
+    wraps (through tf.custom_gradient's wrapper, functools.wraps), or None. The first line
+    is the code's, which starts at the first decorator."""
+    found, seen = None, 0
+    while fn is not None and seen < 50:
+        code = getattr(fn, "__code__", None)
+        if code is not None and os.path.realpath(code.co_filename) == os.path.realpath(module_path):
+            found = code
+        inner = getattr(getattr(fn, "_tf_decorator", None), "decorated_target", None)
+        fn = inner if inner is not None else getattr(fn, "__wrapped__", None)
+        seen += 1
+    if found is None:
+        return None
+    first = def_line = found.co_firstlineno
+    if found.co_name != "<lambda>":
+        pattern = re.compile(r"\bdef\s+%s\b" % re.escape(found.co_name))
+        try:
+            with io.open(module_path, encoding="utf-8", errors="replace") as handle:
+                lines = handle.read().splitlines()
+        except (IOError, OSError, UnicodeError):
+            lines = []
+        for number in range(first, min(first + 50, len(lines)) + 1):
+            if pattern.search(lines[number - 1]):
+                def_line = number
+                break
+    return first, def_line
 
 
 def balanced_normal(np, state, shape):
@@ -401,6 +433,12 @@ def check(tf, np, job, payload):
     fn = getattr(module, job["call"], None)
     if fn is None:
         raise Stop("no-inputs", "import", "the module has no attribute `%s` after import" % job["call"])
+    low, high = job.get("lines") or (None, None)
+    bound = defined_on(fn, module_path)
+    if low is not None and bound is not None and not low <= bound[0] <= high:
+        # another def of the same name (an if/else, a redefinition) is what the name holds
+        raise Stop("no-inputs", "import", "not checked: after import `%s` is the function at "
+                   "line %d, so this one cannot be reached by name" % (job["call"], bound[1]))
     mode = "eager" if tf.executing_eagerly() else "graph"
     note = ""
     if mode != job["mode"]:

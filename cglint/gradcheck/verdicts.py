@@ -69,7 +69,7 @@ def job_for(target, interpreter, mode, options):
     params = [dict(name=name, **(param.to_json() if param else {"kind": "auto"}))
               for name, param in target.params]
     request = {"module": os.path.abspath(target.path), "call": target.call, "params": params,
-               "mode": mode,
+               "lines": [target.first_line or target.line, target.line], "mode": mode,
                "seed": options.seed, "atol": options.atol, "rtol": options.rtol,
                "max_probes": options.max_probes}
     return Job(DRIVER, interpreter, mode, argv=(json.dumps(request),), module=request["module"])
