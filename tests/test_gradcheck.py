@@ -579,6 +579,43 @@ def test_a_def_its_name_does_not_hold_after_import_is_not_checked(interpreters, 
         assert found[20, py].status == "mismatch"
 
 
+def _graph_verdicts(interpreters, path, pythons=("py36",)):
+    """{function: verdict} of a graph-mode run of every function in `path`."""
+    targets, _ = command.plan([path], {})
+    return {(v.function if len(pythons) == 1 else (v.function, v.interpreter)): v
+            for v in verdicts.check(targets, interpreters, pythons, modes=("graph",),
+                                    workers=2, timeout=60)}
+
+
+def test_large_inputs_are_sampled_at_random_and_the_verdict_says_so(interpreters, tmp_path):
+    path = write(tmp_path, "boxes.py", """
+        import tensorflow as tf
+
+        # cglint: gradcheck boxes=(100, 4)
+        @tf.custom_gradient
+        def box_area(boxes):
+            ymin, xmin, ymax, xmax = tf.unstack(boxes, axis=1)
+            h, w = ymax - ymin, xmax - xmin
+            def grad(dy):
+                return tf.stack([-dy * w, dy * h, dy * w, dy * h], axis=1)  # xmin's is -dy * h
+            return h * w, grad
+
+        # cglint: gradcheck x=(30, 10)
+        @tf.custom_gradient
+        def square(x):
+            return x * x, lambda dy: dy * 2.0 * x
+    """)
+    found = _graph_verdicts(interpreters, path)
+    wrong = found["box_area"]  # a stride of 2 over 400 elements never probed column 1
+    assert wrong.status == "mismatch"
+    assert re.search(r"differs at \d+ of 200 sampled elements \(worst boxes\[\d+, 1\]", wrong.message)
+    assert wrong.message.endswith("compared a seeded random sample: 200 of the 400 elements of `boxes`")
+    entry = wrong.modes["graph"]["inputs"][0]
+    assert (entry["compared"], entry["size"]) == (200, 400)
+    assert found["square"].status == "ok"
+    assert found["square"].message == "compared a seeded random sample: 200 of the 300 elements of `x`"
+
+
 # -- the command ------------------------------------------------------------------------
 
 def test_the_command_selects_one_function_and_writes_json(interpreters, tmp_path, capsys):

@@ -304,13 +304,20 @@ def run_stage(stage, action):
         raise Stop("error", stage, describe_error(exc), type(exc).__name__)
 
 
-def numeric_gradient(np, evaluate, points, index, epsilon, max_probes):
+def probe_indices(np, size, max_probes, seed):
+    """The flat indices to probe: all of them for small inputs, else a seeded random
+    sample (a regular stride misses whole columns: every odd one of an [N, 4] layout)."""
+    if size <= max_probes:
+        return np.arange(size)
+    return np.sort(np.random.RandomState(seed).choice(size, max_probes, replace=False))
+
+
+def numeric_gradient(np, evaluate, points, index, epsilon, max_probes, seed):
     """Central differences of evaluate() with respect to points[index], at up to
     max_probes elements (all of them for small inputs); (gradient, probed flat indices)."""
     base = np.asarray(points[index], dtype=np.float64)
     size = base.size
-    probed = np.arange(size) if size <= max_probes else np.unique(
-        np.linspace(0, size - 1, max_probes).astype(int))
+    probed = probe_indices(np, size, max_probes, seed)
     gradient = np.full(size, np.nan)
     for flat in probed:
         step = epsilon * max(1.0, abs(base.flat[flat]))
@@ -370,7 +377,8 @@ def compare(np, names, values, kinds, analytic, numeric, atol, rtol):
     for slot, i in enumerate(where):
         name, num = names[i], numeric[slot][0]
         probed = numeric[slot][1]
-        entry = {"name": name, "max_abs_error": 0.0, "max_rel_error": 0.0, "message": ""}
+        entry = {"name": name, "max_abs_error": 0.0, "max_rel_error": 0.0, "message": "",
+                 "compared": int(len(probed)), "size": int(num.size)}
         got = analytic[slot]
         num_flat = num.reshape(-1)[probed]
         if got is None:
@@ -406,7 +414,11 @@ def compare(np, names, values, kinds, analytic, numeric, atol, rtol):
             if kinds[j] == "array" and np.shape(values[j]) == num.shape:
                 flat_values = np.asarray(values[j]).reshape(-1)[probed]
                 variables += [(names[j], flat_values), ("|%s|" % names[j], np.abs(flat_values))]
-        place = locate(np, bad, variables) or "at %d of %d elements" % (int(bad.sum()), bad.size)
+        sampled = bad.size < num.size
+        place = locate(np, bad, variables) or "at %d of %d %selements" % (
+            int(bad.sum()), bad.size, "sampled " if sampled else "")
+        if sampled and place == "everywhere":
+            place = "everywhere sampled"
         detail = "worst %s%s: custom %s, numerical %s" % (
             name, index_text(np, num.shape, flat_worst), fmt(got_flat[worst]), fmt(num_flat[worst]))
         if bad.all():
@@ -476,11 +488,16 @@ def check(tf, np, job, payload):
     numeric = []
     for index in range(len(points)):
         try:
-            numeric.append(numeric_gradient(np, evaluate, points, index, EPSILON[dtype], job["max_probes"]))
+            numeric.append(numeric_gradient(np, evaluate, points, index, EPSILON[dtype],
+                                            job["max_probes"], job["seed"] + 2 + index))
         except Exception as exc:
             raise Stop("error", "numerical gradient", describe_error(exc))
     inputs = compare(np, names, values, kinds, analytic, numeric, tolerance[0], tolerance[1])
     messages = [entry["message"] for entry in inputs if entry["message"]]
+    sampled = ["%d of the %d elements of `%s`" % (entry["compared"], entry["size"], entry["name"])
+               for entry in inputs if entry["compared"] < entry["size"]]
+    if sampled:
+        note = "; ".join(filter(None, [note, "compared a seeded random sample: %s" % ", ".join(sampled)]))
     status = "mismatch" if messages else "ok"
     return {"status": status, "stage": "done", "message": "; ".join(messages), "dtype": dtype,
             "note": note, "inputs": inputs, "atol": tolerance[0], "rtol": tolerance[1]}
