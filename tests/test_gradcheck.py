@@ -616,6 +616,72 @@ def test_large_inputs_are_sampled_at_random_and_the_verdict_says_so(interpreters
     assert found["square"].message == "compared a seeded random sample: 200 of the 300 elements of `x`"
 
 
+def test_small_gradients_are_judged_relative_to_their_size_and_wide_ranges_to_each_output(
+        interpreters, tmp_path):
+    path = write(tmp_path, "scales.py", """
+        import tensorflow as tf
+
+        WEIGHT_DECAY = 1e-6
+
+        # cglint: gradcheck w=(3, 4)
+        @tf.custom_gradient
+        def l2_half(w):
+            def grad(dy):
+                return dy * WEIGHT_DECAY * w          # wrong: 2 * WEIGHT_DECAY * w
+            return WEIGHT_DECAY * tf.reduce_sum(w * w), grad
+
+        # cglint: gradcheck w=(3, 4)
+        @tf.custom_gradient
+        def l2(w):
+            return WEIGHT_DECAY * tf.reduce_sum(w * w), lambda dy: dy * 2.0 * WEIGHT_DECAY * w
+
+        # cglint: gradcheck logits=(4, 10)
+        @tf.custom_gradient
+        def scaled_logits(logits):
+            return logits * 1e-6, lambda dy: -dy * 1e-6   # wrong sign
+
+        @tf.custom_gradient
+        def sharp_exp(x):
+            y = tf.exp(10.0 * x)
+            return y, lambda dy: dy * 10.0 * y
+
+        @tf.custom_gradient
+        def sharp_exp_wrong(x):
+            y = tf.exp(10.0 * x)
+            return y, lambda dy: dy * 10.0 * tf.maximum(y, 1.0)  # wrong where y < 1
+
+        @tf.custom_gradient
+        def small32(x):
+            c = tf.constant(1e-4, dtype=tf.float32)
+            return c * x * x, lambda dy: dy * c * x   # wrong: 2 c x, checked at float32
+
+        # a softmax tail moves no float32 output at all: below resolution, not 0
+        # cglint: gradcheck x=(30, 40)
+        @tf.custom_gradient
+        def logsumexp32(x):
+            x = tf.cast(x, tf.float32)
+            def grad(dy):
+                return tf.expand_dims(dy, 1) * 3.0 * tf.nn.softmax(x * 3.0)
+            return tf.reduce_logsumexp(x * 3.0, axis=1), grad
+    """)
+    found = _graph_verdicts(interpreters, path)
+    assert found["l2_half"].status == "mismatch"
+    assert "custom gradient is 0.5x the numerical one" in found["l2_half"].message
+    assert found["scaled_logits"].status == "mismatch"
+    assert "custom gradient is -1x the numerical one" in found["scaled_logits"].message
+    assert found["l2"].status == "ok"
+    assert found["small32"].status == "mismatch" and "checked at float32" in found["small32"].message
+    assert found["logsumexp32"].status == "ok", found["logsumexp32"].message
+    # y reaches 5e9 at one element: the others' derivatives are not lost in its rounding
+    assert found["sharp_exp"].status == "ok", found["sharp_exp"].message
+    wrong = found["sharp_exp_wrong"]
+    assert wrong.status == "mismatch"
+    assert wrong.message.startswith("gradient of `x` differs where x <= 0, matches where x > 0")
+    # the worst element shown is one that fails, not the largest error (5e10 +- rounding)
+    custom, numerical = re.search(r"custom (\S+), numerical (\S+)\)", wrong.message).groups()
+    assert custom != numerical and abs(float(numerical)) < 10
+
+
 # -- the command ------------------------------------------------------------------------
 
 def test_the_command_selects_one_function_and_writes_json(interpreters, tmp_path, capsys):

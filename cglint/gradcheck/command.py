@@ -46,7 +46,10 @@ def parser():
                 "estimator, or [tool.cglint.gradcheck] \"path::function\" = \"...\" in "
                 "pyproject.toml. Without one, each required parameter gets a (5,) array, then "
                 "(3, 4). An element differs when |custom - numerical| > atol + rtol * "
-                "|numerical|."))
+                "|numerical| + rounding, where rounding is 100 units of the precision in each "
+                "output the probed element moved (over the step) and in the gradient's largest "
+                "element: no fixed absolute floor, so a small gradient that is 2x or of the "
+                "wrong sign differs too."))
     p.add_argument("paths", nargs="+", metavar="PATH",
                    help="files or folders; FILE::function checks one function")
     p.add_argument("--python", choices=sorted(PYTHONS), default="3.6",
@@ -54,7 +57,8 @@ def parser():
     p.add_argument("--mode", choices=sorted(MODES), default="both",
                    help="graph, eager or both (default both; eager runs in its own process)")
     p.add_argument("--atol", type=_non_negative, default=defaults.atol,
-                   help="absolute tolerance (default %g)" % defaults.atol)
+                   help="absolute tolerance added to the rounding allowance (default %g)"
+                        % defaults.atol)
     p.add_argument("--rtol", type=_non_negative, default=defaults.rtol,
                    help="relative tolerance (default %g); a function that only runs at "
                         "float32 is checked with at least 1e-2 for both" % defaults.rtol)

@@ -4,7 +4,7 @@ Runs under Python 2.7 and 3.6 as the program of an oracle job (harness.py runs i
 __main__, in graph mode or after tf.enable_eager_execution()); it never imports cglint.
 sys.argv[1] is a JSON job:
   {"module": "/abs/user.py", "call": "clipped_relu", "params": [...], "lines": [10, 11],
-   "mode": "graph", "seed": 0, "atol": 1e-5, "rtol": 1e-3, "max_probes": 200}
+   "mode": "graph", "seed": 0, "atol": 0.0, "rtol": 1e-3, "max_probes": 200}
 where each param is {"name": "x", "kind": "shape" | "number" | "expr" | "auto", "value": ...}
 and "lines" are the first (decorator) and the def line of the function meant.
 The answer goes to $CGLINT_PAYLOAD_FILE as JSON, rewritten after each stage, so a run
@@ -26,8 +26,12 @@ import traceback
 MESSAGE_CAP = 2000
 AUTO_SHAPES = ((5,), (3, 4))
 EPSILON = {"float64": 1e-6, "float32": 1e-2}
-# Central differences at float32 are only good to about 1e-3 of the value.
-FLOAT32_TOLERANCE = (1e-2, 1e-2)
+# Rounding error of an output, in units of its precision, that the comparison allows for:
+# each output carries a few from every op that made it.
+ROUNDING = 100
+# Central differences at float32 are only good to about 1e-3 of the value (the rounding
+# allowance scales with the precision by itself, so no absolute floor).
+FLOAT32_TOLERANCE = (0.0, 1e-2)
 
 
 class Stop(Exception):
@@ -242,7 +246,7 @@ class GraphBackend(object):
         analytic = [None if g is None else next(computed) for g in grads]
 
         def evaluate(points):
-            return float(sess.run(target, dict(zip(holders, points))))
+            return [np.asarray(o, dtype=np.float64) for o in sess.run(outputs, dict(zip(holders, points)))]
         return analytic, evaluate
 
 
@@ -291,7 +295,7 @@ class EagerBackend(object):
 
         def evaluate(points):
             outputs = flatten_outputs(tf, fn(*arguments(points)))
-            return float(sum(np.sum(o.numpy() * r) for o, r in zip(outputs, upstream)))
+            return [np.asarray(o.numpy(), dtype=np.float64) for o in outputs]
         return analytic, evaluate
 
 
@@ -312,13 +316,21 @@ def probe_indices(np, size, max_probes, seed):
     return np.sort(np.random.RandomState(seed).choice(size, max_probes, replace=False))
 
 
-def numeric_gradient(np, evaluate, points, index, epsilon, max_probes, seed):
-    """Central differences of evaluate() with respect to points[index], at up to
-    max_probes elements (all of them for small inputs); (gradient, probed flat indices)."""
+def numeric_gradient(np, evaluate, upstream, points, index, epsilon, max_probes, seed, dtype):
+    """Central differences of sum(y * r) with respect to points[index], at up to max_probes
+    elements (all of them for small inputs): (gradient, noise, probed flat indices).
+
+    The outputs are differenced element by element before they are weighted and summed:
+    an output the probed element does not move cancels exactly, instead of adding its
+    rounding error (exp(10 x) reaches 5e9 in one element and would drown the derivative
+    of every other). `noise` is what rounding can still put in each estimate: ROUNDING
+    units of the precision in every output that moved, over the step."""
+    unit = np.finfo(dtype).eps
     base = np.asarray(points[index], dtype=np.float64)
     size = base.size
     probed = probe_indices(np, size, max_probes, seed)
     gradient = np.full(size, np.nan)
+    noise = np.full(size, np.nan)
     for flat in probed:
         step = epsilon * max(1.0, abs(base.flat[flat]))
         shifted = []
@@ -328,8 +340,21 @@ def numeric_gradient(np, evaluate, points, index, epsilon, max_probes, seed):
             trial = list(points)
             trial[index] = moved if moved.shape else float(moved)
             shifted.append(evaluate(trial))
-        gradient[flat] = (shifted[0] - shifted[1]) / (2.0 * step)
-    return gradient.reshape(base.shape), probed
+        change, size_moved, size_all = 0.0, 0.0, 0.0
+        for plus, minus, r in zip(shifted[0], shifted[1], upstream):
+            with np.errstate(invalid="ignore"):
+                moved_here = plus != minus
+            weighed = np.maximum(np.abs(plus), np.abs(minus)) * np.abs(r)
+            change += np.sum(((plus - minus) * r)[moved_here])
+            size_moved += np.sum(weighed[moved_here])
+            size_all += np.sum(weighed)
+            if np.isnan(plus).any() or np.isnan(minus).any():
+                change = np.nan
+        gradient[flat] = change / (2.0 * step)
+        # When no output moved, the derivative is below what the outputs can resolve (a
+        # softmax tail at float32), not necessarily 0: one unit of every output, over the step.
+        noise[flat] = unit * (ROUNDING * size_moved if size_moved else size_all) / step
+    return gradient.reshape(base.shape), noise.reshape(base.shape), probed
 
 
 def nice_threshold(np, low, high):
@@ -370,21 +395,22 @@ def index_text(np, shape, flat):
     return "[%s]" % ", ".join(str(int(i)) for i in np.unravel_index(flat, shape))
 
 
-def compare(np, names, values, kinds, analytic, numeric, atol, rtol):
-    """Per differentiable input: errors, and the mismatch message when it differs."""
+def compare(np, names, values, kinds, analytic, numeric, atol, rtol, unit):
+    """Per differentiable input: errors, and the mismatch message when it differs.
+    `unit` is the precision of the check's dtype (np.finfo(dtype).eps)."""
     where = [i for i, k in enumerate(kinds) if k in ("array", "number")]
     report = []
     for slot, i in enumerate(where):
-        name, num = names[i], numeric[slot][0]
-        probed = numeric[slot][1]
+        name, num, noise, probed = names[i], numeric[slot][0], numeric[slot][1], numeric[slot][2]
         entry = {"name": name, "max_abs_error": 0.0, "max_rel_error": 0.0, "message": "",
                  "compared": int(len(probed)), "size": int(num.size)}
         got = analytic[slot]
         num_flat = num.reshape(-1)[probed]
+        noise_flat = noise.reshape(-1)[probed]
         if got is None:
             depends = float(np.abs(num_flat).max()) if num_flat.size else 0.0
             entry["max_abs_error"] = depends
-            if depends > atol and kinds[i] == "array":
+            if (np.abs(num_flat) > atol + noise_flat).any() and kinds[i] == "array":
                 entry["message"] = ("gradient of `%s` is None, but the output depends on it "
                                     "(numerical gradient up to %s)" % (name, fmt(depends)))
             report.append(entry)
@@ -400,9 +426,18 @@ def compare(np, names, values, kinds, analytic, numeric, atol, rtol):
         error = np.abs(got_flat - num_flat)
         # symmetric, so a zero on either side gives 1 (or 2 for opposite signs), not 1e12
         relative = error / np.maximum(np.maximum(np.abs(num_flat), np.abs(got_flat)), 1e-300)
-        bad = ~(error <= atol + rtol * np.abs(num_flat))  # NaN counts as bad
-        worst = int(np.nanargmax(np.where(np.isnan(error), np.inf, error))) if error.size else 0
-        entry["max_abs_error"] = float(error[worst]) if error.size else 0.0
+        # rtol of the numerical value, plus what rounding can put in either side: in the
+        # difference (noise), and in the gradient, from its largest element. No fixed
+        # absolute floor: a gradient of 1e-6 that is 2x or of the wrong sign is wrong.
+        with np.errstate(invalid="ignore"):
+            scale = np.nanmax(np.maximum(np.abs(num_flat), np.abs(got_flat))) if error.size else 0.0
+        tolerance = atol + rtol * np.abs(num_flat) + noise_flat + ROUNDING * unit * scale
+        bad = ~(error <= tolerance)  # NaN counts as bad
+        # the worst element is the one furthest outside its tolerance (the largest error
+        # when all pass), so the one shown is one that fails
+        excess = np.where(np.isnan(error), np.inf, error / np.maximum(tolerance, 1e-300))
+        worst = int(np.argmax(np.where(bad, excess, -1.0) if bad.any() else excess)) if error.size else 0
+        entry["max_abs_error"] = float(np.nanmax(np.where(np.isnan(error), np.inf, error))) if error.size else 0.0
         entry["max_rel_error"] = float(np.nanmax(relative)) if error.size else 0.0
         if not bad.any():
             report.append(entry)
@@ -422,7 +457,7 @@ def compare(np, names, values, kinds, analytic, numeric, atol, rtol):
         detail = "worst %s%s: custom %s, numerical %s" % (
             name, index_text(np, num.shape, flat_worst), fmt(got_flat[worst]), fmt(num_flat[worst]))
         if bad.all():
-            nonzero = np.abs(num_flat) > atol
+            nonzero = np.abs(num_flat) > tolerance
             ratios = got_flat[nonzero] / num_flat[nonzero]
             if ratios.size and np.allclose(ratios, ratios[0], rtol=1e-3):
                 detail = "custom gradient is %sx the numerical one" % fmt(ratios[0])
@@ -488,11 +523,12 @@ def check(tf, np, job, payload):
     numeric = []
     for index in range(len(points)):
         try:
-            numeric.append(numeric_gradient(np, evaluate, points, index, EPSILON[dtype],
-                                            job["max_probes"], job["seed"] + 2 + index))
+            numeric.append(numeric_gradient(np, evaluate, upstream, points, index, EPSILON[dtype],
+                                            job["max_probes"], job["seed"] + 2 + index, dtype))
         except Exception as exc:
             raise Stop("error", "numerical gradient", describe_error(exc))
-    inputs = compare(np, names, values, kinds, analytic, numeric, tolerance[0], tolerance[1])
+    inputs = compare(np, names, values, kinds, analytic, numeric, tolerance[0], tolerance[1],
+                     float(np.finfo(dtype).eps))
     messages = [entry["message"] for entry in inputs if entry["message"]]
     sampled = ["%d of the %d elements of `%s`" % (entry["compared"], entry["size"], entry["name"])
                for entry in inputs if entry["compared"] < entry["size"]]
