@@ -682,6 +682,37 @@ def test_small_gradients_are_judged_relative_to_their_size_and_wide_ranges_to_ea
     assert custom != numerical and abs(float(numerical)) < 10
 
 
+def test_inputs_outside_the_domain_are_said_so_not_a_mismatch(interpreters, tmp_path):
+    path = write(tmp_path, "domain.py", """
+        import tensorflow as tf
+
+        @tf.custom_gradient
+        def log_cg(x):
+            return tf.log(x), lambda dy: dy / x
+
+        # cglint: gradcheck x=np.random.uniform(0.1, 0.9, (5,))
+        @tf.custom_gradient
+        def log_in_domain(x):
+            return tf.log(x), lambda dy: dy / x
+
+        # a step from 1e-7 crosses 0: that element has no numerical value to compare with
+        # cglint: gradcheck x=np.array([1e-7, 0.5, 2.0])
+        @tf.custom_gradient
+        def sqrt_edge(x):
+            y = tf.sqrt(x)
+            return y, lambda dy: dy * 0.5 / y
+    """)
+    found = _graph_verdicts(interpreters, path)
+    assert (found["log_cg"].status, found["log_cg"].message) == ("no-inputs", (
+        "NaN/inf output at 2 of 5 elements (out of domain?): "
+        "`# cglint: gradcheck x=np.random.uniform(0.1, 0.9, (5,))`"))
+    assert found["log_in_domain"].status == "ok"
+    edge = found["sqrt_edge"]
+    assert edge.status == "ok" and edge.max_abs_error < 1e-6
+    assert edge.message == ("the numerical gradient of `x` is not finite at 1 of 3 elements (a step "
+                            "leaves the function's domain): not compared there")
+
+
 # -- the command ------------------------------------------------------------------------
 
 def test_the_command_selects_one_function_and_writes_json(interpreters, tmp_path, capsys):

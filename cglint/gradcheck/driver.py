@@ -423,22 +423,30 @@ def compare(np, names, values, kinds, analytic, numeric, atol, rtol, unit):
             report.append(entry)
             continue
         got_flat = got.reshape(-1)[probed]
-        error = np.abs(got_flat - num_flat)
+        # a step across the edge of the domain (sqrt just above 0) has no numerical value
+        # to compare with; a NaN custom gradient still counts as bad
+        undefined = ~np.isfinite(num_flat)
+        entry["undefined"] = int(undefined.sum())
+        with np.errstate(invalid="ignore"):
+            error = np.where(undefined, 0.0, np.abs(got_flat - num_flat))
+            magnitude = np.where(undefined, 0.0, np.maximum(np.abs(num_flat), np.abs(got_flat)))
         # symmetric, so a zero on either side gives 1 (or 2 for opposite signs), not 1e12
-        relative = error / np.maximum(np.maximum(np.abs(num_flat), np.abs(got_flat)), 1e-300)
+        relative = error / np.maximum(magnitude, 1e-300)
         # rtol of the numerical value, plus what rounding can put in either side: in the
         # difference (noise), and in the gradient, from its largest element. No fixed
         # absolute floor: a gradient of 1e-6 that is 2x or of the wrong sign is wrong.
+        scale = float(np.nanmax(magnitude)) if error.size else 0.0
         with np.errstate(invalid="ignore"):
-            scale = np.nanmax(np.maximum(np.abs(num_flat), np.abs(got_flat))) if error.size else 0.0
-        tolerance = atol + rtol * np.abs(num_flat) + noise_flat + ROUNDING * unit * scale
-        bad = ~(error <= tolerance)  # NaN counts as bad
+            tolerance = atol + rtol * np.abs(num_flat) + noise_flat + ROUNDING * unit * scale
+        bad = ~(error <= tolerance) & ~undefined
         # the worst element is the one furthest outside its tolerance (the largest error
         # when all pass), so the one shown is one that fails
-        excess = np.where(np.isnan(error), np.inf, error / np.maximum(tolerance, 1e-300))
+        with np.errstate(invalid="ignore"):
+            excess = np.where(np.isnan(error), np.inf, error / np.maximum(tolerance, 1e-300))
+        excess = np.where(undefined, -1.0, excess)
         worst = int(np.argmax(np.where(bad, excess, -1.0) if bad.any() else excess)) if error.size else 0
         entry["max_abs_error"] = float(np.nanmax(np.where(np.isnan(error), np.inf, error))) if error.size else 0.0
-        entry["max_rel_error"] = float(np.nanmax(relative)) if error.size else 0.0
+        entry["max_rel_error"] = float(np.nanmax(np.where(np.isnan(relative), np.inf, relative))) if error.size else 0.0
         if not bad.any():
             report.append(entry)
             continue
@@ -464,6 +472,14 @@ def compare(np, names, values, kinds, analytic, numeric, atol, rtol, unit):
         entry["message"] = "gradient of `%s` differs %s (%s)" % (name, place, detail)
         report.append(entry)
     return report
+
+
+def outside_domain(np, names, values, kinds, undefined, size):
+    """Why a function whose output is NaN or infinite at the inputs cannot be checked."""
+    name, value = [(n, v) for n, v, k in zip(names, values, kinds) if k == "array"][0]
+    return ("NaN/inf output at %d of %d elements (out of domain?): "
+            "`# cglint: gradcheck %s=np.random.uniform(0.1, 0.9, %s)`"
+            % (undefined, size, name, tuple(np.shape(value))))
 
 
 def check(tf, np, job, payload):
@@ -520,6 +536,14 @@ def check(tf, np, job, payload):
         except Exception as exc:
             raise Stop("error", "check pass", describe_error(exc))
     points = [v for v, k in zip(values, kinds) if k in ("array", "number")]
+    try:
+        forward = evaluate(points)
+    except Exception as exc:
+        raise Stop("error", "check pass", describe_error(exc))
+    undefined = sum(int((~np.isfinite(o)).sum()) for o in forward)
+    if undefined:
+        raise Stop("no-inputs", "check pass", outside_domain(np, names, values, kinds, undefined,
+                                                             sum(o.size for o in forward)))
     numeric = []
     for index in range(len(points)):
         try:
@@ -534,6 +558,12 @@ def check(tf, np, job, payload):
                for entry in inputs if entry["compared"] < entry["size"]]
     if sampled:
         note = "; ".join(filter(None, [note, "compared a seeded random sample: %s" % ", ".join(sampled)]))
+    for entry in inputs:
+        if entry.get("undefined"):
+            note = "; ".join(filter(None, [note, "the numerical gradient of `%s` is not finite at "
+                                           "%d of %d elements (a step leaves the function's domain): "
+                                           "not compared there" % (entry["name"], entry["undefined"],
+                                                                   entry["compared"])]))
     status = "mismatch" if messages else "ok"
     return {"status": status, "stage": "done", "message": "; ".join(messages), "dtype": dtype,
             "note": note, "inputs": inputs, "atol": tolerance[0], "rtol": tolerance[1]}
