@@ -713,6 +713,23 @@ def test_inputs_outside_the_domain_are_said_so_not_a_mismatch(interpreters, tmp_
                             "leaves the function's domain): not compared there")
 
 
+def test_an_ok_row_shows_the_error_of_a_compared_gradient_not_a_numbers_derivative(
+        interpreters, tmp_path):
+    path = write(tmp_path, "leaky.py", """
+        import tensorflow as tf
+
+        # cglint: gradcheck x=(5,) alpha=0.1
+        @tf.custom_gradient
+        def leaky(x, alpha=0.2):
+            def grad(dy):
+                return dy * tf.where(x > 0, tf.ones_like(x), alpha * tf.ones_like(x)), None
+            return tf.where(x > 0, x, alpha * x), grad
+    """)
+    verdict = _graph_verdicts(interpreters, path)["leaky"]
+    assert verdict.status == "ok"
+    assert verdict.worst_input == "x" and verdict.max_abs_error < 1e-6
+
+
 # -- the command ------------------------------------------------------------------------
 
 def test_the_command_selects_one_function_and_writes_json(interpreters, tmp_path, capsys):
