@@ -23,6 +23,8 @@ from cglint.rules.base import Edit, Span
 
 # Lines as Python's tokenizer (and cglint.fix) counts them.
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+# What may follow a statement that ends its logical line: a comment, the line's end.
+_LINE_END = re.compile(r"[ \t\f]*(#[^\r\n]*)?(\r\n|\r|\n)?$")
 _PRINT_CONSTRUCTS = ("`print()` keyword argument", "`print()` with `*` unpacking",
                      "`print` used as a value")
 
@@ -261,7 +263,8 @@ def _six(module, at):
         return (), "six"
     if bindings:
         return (), None
-    return (_insert_line(module, "import six"),), "six"
+    edit = _insert_line(module, "import six")
+    return ((edit,), "six") if edit else ((), None)
 
 
 def _future_import(module, feature):
@@ -269,13 +272,9 @@ def _future_import(module, feature):
     for node in body:
         if _is_future(node) and any(alias.name == feature for alias in node.names):
             return None
-    # A future import must come first: not after `"""Doc."""; import sys` on one line.
-    for before, after in zip(body, body[1:]):
-        if not (_is_docstring(before, body) or _is_future(before)):
-            break
-        if after.lineno == before.end_lineno:
-            return None
-    return (_insert_line(module, "from __future__ import %s" % feature),)
+    # (None where it cannot come first: after `"""Doc."""; import sys` on one line.)
+    edit = _insert_line(module, "from __future__ import %s" % feature)
+    return (edit,) if edit else None
 
 
 def _is_docstring(node, body):
@@ -294,7 +293,8 @@ def _lines(module):
 def _insert_line(module, statement):
     """An Edit adding `statement` on a line of its own after the module docstring and the
     `from __future__` imports (before the first other statement: after the shebang and
-    coding comments)."""
+    coding comments); None when no line there starts a statement (after
+    `"Doc."; X = '''a` the next line is inside a string)."""
     body = module.tree.body
     anchor = None
     for node in body:
@@ -303,12 +303,18 @@ def _insert_line(module, statement):
         else:
             break
     lines = _lines(module)
+    if not lines:
+        return Edit(Span(1, 1, 1, 1), statement + "\n")
     if anchor is None:
         line = body[0].lineno if body else len(lines) + 1
     else:
+        # The anchor must end its logical line: after it only a comment, no `;` (the
+        # next statement, maybe a string that spans the line after) and no backslash.
+        rest = lines[anchor.end_lineno - 1][
+            module.lines.char_col(anchor.end_lineno, anchor.end_col_offset):]
+        if not _LINE_END.match(rest):
+            return None
         line = anchor.end_lineno + 1
-    if not lines:
-        return Edit(Span(1, 1, 1, 1), statement + "\n")
     if line > len(lines):  # nothing after the anchor: append after the last line's text
         content = len(lines[-1].rstrip("\r\n")) + 1
         return Edit(Span(len(lines), content, len(lines), content), "\n" + statement)

@@ -198,3 +198,20 @@ def test_edits_at_one_place_are_made_one():
         "import six\n@six.add_metaclass(Meta)\nclass A(object):\n    pass\n")
     assert fix('raise ValueError("x") from None\n') == (
         'import six\nsix.raise_from(ValueError("x"), None)\n')
+
+
+def test_no_import_is_inserted_where_the_next_line_is_inside_a_string():
+    # `import six` after the docstring's line would land inside TEMPLATE's text.
+    raising = ('"""Doc."""; TEMPLATE = """line1\nline2"""\n'
+               'def f(e):\n    raise ValueError("missing") from e\n')
+    assert fix(raising) == raising
+    metaclass = ('from __future__ import division; SQL = """select 1\nfrom t"""\n'
+                 'class Model(object, metaclass=type):\n    pass\n')
+    assert fix(metaclass) == metaclass
+    printing = 'from __future__ import division; X = """a\nb"""\nprint(X, end="")\n'
+    assert fix(printing) == printing
+    continued = '"""Doc.""" \\\n; X = 1\nprint(X, end="")\n'
+    assert fix(continued) == continued
+    commented = '"""Doc."""  # ; not code\nX = """a\nb"""\nraise ValueError(X) from None\n'
+    assert fix(commented) == ('"""Doc."""  # ; not code\nimport six\nX = """a\nb"""\n'
+                              'six.raise_from(ValueError(X), None)\n')
