@@ -292,8 +292,8 @@ def _lines(module):
 
 def _insert_line(module, statement):
     """An Edit adding `statement` on a line of its own after the module docstring and the
-    `from __future__` imports (before the first other statement: after the shebang and
-    coding comments); None when no line there starts a statement (after
+    `from __future__` imports (before the first other statement, above its decorators:
+    after the shebang and coding comments); None when no line there starts a statement (after
     `"Doc."; X = '''a` the next line is inside a string)."""
     body = module.tree.body
     anchor = None
@@ -306,7 +306,7 @@ def _insert_line(module, statement):
     if not lines:
         return Edit(Span(1, 1, 1, 1), statement + "\n")
     if anchor is None:
-        line = body[0].lineno if body else len(lines) + 1
+        line = _first_line(body[0]) if body else len(lines) + 1
     else:
         # The anchor must end its logical line: after it only a comment, no `;` (the
         # next statement, maybe a string that spans the line after) and no backslash.
@@ -319,3 +319,9 @@ def _insert_line(module, statement):
         content = len(lines[-1].rstrip("\r\n")) + 1
         return Edit(Span(len(lines), content, len(lines), content), "\n" + statement)
     return Edit(Span(line, 1, line, 1), statement + "\n")
+
+
+def _first_line(statement):
+    """The line a statement starts on: its first decorator's, when it has any (the
+    tree's `lineno` of a decorated def or class is that of `def` or `class`)."""
+    return min([statement.lineno] + [d.lineno for d in getattr(statement, "decorator_list", ())])

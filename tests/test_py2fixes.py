@@ -215,3 +215,13 @@ def test_no_import_is_inserted_where_the_next_line_is_inside_a_string():
     commented = '"""Doc."""  # ; not code\nX = """a\nb"""\nraise ValueError(X) from None\n'
     assert fix(commented) == ('"""Doc."""  # ; not code\nimport six\nX = """a\nb"""\n'
                               'six.raise_from(ValueError(X), None)\n')
+
+
+def test_an_import_goes_above_the_decorators_of_the_first_statement():
+    printing = '@staticmethod\ndef helper(x):\n    print(x, end="")\n'
+    assert fix(printing) == "from __future__ import print_function\n" + printing
+    raising = "@wraps\ndef f(e):\n    raise KeyError(1) from e\n"
+    assert fix(raising) == "import six\n@wraps\ndef f(e):\n    six.raise_from(KeyError(1), e)\n"
+    metaclass = "@register\n@other\nclass A(object, metaclass=Meta):\n    pass\n"
+    assert fix(metaclass, unsafe=True) == (
+        "import six\n@register\n@other\n@six.add_metaclass(Meta)\nclass A(object):\n    pass\n")
