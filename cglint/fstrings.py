@@ -253,6 +253,9 @@ def _argument(expr):
             raise NotConvertible("lambda inside `{}`")
         if isinstance(node, ast.NamedExpr):
             raise NotConvertible("`:=` inside `{}`")
+    if isinstance(alone, ast.GeneratorExp) and not _parses_alone(expr):
+        # `f"{x for x in a}{y}"`: a bare generator must be the only argument of a call.
+        return "(%s)" % expr
     try:
         call = ast.parse("_(%s)" % expr, mode="eval").body
     except SyntaxError:
@@ -262,6 +265,14 @@ def _argument(expr):
     if len(call.args) == 1 and not call.keywords and ast.unparse(call.args[0]) == ast.unparse(alone):
         return expr
     return "(%s)" % expr  # `a, b` is one tuple in an f-string but two arguments in a call
+
+
+def _parses_alone(expr):
+    try:
+        ast.parse(expr, mode="eval")
+    except SyntaxError:
+        return False
+    return True
 
 
 def _convert_nested(expr):

@@ -213,6 +213,11 @@ CONVERSIONS = [
     ("f'{x:%H}'", "'{:%H}'.format(x)"),
     ('f"{x!=w}"', '"{}".format(x!=w)'),
     ('f"{x:=^9}"', '"{:=^9}".format(x)'),
+    # a bare generator is the only argument a call may take unparenthesized
+    ('f"{c for c in s}{y}"', '"{}{}".format((c for c in s), y)'),
+    ('f"{c for c in s}"', '"{}".format((c for c in s))'),
+    ('f"{(c for c in s)}{y}"', '"{}{}".format((c for c in s), y)'),
+    ('f"{list(c for c in s)}{y}"', '"{}{}".format(list(c for c in s), y)'),
 ]
 
 
