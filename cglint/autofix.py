@@ -2,12 +2,14 @@
 
 A fix can make another one possible (or stale), so, like ruff, fix in passes: each pass
 applies the fixes whose edits do not overlap, then re-checks the new text. A file that does
-not parse is never touched, and a pass whose result would not parse is thrown away.
+not parse is never touched, and a fix whose result would not parse is left out (and said),
+not the others with it.
 """
 import io
 import re
+import sys
 import tokenize
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from cglint import check, files
 from cglint.fix import apply_edits, encode_like
@@ -22,32 +24,74 @@ class Fixed:
     text: str  # the text after every applied fix (the input text when none applied)
     result: object  # engine.Result of `text`
     applied: int  # how many findings the fixes removed
+    # Diagnostics (of `text`) whose fix was not applied because its result would not
+    # parse; their fix is taken off `result`, so nothing counts or offers them as fixable.
+    rejected: list = field(default_factory=list)
 
 
 def fix_text(path, text, options, result=None, unsafe=False, bom=False):
     """Fixed for a decoded text; `result` is its engine.Result when already known.
     `unsafe` applies the fixes marked unsafe too (`--unsafe-fixes`); `bom`: the bytes
-    began with a UTF-8 BOM."""
+    began with a UTF-8 BOM. A fix whose result would not parse (a cglint bug) is left out
+    and said on standard error, as ruff does; the others are applied."""
     result = result or check.check_text(path, text, options, bom)
     if not _applicable(result.fixes, unsafe) or not _parses(text, options):
         return Fixed(text, result, 0)
     before = len(result.diagnostics)
+    rejected = set()  # _fix_key of each fix whose result would not parse
     for _ in range(MAX_PASSES):
-        edits = _compatible_edits(text, _applicable(result.fixes, unsafe))
-        if not edits:
-            break
-        candidate = apply_edits(text, edits)
-        if candidate == text or not _parses(candidate, options):
+        fixes = [fix for fix in _applicable(result.fixes, unsafe)
+                 if _fix_key(fix) not in rejected]
+        candidate = _parsing_candidate(text, fixes, options, rejected)
+        if candidate == text:
             break
         text = candidate
         result = check.check_text(path, text, options, bom)
         if not _applicable(result.fixes, unsafe):
             break
-    return Fixed(text, result, max(0, before - len(result.diagnostics)))
+    refused = [d for d in result.diagnostics if d.fix and _fix_key((d, d.fix)) in rejected]
+    if refused:
+        result = replace(result, diagnostics=[
+            replace(d, fix=None) if d in refused else d for d in result.diagnostics])
+        for diagnostic in refused:
+            sys.stderr.write("cglint: %s:%d:%d: not applying the %s fix: the file would not "
+                             "parse after it (a cglint bug, please report it)\n" % (
+                                 diagnostic.path, diagnostic.line, diagnostic.col,
+                                 diagnostic.code))
+    return Fixed(text, result, max(0, before - len(result.diagnostics)), refused)
 
 
 def _applicable(fixes, unsafe):
     return fixes if unsafe else [fix for fix in fixes if is_safe(fix[1])]
+
+
+def _fix_key(fix):
+    """What identifies a fix from one pass to the next (its positions may move)."""
+    diagnostic, edits = fix
+    return diagnostic.code, diagnostic.message, tuple(edit.text for edit in edits)
+
+
+def _parsing_candidate(text, fixes, options, rejected):
+    """`text` with the edits of as many fixes as apply together and leave it parsing. A
+    fix whose result alone would not parse goes into `rejected` (keys); one that breaks
+    only next to another waits for the next pass."""
+    edits = _compatible_edits(text, fixes)
+    if not edits:
+        return text
+    candidate = apply_edits(text, edits)
+    if _parses(candidate, options):
+        return candidate
+    chosen = []
+    for fix in sorted(fixes, key=lambda fix: fix[0]):
+        try:
+            candidate = apply_edits(text, chosen + list(fix[1]))
+        except ValueError:  # overlaps a chosen fix: the next pass
+            continue
+        if _parses(candidate, options):
+            chosen.extend(fix[1])
+        elif not chosen or not _parses(apply_edits(text, fix[1]), options):
+            rejected.add(_fix_key(fix))
+    return apply_edits(text, chosen) if chosen else text
 
 
 def _compatible_edits(text, fixes):

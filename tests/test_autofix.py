@@ -97,11 +97,32 @@ def test_a_file_that_does_not_parse_is_never_touched(tmp_path, capsys):
     assert (tmp_path / "a.py").read_text() == broken
 
 
-def test_a_fix_that_would_break_the_syntax_is_dropped():
+def test_a_fix_that_would_break_the_syntax_is_dropped(capsys):
     text = "x = 1\n"
     bad_fix = Diagnostic("a.py", 1, 1, "CG003", "m", fix=(Edit(Span(1, 1, 1, 2), "def"),))
     result = engine.Result("a.py", [bad_fix])
-    assert autofix.fix_text("a.py", text, engine.Options(), result=result).text == text
+    fixed = autofix.fix_text("a.py", text, engine.Options(), result=result)
+    assert fixed.text == text and fixed.rejected == [bad_fix]
+    assert fixed.result.diagnostics[0].fix is None  # no longer offered, nor counted
+    assert "a.py:1:1: not applying the CG003 fix" in capsys.readouterr().err
+
+
+def test_a_fix_that_would_break_the_syntax_leaves_the_other_fixes_applied(
+        tmp_path, capsys, monkeypatch):
+    from cglint.rules import cg301_fstring
+
+    def convert(source):  # a bug making one fix a SyntaxError
+        return "(" if "broken" in source else real(source)
+
+    real = cg301_fstring.convert
+    monkeypatch.setattr(cg301_fstring, "convert", convert)
+    text = 'a = f"{x}"\nb = f"broken {x}"\nc = f"{y}"\n'
+    (tmp_path / "a.py").write_text(text)
+    code, out, err = run(capsys, "a.py", "--fix", "--target-python", "2.7", "--no-cache")
+    assert (tmp_path / "a.py").read_text() == (
+        'a = "{}".format(x)\nb = f"broken {x}"\nc = "{}".format(y)\n')
+    assert "a.py:2:5: not applying the CG301 fix: the file would not parse after it" in err
+    assert "Fixed 2 findings." in out and "fixable" not in out
 
 
 def test_overlapping_fixes_wait_for_the_next_pass():
