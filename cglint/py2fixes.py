@@ -3,7 +3,9 @@
 Only where the rewrite means the same on Python 3 and runs on 2.7:
 
 * argument-less `super()` in a method -> `super(Class, self)` (the method's first
-  parameter); unsafe when a class decorator may rebind the class's name;
+  parameter); unsafe when a class decorator may rebind the class's name (or an outer
+  class's), or in a comprehension (where Python 3's `super()` fails); none where the
+  name may not stay bound to the class (a loop, `global`, a private name);
 * `raise X from Y` -> `six.raise_from(X, Y)`, adding `import six`;
 * `class C(Base, metaclass=M)` -> `@six.add_metaclass(M)` over `class C(Base)`, adding
   `import six` (six ships with TF 1.8); unsafe but over `object` alone, and where the
@@ -143,38 +145,72 @@ def _super_in(module, cls, method, call):
     scope = module.names.scope_for_def.get(id(method))
     if scope is None or len(scope.bindings.get(first, ())) != 1:
         return None  # the first parameter is rebound: super() would still see the original
-    owner = _class_path(module, cls)
-    if owner is None or _plain(module, call) is None:
+    classes = _class_path(module, cls)
+    if classes is None or _plain(module, call) is None:
         return None  # (a comment inside `super(  # ...\n)` would be dropped)
-    top = owner.split(".")[0]
-    if [binding.node for binding in module.names.lookup(top, scope)] != [
-            _outermost_class(module, cls)]:
+    if [binding.node for binding in module.names.lookup(classes[0].name, scope)] != [
+            classes[0]]:
         return None  # `def f(self, Model)`: the method's own name hides the class
-    # A class decorator may rebind the class's name to another object.
-    return (_span(module, call, "super(%s, %s)" % (owner, first), safe=not cls.decorator_list),)
-
-
-def _outermost_class(module, cls):
-    """The class whose name a method of `cls` starts its path with (_class_path)."""
-    scope = module.names.scope_of(cls)
-    while scope is not None and scope.kind == "class":
-        cls, scope = scope.node, scope.parent
-    return cls
+    owner = ".".join(c.name for c in classes)
+    # A class decorator may rebind the class's name (or the outer class's) to another
+    # object; in a Python 3 comprehension `super()` sees the comprehension's argument,
+    # not `self` (a TypeError the rewrite would turn into a working call).
+    safe = not any(c.decorator_list for c in classes) and not _in_comprehension(
+        module, call, method)
+    return (_span(module, call, "super(%s, %s)" % (owner, first), safe=safe),)
 
 
 def _class_path(module, cls):
-    """How a method of `cls` names its class: `Child`, or `Outer.Child` for a class nested
-    in a class (a class body's names are not visible from its methods). None when a name
-    on the way is bound more than once (`Child = None` later would break the fix)."""
-    path = [cls.name]
+    """The classes a method of `cls` names its class through, outermost first: `Child`,
+    or `Outer.Child` for a class nested in a class (a class body's names are not visible
+    from its methods). None when a name on the way may not stay bound to its class: bound
+    more than once (`Child = None` later), bound again by a `global` statement, by each
+    turn of a loop around the class statement (a method of the first class would name
+    the last), or a private name, which Python mangles inside the class
+    (`__Impl` -> `_Outer__Impl`)."""
+    path = [cls]
     node, scope = cls, module.names.scope_of(cls)
     while True:
         if scope is None or len(scope.bindings.get(node.name, ())) != 1:
             return None
+        if node.name.startswith("__") and not node.name.endswith("__"):
+            return None
+        if scope.kind == "module" and module.names.declared_global(node.name):
+            return None
+        if _in_loop(module, node, scope.node):
+            return None
         if scope.kind != "class":
-            return ".".join(path)
+            return path
         node, scope = scope.node, scope.parent
-        path.insert(0, node.name)
+        path.insert(0, node)
+
+
+def _in_loop(module, statement, scope_node):
+    """Whether `statement` runs in a loop of its own scope (whose node is `scope_node`)."""
+    for ancestor in module.ancestors(statement):
+        if ancestor is scope_node:
+            return False
+        if isinstance(ancestor, (ast.For, ast.AsyncFor, ast.While)):
+            return True
+    return False
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _in_comprehension(module, node, method):
+    """Whether `node` is evaluated in the scope of a comprehension inside `method` (all
+    of one but its first iterable, which the enclosing scope evaluates)."""
+    below = [node]
+    for ancestor in module.ancestors(node):
+        if ancestor is method:
+            return False
+        if isinstance(ancestor, _COMPREHENSIONS):
+            first = ancestor.generators[0]
+            if not (len(below) > 1 and below[-1] is first and below[-2] is first.iter):
+                return True
+        below.append(ancestor)
+    return False
 
 
 def _decorator_name(decorator):

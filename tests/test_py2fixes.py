@@ -225,3 +225,86 @@ def test_an_import_goes_above_the_decorators_of_the_first_statement():
     metaclass = "@register\n@other\nclass A(object, metaclass=Meta):\n    pass\n"
     assert fix(metaclass, unsafe=True) == (
         "import six\n@register\n@other\n@six.add_metaclass(Meta)\nclass A(object):\n    pass\n")
+
+
+def test_super_gets_no_fix_where_the_class_name_may_not_stay_bound_to_the_class():
+    in_loop = """
+    layers = []
+    for act in ["relu", "tanh"]:
+        class Layer(Base):
+            def f(self):
+                return act + super().f()
+        layers.append(Layer)
+    """
+    in_function_loop = """
+    def make():
+        while True:
+            class Layer(Base):
+                def f(self):
+                    return super().f()
+            return Layer
+    """
+    private = """
+    class __Hidden(Base):
+        def f(self):
+            return super().f()
+    """
+    private_nested = """
+    class Outer(object):
+        class __Impl(Base):
+            def f(self):
+                return super().f()
+    """
+    rebound_by_global = """
+    class Model(Base):
+        def f(self):
+            return super().f()
+
+    def install():
+        global Model
+        Model = wrap(Model)
+    """
+    for code in (in_loop, in_function_loop, private, private_nested, rebound_by_global):
+        assert fixes(code) == {}, code
+    dunder = "class __Meta__(Base):\n    def f(self):\n        return super().f()\n"
+    assert "super(__Meta__, self)" in fix(dunder)  # not private: not mangled
+    loop_body_method = """
+    class Model(Base):
+        def f(self):
+            for _ in range(2):
+                class Local(object):
+                    pass
+            return super().f()
+    """
+    assert "super(Model, self)" in fix(loop_body_method)
+
+
+def test_super_fix_is_unsafe_under_a_decorated_outer_class_or_in_a_comprehension():
+    outer_decorated = """
+    @wrap
+    class Outer(object):
+        class Inner(Base):
+            def f(self):
+                return super().f()
+    """
+    [edits] = fixes(outer_decorated).values()
+    assert not edits[0].safe and edits[0].text == "super(Outer.Inner, self)"
+    comprehension = """
+    class Inner(Base):
+        def comp(self):
+            return [super().f() for _ in range(1)]
+
+        def gen(self):
+            return list(x for x in self.items()
+                        if super().keep(x))
+    """
+    found = fixes(comprehension)
+    assert [(e[0].text, e[0].safe) for _, e in sorted(found.items())] == [
+        ("super(Inner, self)", False), ("super(Inner, self)", False)]
+    first_iterable = """
+    class Inner(Base):
+        def items(self):
+            return [x for x in super().items()]
+    """
+    [edits] = fixes(first_iterable).values()
+    assert edits[0].safe  # the first iterable is evaluated in the method itself
