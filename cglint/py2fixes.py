@@ -9,7 +9,9 @@ Only where the rewrite means the same on Python 3 and runs on 2.7:
 * `raise X from Y` -> `six.raise_from(X, Y)`, adding `import six`;
 * `class C(Base, metaclass=M)` -> `@six.add_metaclass(M)` over `class C(Base)`, adding
   `import six` (six ships with TF 1.8); unsafe but over `object` alone, and where the
-  class's methods use `super()` without arguments: the class is made twice;
+  class's methods use `super()` without arguments: the class is made twice; unsafe
+  too unless the metaclass is known to have no `__prepare__` of its own, which
+  `six.add_metaclass` never calls;
 * `print(..., end=...)`, `print(*args)`, `print` as a value -> add
   `from __future__ import print_function`.
 
@@ -250,7 +252,10 @@ def _metaclass(module, keyword):
     # six.add_metaclass makes the class twice: first with the bases' own metaclass, which
     # runs their `__init_subclass__` or registry too, and the zero-argument `super()` of
     # its methods keeps pointing at that first class. Safe only over `object` alone.
-    safe = all(base == "object" for base in bases) and not _uses_class_cell(cls)
+    # It never calls the metaclass's `__prepare__` either: safe only for a metaclass
+    # known to keep type's (an empty namespace), not one that fills the class body's.
+    safe = all(base == "object" for base in bases) and not _uses_class_cell(cls) and (
+        _keeps_type_prepare(module, keyword.value))
     line = cls.lineno
     indent = _lines(module)[line - 1][:module.lines.char_col(line, cls.col_offset)]
     decorator = Edit(Span(line, 1, line, 1), "%s@%s.add_metaclass(%s)\n" % (
@@ -259,6 +264,29 @@ def _metaclass(module, keyword):
         ", ".join(bases) or "object"), safe)
     # The decorator goes right above `class`: applied first, under any other decorator.
     return six + (decorator, parameters)
+
+
+# Metaclasses that keep `type.__prepare__`, by qualified name.
+_KEEP_TYPE_PREPARE = {"abc.ABCMeta"}
+
+
+def _keeps_type_prepare(module, metaclass, depth=0):
+    """Whether the metaclass expression is known not to define `__prepare__`: the
+    builtin `type`, ABCMeta, or a class of this module bound once, with no `__prepare__`
+    of its own (nor a metaclass), whose bases are such metaclasses."""
+    scope = module.names.scope_of(metaclass)
+    if isinstance(metaclass, ast.Name):
+        bindings = module.names.lookup(metaclass.id, scope)
+        if not bindings:
+            return metaclass.id == "type"
+        node = bindings[0].node if len(bindings) == 1 else None
+        if isinstance(node, ast.ClassDef) and depth < 20:
+            own = module.names.scope_for_def.get(id(node))
+            return (own is not None and "__prepare__" not in own.bindings
+                    and not node.keywords and bool(node.bases)
+                    and all(_keeps_type_prepare(module, base, depth + 1)
+                            for base in node.bases))
+    return module.names.resolve(metaclass, scope) in _KEEP_TYPE_PREPARE
 
 
 def _uses_class_cell(cls):

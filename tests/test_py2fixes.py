@@ -2,6 +2,7 @@
 import textwrap
 
 from cglint import autofix, engine
+from cglint.diagnostics import is_safe
 
 
 def fix(code, unsafe=False):
@@ -194,7 +195,7 @@ def test_raise_from_is_not_rewritten_where_six_is_another_name():
 def test_edits_at_one_place_are_made_one():
     # `import six` goes where the class (or the raise) that needs it starts, when nothing
     # comes before: one edit, not two at one start (which the fixer refused).
-    assert fix("class A(metaclass=Meta):\n    pass\n") == (
+    assert fix("class A(metaclass=Meta):\n    pass\n", unsafe=True) == (
         "import six\n@six.add_metaclass(Meta)\nclass A(object):\n    pass\n")
     assert fix('raise ValueError("x") from None\n') == (
         'import six\nsix.raise_from(ValueError("x"), None)\n')
@@ -308,3 +309,36 @@ def test_super_fix_is_unsafe_under_a_decorated_outer_class_or_in_a_comprehension
     """
     [edits] = fixes(first_iterable).values()
     assert edits[0].safe  # the first iterable is evaluated in the method itself
+
+
+def test_a_metaclass_fix_is_safe_only_for_a_metaclass_known_to_keep_types_prepare():
+    # six.add_metaclass never calls __prepare__: a namespace it fills (`register` below)
+    # would be missing from the class body (NameError, measured on 2.7 and 3.6).
+    code = """
+    import abc
+    class Registry(type):
+        @classmethod
+        def __prepare__(mcs, name, bases, **kwargs):
+            return {"register": dict}
+    class Plain(type):
+        def __new__(mcs, name, bases, namespace):
+            return type.__new__(mcs, name, bases, namespace)
+    class Abstract(abc.ABCMeta):
+        pass
+    class Twice(Plain, Registry):
+        pass
+    class A(object, metaclass=Registry):
+        register("relu")
+    class B(object, metaclass=Plain):
+        pass
+    class C(object, metaclass=Abstract):
+        pass
+    class D(object, metaclass=Twice):
+        pass
+    class E(object, metaclass=type):
+        pass
+    class F(object, metaclass=imported.Meta):
+        pass
+    """
+    safe = {line: is_safe(edits) for line, edits in fixes(code).items()}
+    assert safe == {14: False, 16: True, 18: True, 20: False, 22: True, 24: False}
