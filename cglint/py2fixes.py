@@ -320,15 +320,23 @@ def _six(module, at):
     the name `six` is bound to something else, at module level or where `at` (a node
     the rewrite replaces) reads it (`def pick(six):`)."""
     local = module.names.lookup("six", module.names.scope_of(at))
-    if any(b.kind != "import" or b.qualname != "six" for b in local):
-        return (), None
-    bindings = module.names.module.bindings.get("six", [])
-    if any(b.kind == "import" and b.qualname == "six" for b in bindings):
+    if any(b.kind != "import" or b.qualname != "six" or b.scope.kind != "module"
+           for b in local):
+        return (), None  # (a function's own `import six` may not have run)
+    # A top-level `import six` serves a function at any line, module-level code below it.
+    at_top = module.names.scope_of(at).kind == "module"
+    if any(_imports_six(statement) and not (at_top and statement.lineno > at.lineno)
+           for statement in module.tree.body):
         return (), "six"
-    if bindings:
-        return (), None
+    # Only a conditional `import six` (under `if`, `try`, `with`): it may not have run,
+    # so one more at the top, which six (shipped with TF 1.8) always satisfies.
     edit = _insert_line(module, "import six")
     return ((edit,), "six") if edit else ((), None)
+
+
+def _imports_six(statement):
+    return isinstance(statement, ast.Import) and any(
+        alias.name == "six" and alias.asname in (None, "six") for alias in statement.names)
 
 
 def _future_import(module, feature):

@@ -342,3 +342,24 @@ def test_a_metaclass_fix_is_safe_only_for_a_metaclass_known_to_keep_types_prepar
     """
     safe = {line: is_safe(edits) for line, edits in fixes(code).items()}
     assert safe == {14: False, 16: True, 18: True, 20: False, 22: True, 24: False}
+
+
+def test_raise_from_does_not_rely_on_a_conditional_or_later_import_of_six():
+    conditional = """
+    import sys
+    if sys.version_info[0] == 2:
+        import six
+    def f(e):
+        raise RuntimeError("bad") from e
+    """
+    fixed = fix(conditional)
+    assert fixed.startswith("\nimport six\nimport sys\n") and "six.raise_from" in fixed
+    in_try = "try:\n    import six\nexcept ImportError:\n    six = None\n" \
+             "def f(e):\n    raise RuntimeError('bad') from e\n"
+    assert fix(in_try) == in_try  # `six` may be None: no fix
+    in_function = "def f(e):\n    if e:\n        import six\n    raise KeyError(1) from e\n"
+    assert fix(in_function) == in_function
+    later = "try:\n    pass\nexcept KeyError as e:\n    raise ValueError(1) from e\nimport six\n"
+    assert fix(later).startswith("import six\ntry:")
+    top = "import six\ndef f(e):\n    raise KeyError(1) from e\n"
+    assert fix(top).count("import six") == 1
