@@ -52,6 +52,9 @@ _BRACE_ESCAPE = re.compile(r"\\(?:N\{|x7[bdBD]|17[35]|u007[bdBD]|U0000007[bdBD])
 # A `\u`/`\U` escape (after an even number of backslashes): Python 2.7 byte strings keep
 # it as text.
 _UNICODE_ESCAPE = re.compile(r"(?:^|[^\\])(?:\\\\)*\\[uU]")
+# An escape of a character past ASCII: a byte, not that character, in a 2.7 byte string.
+_NON_ASCII_ESCAPE = re.compile(
+    r"(?:^|[^\\])(?:\\\\)*\\(?:x[89a-fA-F][0-9a-fA-F]|[23][0-7][0-7]|[uU])")
 # A format spec with the `_` grouping option (3.6+): after fill/align, sign, `#`, `0`,
 # width (a `_` fill, `{x:_>8}`, is older).
 _UNDERSCORE_GROUPING = re.compile(r"(?:.?[<>=^])?[-+ ]?#?0?\d*_(?:\.\d+)?[a-zA-Z%]?")
@@ -167,8 +170,27 @@ def to_format(source):
         return None
 
 
-def convert(source):
-    """Like to_format, but raises NotConvertible saying why."""
+def text_is_ascii(source):
+    """Whether the text of an f-string group outside its `{}` fields, escapes included,
+    is ASCII: the one case where a Python 2.7 byte string holds the same characters."""
+    for literal in parse(source):
+        start, end = literal.body
+        pieces, pos = [], start
+        for field in literal.fields or ():
+            pieces.append(source[pos : field.start])
+            pos = field.end
+        pieces.append(source[pos:end])
+        for piece in pieces:
+            if not piece.isascii() or (
+                    "r" not in literal.prefix.lower() and _NON_ASCII_ESCAPE.search(piece)):
+                return False
+    return True
+
+
+def convert(source, text=False):
+    """Like to_format, but raises NotConvertible saying why. `text`: give each literal a
+    `u` prefix, so that Python 2.7 reads the template as text (as 3.x reads the f-string),
+    not bytes; `\\u` escapes then mean what they mean in the f-string."""
     literals = parse(source)
     has_fields = any(literal.fields for literal in literals)
     out, args, pos = [], [], 0
@@ -181,8 +203,15 @@ def convert(source):
         body = source[start:end]
         if "r" not in literal.prefix.lower() and _BRACE_ESCAPE.search(body):
             raise NotConvertible("an escape that makes a brace (or `\\N{...}`, which Python 2.7 byte strings keep as text)")
-        if not set("ru") & set(literal.prefix.lower()) and _UNICODE_ESCAPE.search(body):
+        if not set("ru") & set(literal.prefix.lower()) and _UNICODE_ESCAPE.search(body) and (
+                not text):
             raise NotConvertible("a `\\u` escape, which Python 2.7 byte strings keep as text")
+        prefix = literal.prefix.replace("f", "").replace("F", "")
+        if text and "u" not in prefix.lower():
+            if "r" in prefix.lower():
+                raise NotConvertible("raw text past ASCII: Python 2.7 reads it as bytes "
+                                     "unless `ur`, which Python 3 refuses")
+            prefix = "u" + prefix
         if literal.fields is None:
             body = re.sub(r"[{}]", r"\g<0>\g<0>", body) if has_fields else body
         elif has_fields:
@@ -190,7 +219,7 @@ def convert(source):
         else:
             body = body.replace("{{", "{").replace("}}", "}")
         out.append(source[pos : literal.start])
-        out.append(literal.prefix.replace("f", "").replace("F", "") + literal.quote + body + literal.quote)
+        out.append(prefix + literal.quote + body + literal.quote)
         pos = literal.end
     if has_fields:
         out.append(".format(%s)" % ", ".join(args))

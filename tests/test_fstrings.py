@@ -395,3 +395,65 @@ def test_near_misses_of_fstring_prefixes_are_not(text):
 ])
 def test_what_python_2_formats_otherwise_is_not_converted(source, converted):
     assert to_format(source) == converted
+
+
+@pytest.mark.parametrize("source, ascii_text", [
+    ('f"{x} ok"', True),
+    ('f"{x:é>3}"', True),  # inside a field: an argument's business, not the template's
+    ('f"Résultat {x}"', False),
+    ('f"caf\\xe9 {x}"', False),
+    ('f"caf\\\\xe9 {x}"', True),  # an escaped backslash, then text
+    ('f"\\351 {x}"', False),
+    ('f"\\u2713 {x}"', False),
+    ('rf"\\xe9 {x}"', True),  # raw: four ASCII characters
+    ('"é" f"{x}"', False),
+])
+def test_text_is_ascii(source, ascii_text):
+    from cglint.fstrings import text_is_ascii
+
+    assert text_is_ascii(source) is ascii_text
+
+
+def test_text_templates_get_a_u_prefix():
+    assert convert('f"Résultat {x}"', text=True) == 'u"Résultat {}".format(x)'
+    assert convert('"é" f"{x}" u"!"', text=True) == 'u"é" u"{}" u"!".format(x)'
+    assert convert('f"\\u2713 {x}"', text=True) == 'u"\\u2713 {}".format(x)'
+    with pytest.raises(NotConvertible, match="ur"):
+        convert('rf"é{x}"', text=True)
+
+
+@pytest.mark.skipif(not os.path.exists(PYTHON27), reason="needs the real Python 2.7")
+def test_text_templates_give_python3s_text_under_python27():
+    sources = ['f"Résultat pour {name}"', 'f"caf\\xe9 {name}"', 'f"\\u2713 {name}!"',
+               'f"{name} \\351"']
+    env = {"name": "Zürich"}
+    cases = [{"rewritten": convert(source, text=True),
+              "expected": eval(source, {}, dict(env))} for source in sources]
+    script = (
+        "# -*- coding: utf-8 -*-\n"
+        "import json, sys\n"
+        "out = []\n"
+        "for case in json.load(sys.stdin):\n"
+        "    source = u'# -*- coding: utf-8 -*-\\n' + case['rewritten']\n"
+        "    code = compile(source.encode('utf-8'), '<r>', 'eval')\n"
+        "    out.append(eval(code, {}, {'name': u'Z\\xfcrich'}))\n"
+        "json.dump(out, sys.stdout)\n")
+    result = subprocess.run([PYTHON27, "-c", script], input=json.dumps(cases),
+                            capture_output=True, text=True, check=True)
+    assert json.loads(result.stdout) == [case["expected"] for case in cases]
+
+
+def test_the_cg301_fix_on_a_27_target_keeps_the_text_type_of_non_ascii_text():
+    from cglint import engine
+
+    def fixes(code):
+        result = engine.lint_text("a.py", code, engine.Options(select=("CG301",)))
+        return [(edits[0].text, edits[0].safe) for _, edits in result.fixes]
+
+    code = '# -*- coding: utf-8 -*-\nname = u"Zürich"\nmsg = f"Résultat pour {name}"\n' \
+           'ok = f"{name}!"\n'
+    assert fixes(code) == [('u"Résultat pour {}".format(name)', False),
+                           ('"{}!".format(name)', True)]
+    future = "from __future__ import unicode_literals\n" + code
+    assert fixes(future) == [('"Résultat pour {}".format(name)', True),
+                             ('"{}!".format(name)', True)]

@@ -1,5 +1,7 @@
 """CG301: f-strings in code that must run on Python 2.7 or 3.5."""
-from cglint.fstrings import NotConvertible, convert
+import ast
+
+from cglint.fstrings import NotConvertible, convert, text_is_ascii
 from cglint.rules.base import Edit, Finding, Rule
 
 
@@ -20,9 +22,15 @@ class FStringRule(Rule):
     literals implicitly concatenated to it) as the equivalent `.format()` call, keeping
     `!r`/`!s` conversions and format specs. It leaves alone, and says why, the f-strings
     with no exact equivalent that Python 2.7 runs: `{x=}`, `!a`, a backslash, comment,
-    `lambda` or `:=` inside `{}`, escapes that make a brace or a named character, `\\u`
-    and `\\U` escapes (2.7 byte strings keep them as text), and the `_` grouping option
-    of a format spec (3.6+).
+    `lambda` or `:=` inside `{}`, escapes that make a brace or a named character, and
+    the `_` grouping option of a format spec (3.6+); for a 3.5 target, `\\u` and `\\U`
+    escapes too. For a 2.7 target, an f-string whose
+    text is not ASCII (`é`, `\\xe9`, `\\u2713`) gets a `u"..."` template, the text 3.x
+    reads, where a byte string would hold other characters; that fix is unsafe, since
+    joining that text with non-ASCII byte strings raises UnicodeDecodeError on 2.7 (with
+    `from __future__ import unicode_literals` every literal is text already). An ASCII
+    template stays a byte string, as a 2.7 `"...".format()` is: formatting a non-ASCII
+    `unicode` value into it raises UnicodeEncodeError on 2.7.
     """
 
     code = "CG301"
@@ -35,15 +43,25 @@ class FStringRule(Rule):
         if not module.fstrings:
             return
         target = ".".join(map(str, module.target_python))
+        # Python 2.7 reads a plain literal as bytes, unless unicode_literals.
+        bytes_literals = module.target_python < (3, 0) and not _unicode_literals(module)
         for found in module.fstrings:
             message = "f-string needs Python 3.6+ (target is %s)" % target
             try:
-                replacement = convert(found.source)
+                text = bytes_literals and not text_is_ascii(found.source)
+                replacement = convert(found.source, text)
             except NotConvertible as reason:
                 yield Finding("%s; not fixable automatically: %s" % (message, reason),
                               span=found.span)
                 continue
-            yield Finding(message, span=found.span, fix=(Edit(found.span, replacement),))
+            yield Finding(message, span=found.span,
+                          fix=(Edit(found.span, replacement, safe=not text),))
+
+
+def _unicode_literals(module):
+    return any(isinstance(statement, ast.ImportFrom) and statement.module == "__future__"
+               and any(alias.name == "unicode_literals" for alias in statement.names)
+               for statement in module.tree.body)
 
 
 RULE = FStringRule
