@@ -2,8 +2,8 @@
 
 A fix can make another one possible (or stale), so, like ruff, fix in passes: each pass
 applies the fixes whose edits do not overlap, then re-checks the new text. A file that does
-not parse is never touched, and a fix whose result would not parse is left out (and said),
-not the others with it.
+not parse, or parses only as Python 2, is never touched, and a fix whose result would not
+parse is left out (and said), not the others with it.
 """
 import io
 import re
@@ -35,7 +35,9 @@ def fix_text(path, text, options, result=None, unsafe=False, bom=False):
     began with a UTF-8 BOM. A fix whose result would not parse (a cglint bug) is left out
     and said on standard error, as ruff does; the others are applied."""
     result = result or check.check_text(path, text, options, bom)
-    if not _applicable(result.fixes, unsafe) or not _parses(text, options):
+    if not _applicable(result.fixes, unsafe) or not _parses(text, options, python3=True):
+        # A Python 2 file is never fixed, CG003's comment edits included: its findings
+        # come from a rewritten text.
         return Fixed(text, result, 0)
     before = len(result.diagnostics)
     rejected = set()  # _fix_key of each fix whose result would not parse
@@ -107,9 +109,12 @@ def _compatible_edits(text, fixes):
     return chosen
 
 
-def _parses(text, options):
+def _parses(text, options, python3=False):
+    """Whether `text` parses for the target (`python3`: and not only through the Python 2
+    rewrite)."""
     parsed = parse(text, options.target_python)
-    return parsed.tree is not None and parsed.error is None
+    return parsed.tree is not None and parsed.error is None and not (
+        python3 and parsed.python2_syntax)
 
 
 _LINE_ENDING = re.compile(r"(\r\n|\r|\n)")

@@ -425,3 +425,12 @@ def test_the_diff_of_a_file_without_a_final_newline_marks_it(tmp_path, capsys):
     _, out, _ = run(capsys, "a.py", "--diff")
     assert out.endswith("-x = tf.math.log(tf.constant(2.0))\n\\ No newline at end of file\n"
                         "+x = tf.log(tf.constant(2.0))\n\\ No newline at end of file\n")
+
+
+def test_a_python_2_file_is_never_fixed_not_even_its_unused_noqa_codes(tmp_path, capsys):
+    text = 'import tensorflow as tf\nprint "py2 file"\nx = tf.log(2.0)  # noqa: CG101\n'
+    (tmp_path / "a.py").write_text(text)
+    code, out, _ = run(capsys, "a.py", "--fix", "--target-python", "2.7", "--no-cache")
+    assert (tmp_path / "a.py").read_text() == text and "CG003" in out
+    assert autofix.fix_text("a.py", text, engine.Options(report_unused_noqa=True,
+                                                         target_python=(2, 7))).text == text
