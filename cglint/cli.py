@@ -778,14 +778,15 @@ def _marking_missing_newlines(lines):
 
 
 def _split_keeping_newlines(text):
-    """Lines with their endings, `\r\n` or `\n`; a lone `\r` (which ends a line for
-    Python too) is shown as `\n`, the only ending a diff's lines can have besides; nothing
-    else ends a line (str.splitlines also splits on form feeds)."""
-    lines = [line for line in _LINE_WITH_ENDING.findall(text) if line]
-    return [line[:-1] + "\n" if line.endswith("\r") else line for line in lines]
+    """Lines with their endings, as diff(1) has them: each ends at `\n` (a `\r\n` line
+    keeps its `\r`); nothing else ends a line (str.splitlines also splits on `\r` and
+    form feeds)."""
+    return _LINES_AS_DIFF_READS.findall(text)
 
 
-_LINE_WITH_ENDING = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+# diff(1) and patch(1) end a line at `\n` only: a lone `\r` stays inside the line, so
+# the patch of a CR-only file (one line to them) gives back what --fix writes.
+_LINES_AS_DIFF_READS = re.compile(r"[^\n]*\n|[^\n]+$")
 
 
 def write_statistics(out, per_code, fixable):

@@ -373,11 +373,17 @@ def test_names_past_the_table_get_their_prefixs_replacement():
     assert len(found) == 2 and not any("use `" in d.message for d in found)
 
 
-def test_the_diff_of_a_cr_only_file_has_a_line_per_line(tmp_path, capsys):
-    (tmp_path / "a.py").write_bytes(b"import tensorflow as tf\rx = tf.math.log(1.0)\ry = 2\r")
+def test_the_diff_of_a_cr_only_file_is_what_fix_writes(tmp_path, capsys):
+    # diff(1) and patch(1) end lines at "\n" only: the whole CR-only file is one line,
+    # its `\r`s kept, so the patch applies and gives the bytes --fix writes.
+    data = b"import tensorflow as tf\rx = tf.math.log(1.0)\ry = 2\r"
+    (tmp_path / "a.py").write_bytes(data)
     _, out, _ = run(capsys, "a.py", "--diff")
-    assert out.splitlines()[3:] == [" import tensorflow as tf", "-x = tf.math.log(1.0)",
-                                    "+x = tf.log(1.0)", " y = 2"]
+    assert out.split("\n")[3:] == ["-" + data.decode(), "\\ No newline at end of file",
+                                    "+" + data.decode().replace("math.", ""),
+                                    "\\ No newline at end of file", ""]
+    run(capsys, "a.py", "--fix")
+    assert (tmp_path / "a.py").read_bytes() == data.replace(b"math.", b"")
 
 
 def test_a_bom_declares_utf8_for_fix_and_the_editor_paths_too(tmp_path):
