@@ -50,6 +50,8 @@ def _cg107(code):
     # read only where a test says it was given, which 1.8 never does
     "if variables:\n            extra = variables[0]",
     "if variables is not None:\n            extra = [dy * v for v in variables]",
+    # a type test: false for None (probe Y, j09)
+    "if isinstance(variables, list):\n            extra = [dy * v for v in variables]",
 ])
 def test_cg107_variables_only_deleted_or_truth_tested_is_harmless(body):
     assert _cg107(POSITIONAL_VARIABLE.format(body=body)) == []
@@ -634,8 +636,15 @@ def test_cg111_a_reduction_that_keeps_dims_keeps_the_rank():
         return lint(code.format(gradient=gradient, weight=weight), select=["CG111"])
     assert found("tf.reduce_sum(dy * x, keepdims=True)") == [("CG111", 8, 24)]
     assert found("kept") == [("CG111", 8, 24)]
+    assert found("tf.reduce_sum(dy * x, keepdims=True) * 0.5") == [("CG111", 8, 24)]
+    assert found("-kept") == [("CG111", 8, 24)]
     assert found("tf.reduce_sum(dy * x, keepdims=False)") == []
     assert found("tf.reduce_sum(dy * x)") == []
     assert found("tf.reduce_sum(x, keepdims=True)") == []  # no upstream gradient in it
     assert found("tf.reduce_sum(dy * x, keepdims=True)",
                  "tf.get_variable('s', [1])") == []
+    # the message names the keyword as written (probe Y, i06)
+    message = engine.lint_text("t.py", textwrap.dedent(code.format(
+        gradient="kept", weight="tf.constant(3.0)")),
+        engine.Options(select=("CG111",))).diagnostics[0].message
+    assert "(`keep_dims=True`)" in message and "without `keep_dims`" in message

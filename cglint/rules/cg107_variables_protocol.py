@@ -128,6 +128,10 @@ def _matters(module, site, grad, param):
               and node.func.id == "bool" and len(node.args) == 1 and not node.keywords
               and module.names.is_builtin(node.func)):
             harmless.update(_truth_tested(node.args[0]))
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+              and node.func.id == "isinstance" and len(node.args) == 2
+              and module.names.is_builtin(node.func)):
+            harmless.add(id(node.args[0]))  # `isinstance(variables, list)`: its type only
     given_only = _default_is_none(grad, param)
     if any(isinstance(node, ast.Name) and node.id == param.arg and id(node) not in harmless
            and not isinstance(node.ctx, ast.Del)  # `del variables  # Unused.`
@@ -187,9 +191,14 @@ def _compared_to_none(test, name, operators):
 
 
 def _false_if_none(test, name):
-    """Whether `test` is false when `name` is None (`name`, `name is not None`, ...)."""
+    """Whether `test` is false when `name` is None (`name`, `name is not None`,
+    `isinstance(name, list)`, ...)."""
     if _is_the(test, name) or _compared_to_none(test, name, (ast.IsNot, ast.NotEq)):
         return True
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and \
+            test.func.id == "isinstance" and len(test.args) == 2 and not test.keywords and \
+            _is_the(test.args[0], name) and "None" not in ast.unparse(test.args[1]):
+        return True  # (a class other than NoneType's)
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return _true_if_none(test.operand, name)
     if isinstance(test, ast.BoolOp):

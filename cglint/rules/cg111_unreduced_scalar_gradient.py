@@ -90,12 +90,13 @@ class UnreducedScalarGradient(Rule):
                         elif number.startswith("the scalar ") and _keeps_upstream_rank(
                                 module, element, upstream):
                             reported.add(id(element))
+                            keyword = _kept_dims_keyword(module, element, upstream)
                             yield self.at(element, "`%s` gets %s for `%s` (line %d), but "
                                           "its gradient `%s` keeps the upstream gradient's "
-                                          "rank (`keepdims=True`), where a scalar's gradient "
-                                          "has shape (); reduce it without `keepdims`"
+                                          "rank (`%s=True`), where a scalar's gradient "
+                                          "has shape (); reduce it without `%s`"
                                           % (site.name, number, site.params.names[slot], line,
-                                             ast.unparse(element)),
+                                             ast.unparse(element), keyword, keyword),
                                           function=site.func)
 
     def _imported(self, module):
@@ -500,21 +501,34 @@ def _keeps_upstream_shape(module, expr, upstream, depth=0, followed=None):
 
 
 def _keeps_upstream_rank(module, expr, upstream, depth=0):
-    """A reduction with `keepdims=True` (`keep_dims=True`) of what keeps the upstream
-    gradient's shape (`tf.reduce_sum(dy * x, keepdims=True)`): every axis is kept, of size
-    one, so its rank is the upstream gradient's, also through a local name assigned it
-    once."""
-    if isinstance(expr, ast.Name) and depth < _MAX_LOCAL_NAMES:
+    """Whether `expr` is a reduction with `keepdims=True` (`keep_dims=True`) of what keeps
+    the upstream gradient's shape (`tf.reduce_sum(dy * x, keepdims=True)`: every axis is
+    kept, of size one, so its rank is the upstream gradient's), also scaled (arithmetic
+    never lowers a rank) or through a local name assigned it once."""
+    return _kept_dims_keyword(module, expr, upstream, depth) is not None
+
+
+def _kept_dims_keyword(module, expr, upstream, depth=0):
+    """The keyword (`keepdims` or `keep_dims`) of such a reduction, or None."""
+    if depth > _MAX_LOCAL_NAMES:
+        return None
+    if isinstance(expr, ast.Name):
         value = _assigned_once(module, expr)
-        return value is not None and _keeps_upstream_rank(module, value, upstream, depth + 1)
+        return None if value is None else _kept_dims_keyword(module, value, upstream, depth + 1)
+    if isinstance(expr, ast.BinOp):
+        return _kept_dims_keyword(module, expr.left, upstream, depth + 1) or \
+            _kept_dims_keyword(module, expr.right, upstream, depth + 1)
+    if isinstance(expr, ast.UnaryOp):
+        return _kept_dims_keyword(module, expr.operand, upstream, depth + 1)
     if not (isinstance(expr, ast.Call) and expr.args
             and not isinstance(expr.args[0], ast.Starred)
-            and module.resolve(expr.func) in _REDUCING):
-        return False
-    keeps = any(keyword.arg in ("keepdims", "keep_dims") and isinstance(
-        keyword.value, ast.Constant) and keyword.value.value is True
-        for keyword in expr.keywords)
-    return keeps and _keeps_upstream_shape(module, expr.args[0], upstream)
+            and module.resolve(expr.func) in _REDUCING
+            and _keeps_upstream_shape(module, expr.args[0], upstream)):
+        return None
+    return next((keyword.arg for keyword in expr.keywords
+                 if keyword.arg in ("keepdims", "keep_dims")
+                 and isinstance(keyword.value, ast.Constant) and keyword.value.value is True),
+                None)
 
 
 _MAX_LOCAL_NAMES = 4  # local names followed to their value, one after another
