@@ -126,3 +126,13 @@ def test_a_module_with_an_argument_scope_may_leave_arguments_out():
     """
     assert lint(code, select=["CG403"]) == []
     assert lint(code.replace("argscope", "scope_of"), select=["CG403"]) == [("CG403", 9, 16)]
+
+
+def test_a_word_in_a_comment_is_no_argument_scope():
+    # probe Y, b03: only a call opens or enables a scope
+    code = """
+    import tensorflow as tf
+    # like slim's arg_scope, but nothing passes the axis here
+    c = tf.concat([tf.ones([2]), tf.ones([2])])
+    """
+    assert lint(code, select=["CG403"]) == [("CG403", 4, 5)]

@@ -725,10 +725,11 @@ def test_cg403_positional_arguments_of_a_function_taking_names_only():
     h = tf.nn.sigmoid_cross_entropy_with_logits(d_fake, tf.ones_like(d_fake))
     i = tf.nn.softmax_cross_entropy_with_logits(model.logits, targets, -1)
     j = tf.nn.softmax_cross_entropy_with_logits(logits, logits_of_labels)
+    k = tf.nn.softmax_cross_entropy_with_logits(tf.reshape(scores, [-1, num_labels]), y_)
     """
     assert lint(code, select=["CG403"]) == [
         ("CG403", 3, 48), ("CG403", 4, 45), ("CG403", 5, 53), ("CG403", 7, 45),
-        ("CG403", 10, 45), ("CG403", 11, 45), ("CG403", 12, 45)]
+        ("CG403", 10, 45), ("CG403", 11, 45), ("CG403", 12, 45), ("CG403", 13, 45)]
     safe = autofix.fix_text("a.py", textwrap.dedent(code), engine.Options(
         select=("CG403",))).text
     assert safe == textwrap.dedent(code)  # TF 0.x passed (logits, targets): unsafe
@@ -743,6 +744,8 @@ def test_cg403_positional_arguments_of_a_function_taking_names_only():
     assert fixed[10] == ("i = tf.nn.softmax_cross_entropy_with_logits(logits=model.logits, "
                          "labels=targets, dim=-1)")
     assert fixed[11] == "j = tf.nn.softmax_cross_entropy_with_logits(logits, logits_of_labels)"
+    # (`num_labels` is the reshape's, not the argument's word: probe Y)
+    assert fixed[12] == textwrap.dedent(code).splitlines()[12]
 
 
 def test_cg402_contrib_autotune_as_parallel_calls():

@@ -1,5 +1,6 @@
 import ast
 import functools
+import re
 
 from cglint import failing_imports, guards, tfapi
 from cglint.facts import CUSTOM_GRADIENT
@@ -117,14 +118,17 @@ class UnknownKeyword(Rule):
 
 
 # What passes arguments a call leaves out: slim's `arg_scope`, and tensorpack's `argscope`,
-# which `enable_argscope_for_module(tf.layers)` extends to any module's functions.
+# which `enable_argscope_for_module(tf.layers)` extends to any module's functions; called
+# (a word in a comment does not count).
 _ARGUMENT_SCOPES = ("arg_scope", "argscope")
+_ARGUMENT_SCOPE_CALL = re.compile(r"(?:arg_?scope|argscope_for_module)[ \t]*\(")
 
 
 def _scopes_arguments(module):
     """Whether the module opens or enables an argument scope, which may pass what a call
     leaves out (tensorpack's `argscope([tf.layers.conv2d], kernel_size=3)`)."""
-    return any(word in module.text for word in _ARGUMENT_SCOPES)
+    return any(word in module.text for word in _ARGUMENT_SCOPES) and \
+        _ARGUMENT_SCOPE_CALL.search(module.text) is not None
 
 
 def _unpassed(use, target):
@@ -210,7 +214,7 @@ def _named(module, call, names):
     if len(given) >= 2 and tuple(names[:2]) == ("labels", "logits"):
         # TF 2 passes (labels, logits), TF 0.x (logits, targets): the arguments' own
         # words decide (`(d_fake, tf.ones_like(d_fake))` is TF 0.x's); else no fix.
-        order = _order_by_words(module.lines.segment(given[0]), module.lines.segment(given[1]))
+        order = _order_by_words(_head(given[0]), _head(given[1]))
         if order is None:
             return None
         names = list(order) + list(names[2:])
@@ -236,9 +240,34 @@ _LOGITS_WORDS = ("logit",)
 _LABELS_WORDS = ("label", "target", "ones_like", "zeros_like", "one_hot", "onehot")
 
 
+# Functions that make labels of what they are given (`tf.ones_like(d_fake)`).
+_LABEL_MAKERS = ("ones_like", "zeros_like", "one_hot")
+
+
+def _head(expr, depth=0):
+    """The word that names what an argument is: a name, an attribute's last name, what a
+    subscript indexes, and for a call the function when it makes labels (`ones_like`),
+    else its first argument (`tf.reshape(scores, [-1, num_labels])` is `scores`); "" for
+    anything else."""
+    if depth > 8:
+        return ""
+    if isinstance(expr, ast.Name):
+        return expr.id
+    if isinstance(expr, ast.Attribute):
+        return expr.attr
+    if isinstance(expr, ast.Subscript):
+        return _head(expr.value, depth + 1)
+    if isinstance(expr, ast.Call):
+        function = _head(expr.func, depth + 1)
+        if function in _LABEL_MAKERS or not expr.args:
+            return function
+        return _head(expr.args[0], depth + 1)
+    return ""
+
+
 def _order_by_words(first, second):
     """("labels", "logits") or ("logits", "labels") for two positional arguments of a
-    cross-entropy, by what their texts say they are; None when they say nothing, or
+    cross-entropy, by the words that name them (_head); None when they say nothing, or
     contradict each other."""
     def says(text, words):
         return any(word in text.lower() for word in words)
