@@ -50,6 +50,8 @@ _LOADING_CALLS = frozenset((
 _EXECUTING_CALLS = frozenset(("exec", "exec_"))  # of a string: readable when a literal
 _DYNAMIC_WORDS = tuple(sorted(_IMPORTING_CALLS | _LOADING_CALLS))
 _DYNAMIC_CALL = re.compile(r"\b(?:%s)[ \t]*\(" % "|".join(_DYNAMIC_WORDS))
+# One of them imported under another name (`from importlib import import_module as load`).
+_ALIASED_LOADER = re.compile(r"\b(?:%s)[ \t]+as[ \t]+\w" % "|".join(_DYNAMIC_WORDS))
 # A literal module name in an importing call, for the words of a file's imports.
 _IMPORTING_CALL = re.compile(rb"\b(?:import_module|__import__)\([ \t]*[\'\"]([\w.]+)[\'\"]")
 
@@ -69,6 +71,9 @@ def dynamic_imports(tree, text):
     """DynamicImports of a parsed file. Calls are told by their name alone (importlib's,
     imp's or runpy's, however imported): a call of another object's `import_module` only
     makes one more module loaded, or the file's registrations unknown, never a finding."""
+    if _ALIASED_LOADER.search(text):
+        # `from importlib import import_module as load`: its calls go by another name
+        return DynamicImports(unknown=True)
     if not _DYNAMIC_CALL.search(text):
         return _NO_DYNAMIC_IMPORTS  # most files
     from cglint.statements import marked_index, statement_index

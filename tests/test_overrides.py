@@ -2370,3 +2370,28 @@ def test_cg204_counts_a_registered_gradients_items_as_tf_takes_them():
     from conftest import lint as lint_selected
 
     assert lint_selected(code, select=["CG204"]) == [("CG204", 6, 5)]
+
+
+def test_cg202_an_aliased_import_module_makes_the_registrations_unknown(tmp_path):
+    # probe Y, g01: `from importlib import import_module as load; load("plugins.guided")`
+    # loads the registering module by another name: CG202 cannot know, and says nothing.
+    (tmp_path / "plugins").mkdir()
+    (tmp_path / "plugins" / "__init__.py").write_text("")
+    (tmp_path / "plugins" / "guided.py").write_text(
+        "import tensorflow as tf\n\n"
+        "@tf.RegisterGradient('GuidedRelu')\n"
+        "def _guided(op, grad):\n    return tf.nn.relu(grad)\n")
+    main = ("{imports}\nimport tensorflow as tf\n\n{load}\n"
+            "x = tf.constant([[-1.0, 2.0]])\n"
+            "with tf.get_default_graph().gradient_override_map({{'Relu': 'GuidedRelu'}}):\n"
+            "    y = tf.nn.relu(x)\n")
+    from cglint import check, engine
+
+    def cg202(imports, load):
+        path = tmp_path / "main.py"
+        path.write_text(main.format(imports=imports, load=load))
+        return [d.code for d in check.check_alone(
+            str(path), path.read_text(), engine.Options(select=("CG202",))).diagnostics]
+    assert cg202("from importlib import import_module as load", 'load("plugins.guided")') == []
+    assert cg202("import importlib", 'importlib.import_module("plugins.guided")') == []
+    assert cg202("import importlib", "") == ["CG202"]
