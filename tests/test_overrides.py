@@ -2341,6 +2341,21 @@ def test_cg201_helper_map_message_names_the_call_in_the_new_graph():
 
     y = quantize(tf.constant([0.4]), 2)
     """,
+    # rebound by the function that opens the new graph (probe Y, e01: the map applies)
+    """
+    import tensorflow as tf
+
+    G = tf.get_default_graph()
+
+    def quantize(x):
+        with G.gradient_override_map({"Round": "Identity"}):
+            return tf.round(x)
+
+    def main():
+        global G
+        with tf.Graph().as_default() as G:
+            y = quantize(tf.constant([0.4]))
+    """,
 ])
 def test_cg201_helper_maps_on_the_graph_in_use(code):
     assert lint(code) == []

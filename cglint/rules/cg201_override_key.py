@@ -256,6 +256,8 @@ def _stale_graph(module, call):
         return taken, opened, None
     if bindings[0].scope.kind != "module":
         return None  # taken when its function runs: maybe in the new graph
+    if any(receiver.id in scope.globals for scope in module.names.scope_for_def.values()):
+        return None  # a function rebinds it (`global G` ... `as G`): maybe to the new graph
     calls = None  # id(def) -> the module's calls of it, worked out on the first need
     pending, seen = [(call, 0)], set()
     while pending:
