@@ -1502,6 +1502,12 @@ class ModuleFacts:
             operands = [expr.left, expr.right] if isinstance(expr, ast.BinOp) else [expr.operand]
             if _is_sequence(expr):  # `[dy] + [None] * 3`
                 return self._count_concatenated(expr, scope, depth, arguments)
+            if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add) and any(
+                    isinstance(o, (ast.List, ast.Tuple)) for o in operands):
+                # `gs + [dy]` of a list of known items (`gs = tf.split(dy, 2)`): joined
+                items = [self._items(o, scope, depth + 1, arguments) for o in operands]
+                if None not in items:
+                    return self._count_items(items[0] + items[1], depth)
             if any(isinstance(o, (ast.List, ast.Tuple, ast.ListComp)) for o in operands):
                 return self._count_repeated(expr, scope, depth, arguments)
             if _never_a_sequence(expr):

@@ -3299,3 +3299,32 @@ def test_cg103_tf2_nest_is_cg402_alone():
     found = _cg103_messages("return tf.nest.map_structure(lambda t: t * 0.5, (dy, dy))",
                             select=("CG103", "CG402"))
     assert [code for code, _ in found] == ["CG402"]
+
+
+def test_cg103_a_list_of_known_items_joined_with_a_display():
+    # probe Y, c22: `gs = tf.split(dy, 2); return gs + [dy]` is three gradients for two
+    # inputs (`Num gradients 4`, measured on py27 and py36); a tensor plus a list is one.
+    code = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def f(x, w):
+        def grad(dy):
+            gs = tf.split(dy, 2)
+            return gs + [dy]
+        return tf.concat([x, w], 0), grad
+
+    @tf.custom_gradient
+    def g(x, w, v):
+        def grad(dy):
+            gs = tf.split(dy, 2)
+            return gs + [dy[:1]]
+        return tf.concat([x, w, v], 0), grad
+
+    @tf.custom_gradient
+    def h(x, w):
+        def grad(dy):
+            return dy + [1.0, 2.0], dy
+        return x * w, grad
+    """
+    assert lint(code, select=["CG103"]) == [("CG103", 8, 9)]
