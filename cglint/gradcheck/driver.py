@@ -198,34 +198,64 @@ def session_config(tf):
     return tf.ConfigProto(intra_op_parallelism_threads=1, inter_op_parallelism_threads=1)
 
 
+def upstream_ops(tensors):
+    """Every op that `tensors` are computed from."""
+    seen, todo = set(), [t.op for t in tensors]
+    while todo:
+        op = todo.pop()
+        if op in seen:
+            continue
+        seen.add(op)
+        todo.extend(t.op for t in op.inputs)
+    return seen
+
+
 class GraphBackend(object):
-    """Builds once with placeholders, evaluates by feeding: one graph per pass."""
+    """Builds in the graph the module's own tensors live in (the default graph at import:
+    a module-level tf.constant or tf.Variable is usable there and nowhere else), with
+    placeholders, and evaluates by feeding. Its variables are initialized in each
+    session, as the user's training script would."""
 
     def __init__(self, tf, np):
         self.tf, self.np = tf, np
+        self.graph = tf.get_default_graph()
+        # trainable variables the outputs depend on but get no gradient: {"inside": names
+        # the call made, "outside": names it reads (module-level ones)}
+        self.ungraded = {}
+
+    def initialize(self, sess):
+        tf = self.tf
+        sess.run([tf.global_variables_initializer(), tf.local_variables_initializer()])
 
     def user_pass(self, fn, values, kinds, upstream_state):
         tf = self.tf
-        with tf.Graph().as_default():
+        with self.graph.as_default():
             args = [tf.constant(v.astype(self.np.float32)) if k == "array" else v
                     for v, k in zip(values, kinds)]
+            before = set(tf.trainable_variables())
             y = run_stage("call", lambda: fn(*args))
             outputs = flatten_outputs(tf, y)
+            used = upstream_ops(outputs)
+            variables = [v for v in tf.trainable_variables() if v.op in used]
             with tf.Session(config=session_config(tf)) as sess:
+                run_stage("forward", lambda: self.initialize(sess))
                 forward = run_stage("forward", lambda: sess.run(outputs))
                 upstream = [upstream_state.standard_normal(v.shape) for v in forward]
                 target = projected(tf, outputs, upstream)
                 sources = [a for a, k in zip(args, kinds) if k == "array"]
-                grads = run_stage("tf.gradients", lambda: tf.gradients(target, sources))
+                grads = run_stage("tf.gradients", lambda: tf.gradients(target, sources + variables))
                 present = [g for g in grads if g is not None]
                 run_stage("gradient run", lambda: sess.run(present))
+        for variable, grad in zip(variables, grads[len(sources):]):
+            if grad is None:
+                where = "outside" if variable in before else "inside"
+                self.ungraded.setdefault(where, []).append(variable.op.name)
         return upstream
 
     def check_pass(self, fn, values, kinds, upstream, dtype):
         """(analytic gradients, f(values) -> sum(y * r)) for the differentiable inputs."""
         tf, np = self.tf, self.np
-        graph = tf.Graph()
-        with graph.as_default():
+        with self.graph.as_default():
             holders, args = [], []
             for value, kind in zip(values, kinds):
                 if kind in ("array", "number"):
@@ -234,11 +264,15 @@ class GraphBackend(object):
                     args.append(holder)
                 else:
                     args.append(value)
-            outputs = flatten_outputs(tf, fn(*args))
+            # A second call in the same graph: tf.get_variable inside the function takes
+            # the variable the user pass made, instead of raising "already exists".
+            with tf.variable_scope(tf.get_variable_scope(), reuse=tf.AUTO_REUSE):
+                outputs = flatten_outputs(tf, fn(*args))
             require_dtype(outputs, dtype)
             target = projected(tf, outputs, upstream)
             grads = tf.gradients(target, holders)
-        sess = tf.Session(graph=graph, config=session_config(tf))  # lives as long as evaluate() below
+            sess = tf.Session(graph=self.graph, config=session_config(tf))  # lives as long as evaluate()
+            self.initialize(sess)
         differentiable = [v for v, k in zip(values, kinds) if k in ("array", "number")]
         feed = dict(zip(holders, differentiable))
         present = [g for g in grads if g is not None]
@@ -255,6 +289,7 @@ class EagerBackend(object):
 
     def __init__(self, tf, np):
         self.tf, self.np = tf, np
+        self.ungraded = {}
 
     def user_pass(self, fn, values, kinds, upstream_state):
         tf = self.tf
@@ -559,6 +594,7 @@ def check(tf, np, job, payload):
     inputs = compare(np, names, values, kinds, analytic, numeric, tolerance[0], tolerance[1],
                      float(np.finfo(dtype).eps))
     messages = [entry["message"] for entry in inputs if entry["message"]]
+    messages += ungraded_messages(backend.ungraded)
     sampled = ["%d of the %d elements of `%s`" % (entry["compared"], entry["size"], entry["name"])
                for entry in inputs if entry["compared"] < entry["size"]]
     if sampled:
@@ -571,7 +607,24 @@ def check(tf, np, job, payload):
                                                                    entry["compared"])]))
     status = "mismatch" if messages else "ok"
     return {"status": status, "stage": "done", "message": "; ".join(messages), "dtype": dtype,
-            "note": note, "inputs": inputs, "atol": tolerance[0], "rtol": tolerance[1]}
+            "note": note, "inputs": inputs, "atol": tolerance[0], "rtol": tolerance[1],
+            "ungraded": backend.ungraded}
+
+
+def ungraded_messages(ungraded):
+    """What to say of trainable variables the outputs depend on that get no gradient:
+    TF 1.8 hands the gradient function only the outputs' gradients and passes None on
+    for everything the function reads besides its inputs, so they never train."""
+    def listed(names):
+        return ", ".join("`%s`" % name for name in names)
+    messages = []
+    if ungraded.get("inside"):
+        messages.append("variable %s is made inside the function: it gets no gradient and never "
+                        "trains" % listed(ungraded["inside"]))
+    if ungraded.get("outside"):
+        messages.append("variable %s is read, not passed in: it gets no gradient and never "
+                        "trains" % listed(ungraded["outside"]))
+    return messages
 
 
 def main():

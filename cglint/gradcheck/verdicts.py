@@ -132,6 +132,14 @@ def combine(target, interpreter, answers, seconds):
                                                  graph.get("exception", ""), graph["message"])
         if verdict.confirms:
             parts[0] += " (confirms %s)" % ", ".join(verdict.confirms)
+    elif graph and graph.get("ungraded"):
+        # a variable made inside the function (CG101) or read by closure (CG102) that the
+        # run showed gets no gradient
+        found = [code for code, _ in target.findings.get(interpreter, [])]
+        verdict.confirms = [code for code, where in (("CG101", "inside"), ("CG102", "outside"))
+                            if code in found and graph["ungraded"].get(where)]
+        if verdict.confirms:
+            parts[-1] += " (confirms %s)" % ", ".join(verdict.confirms)
     notes += sorted({answer["note"] for answer in counted if answer.get("note")})
     verdict.message = "; ".join(parts + notes)
     _errors(verdict, counted)
