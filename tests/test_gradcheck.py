@@ -814,3 +814,21 @@ def test_a_tree_without_custom_gradients_exits_0(tmp_path, capsys):
     write(tmp_path, "plain.py", "x = 1\n")
     assert cli.main(["gradcheck", str(tmp_path)]) == 0
     assert "no custom-gradient functions" in capsys.readouterr().err
+
+
+def test_a_module_level_with_statement_is_no_internal_error(tmp_path):
+    path = write(tmp_path, "reads.py", """
+        import json
+        import tensorflow as tf
+
+        with open("config.json") as handle:
+            CONFIG = json.load(handle)
+
+        @tf.custom_gradient
+        def square(x):
+            return x * x, lambda dy: dy * 2.0 * x
+
+        square2 = tf.custom_gradient(lambda x: (x * x, lambda dy: dy * 2.0 * x))
+    """)
+    targets, problems = command.plan([path], {})
+    assert problems == [] and [t.function for t in targets] == ["square", "square2"]

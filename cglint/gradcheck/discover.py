@@ -80,7 +80,11 @@ def _module_level_wrappers(module):
     `name = tf.custom_gradient(f)` that wraps it. `f` is the last module-level def of that
     name above the assignment, so `f = tf.custom_gradient(f)` counts too."""
     names = module.names
-    nodes = sorted(same_scope_nodes(module.tree.body), key=lambda node: (node.lineno, node.col_offset))
+    # only defs and assignments count, and only they are sorted: some nodes have no
+    # position (a `with` statement's withitem)
+    nodes = sorted((node for node in same_scope_nodes(module.tree.body)
+                    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Assign))),
+                   key=lambda node: (node.lineno, node.col_offset))
     defs = {}
     wrappers = {}
     for node in nodes:
