@@ -511,8 +511,10 @@ def test_hostile_modules_are_reported_per_function_and_the_run_goes_on(interpret
         assert verdict("broken_import.py").status == "error"
         message = verdict("broken_import.py").message
         assert message.startswith("the module failed to import (line 2): ")  # ModuleNotFoundError on 3.6
-        assert message.endswith("Error: No module named %sno_such_module_anywhere%s" % (
+        first, hint = message.split("; ")
+        assert first.endswith("Error: No module named %sno_such_module_anywhere%s" % (
             ("", "") if py == "py27" else ("'", "'")))
+        assert hint.startswith("the sandbox hides /tmp but for the module's package")
         assert verdict("hang.py").message == "timeout after 8s during user pass"
         assert verdict("crash.py").message == "the interpreter crashed: signal 11 (SIGSEGV) during import"
         assert verdict("leaves.py").message == "the process exited with status 0 during import"

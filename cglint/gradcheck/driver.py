@@ -77,20 +77,69 @@ class Payload(object):
         os.rename(partial, self.path)
 
 
-def import_by_path(path):
-    """The user's module, imported under its own name with its folder first on sys.path."""
+def package_root(path):
+    """(the folder to import from, the module's dotted name): the folder above its
+    outermost package (the folders with an __init__.py), as `python -c "import
+    mypkg.ops"` from the project would import it; its own folder and bare name outside a
+    package."""
     folder, filename = os.path.split(path)
-    name = os.path.splitext(filename)[0]
-    sys.path.insert(0, folder)
+    parts = [os.path.splitext(filename)[0]]
+    while os.path.isfile(os.path.join(folder, "__init__.py")):
+        folder, package = os.path.split(folder)
+        parts.insert(0, package)
+    return folder, ".".join(parts)
+
+
+class Tee(object):
+    """sys.stderr during the import, kept as well as written: argparse's message before
+    its SystemExit."""
+
+    def __init__(self, stream):
+        self.stream, self.kept = stream, []
+
+    def write(self, text):
+        self.kept.append(text)
+        return self.stream.write(text)
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+
+def import_module(path):
+    """The user's module, imported as its project would: by its dotted name with the
+    folder above its package first on sys.path (relative and package imports work), or,
+    outside a package, by path under its own name (a module named random.py is still
+    the user's); its own folder on sys.path too, for sibling imports."""
+    root, dotted = package_root(path)
+    folder = os.path.dirname(path)
+    sys.path[:0] = [root] + ([folder] if folder != root else [])
+    if "." in dotted:
+        __import__(dotted)
+        return sys.modules[dotted]
     if sys.version_info[0] == 2:
         import imp
-        return imp.load_source(name, path)
+        return imp.load_source(dotted, path)
     import importlib.util
-    spec = importlib.util.spec_from_file_location(name, path)
+    spec = importlib.util.spec_from_file_location(dotted, path)
     module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
+    sys.modules[dotted] = module
     spec.loader.exec_module(module)
     return module
+
+
+def import_failure(exc, trace, module_path, stderr):
+    """Why the import failed, with the module's line and, for a SystemExit, what the
+    module wrote to stderr before it (argparse's usage error)."""
+    where = user_frame(trace, module_path)
+    message = "the module failed to import%s: %s" % (" (%s)" % where if where else "", describe_error(exc))
+    if isinstance(exc, (ImportError, IOError, OSError)) and module_path.startswith("/tmp/"):
+        message += ("; the sandbox hides /tmp but for the module's package or project folder "
+                    "(setup.py, pyproject.toml, .git...)")
+    if isinstance(exc, SystemExit):
+        said = [line.strip() for line in "".join(stderr).splitlines() if line.strip()]
+        message = "the module exits while being imported%s: sys.exit(%r)%s" % (
+            " (%s)" % where if where else "", exc.code, " after writing: %s" % said[-1] if said else "")
+    return message
 
 
 def defined_on(fn, module_path):
@@ -527,12 +576,22 @@ def check(tf, np, job, payload):
     auto = any(p["kind"] == "auto" for p in job["params"])
     payload.update(stage="import")
     module_path = os.path.abspath(job["module"])
+    # As `python module.py` from its folder would see it: its own path as the whole
+    # command line (argparse at import), its folder as the working directory (files
+    # read next to it). The sandbox keeps that folder read-only.
+    sys.argv = [module_path]
     try:
-        module = import_by_path(module_path)
+        os.chdir(os.path.dirname(module_path))
+    except OSError:
+        pass  # the harness's temporary folder, then
+    stderr = sys.stderr = Tee(sys.stderr)
+    try:
+        module = import_module(module_path)
     except BaseException as exc:
-        where = user_frame(sys.exc_info()[2], module_path)
-        raise Stop("error", "import", "the module failed to import%s: %s" % (
-            " (%s)" % where if where else "", describe_error(exc)), type(exc).__name__)
+        raise Stop("error", "import", import_failure(exc, sys.exc_info()[2], module_path, stderr.kept),
+                   type(exc).__name__)
+    finally:
+        sys.stderr = stderr.stream
     fn = getattr(module, job["call"], None)
     if fn is None:
         raise Stop("no-inputs", "import", "the module has no attribute `%s` after import" % job["call"])
