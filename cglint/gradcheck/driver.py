@@ -553,14 +553,40 @@ def compare(np, names, values, kinds, analytic, numeric, atol, rtol, unit):
             place = "everywhere sampled"
         detail = "worst %s%s: custom %s, numerical %s" % (
             name, index_text(np, num.shape, flat_worst), fmt(got_flat[worst]), fmt(num_flat[worst]))
+        nonzero = np.abs(num_flat) > tolerance
+        factor = None
         if bad.all():
-            nonzero = np.abs(num_flat) > tolerance
             ratios = got_flat[nonzero] / num_flat[nonzero]
             if ratios.size and np.allclose(ratios, ratios[0], rtol=1e-3):
-                detail = "custom gradient is %sx the numerical one" % fmt(ratios[0])
+                factor = float(ratios[0])
+                detail = ("custom gradient is 0 where the numerical one is not" if factor == 0 else
+                          "custom gradient is %sx the numerical one" % fmt(factor))
         entry["message"] = "gradient of `%s` differs %s (%s)" % (name, place, detail)
+        estimator = intentional_pattern(np, got_flat, num_flat, nonzero, bad, factor)
+        if estimator:
+            entry["message"] += "; %s? if on purpose: `# cglint: gradcheck skip %s`" % (
+                estimator, estimator)
         report.append(entry)
     return report
+
+
+def intentional_pattern(np, got, numerical, nonzero, bad, factor):
+    """The usual estimator whose custom gradient is not the true one on purpose, when the
+    mismatch looks like one: a stop-gradient (0), a gradient reversal (-1x), a
+    straight-through estimator (a piecewise-constant forward: the numerical gradient is 0
+    at most elements, and it is wrong only there), a clipped gradient (the wrong elements are
+    the numerical gradient cut to one magnitude). "" otherwise."""
+    if factor == 0 and not got.any():
+        return "stop-gradient"
+    if factor is not None and abs(factor + 1) < 1e-3:
+        return "gradient reversal"
+    if (~nonzero).mean() >= 0.8 and (~nonzero[bad]).all():
+        return "straight-through estimator"
+    wrong_got, wrong_num = np.abs(got[bad]), np.abs(numerical[bad])
+    if (wrong_got.size and (wrong_got < wrong_num).all() and np.allclose(wrong_got, wrong_got[0], rtol=1e-3)
+            and (np.sign(got[bad]) == np.sign(numerical[bad])).all() and wrong_got[0] > 0):
+        return "clipped gradient"
+    return ""
 
 
 def outside_domain(np, names, values, kinds, undefined, size):

@@ -1,0 +1,53 @@
+"""`cglint gradcheck`: a mismatch that looks like an intentional estimator says how to mark
+it skipped; a spec that cannot apply is a warning, not silence. Runs under TF 1.8."""
+import textwrap
+
+from cglint.gradcheck import command, verdicts
+
+
+def write(folder, name, source):
+    path = folder / name
+    path.write_text(textwrap.dedent(source).lstrip())
+    return str(path)
+
+
+def graph_verdicts(interpreters, path):
+    targets, _ = command.plan([path], {})
+    return {v.function: v for v in verdicts.check(
+        targets, interpreters, ("py36",), modes=("graph",), workers=2, timeout=60)}
+
+
+def test_intentional_estimators_get_a_hint_to_skip_them(interpreters, tmp_path):
+    path = write(tmp_path, "estimators.py", """
+        import tensorflow as tf
+
+        @tf.custom_gradient
+        def round_ste(x):
+            return tf.round(x), lambda dy: dy
+
+        @tf.custom_gradient
+        def reverse(x):
+            return tf.identity(x), lambda dy: -dy
+
+        @tf.custom_gradient
+        def block(x):
+            return tf.identity(x), lambda dy: tf.zeros_like(dy)
+
+        @tf.custom_gradient
+        def clip(x):
+            return tf.identity(x), lambda dy: tf.clip_by_value(dy, -0.1, 0.1)
+
+        @tf.custom_gradient
+        def half(x):
+            return x * x, lambda dy: dy * x  # a plain bug: no hint
+    """)
+    found = graph_verdicts(interpreters, path)
+    hints = {"round_ste": "straight-through estimator", "reverse": "gradient reversal",
+             "block": "stop-gradient", "clip": "clipped gradient"}
+    for function, estimator in hints.items():
+        assert found[function].status == "mismatch"
+        assert found[function].message.endswith("; %s? if on purpose: `# cglint: gradcheck skip %s`"
+                                                % (estimator, estimator)), found[function].message
+    assert "custom gradient is 0 where the numerical one is not" in found["block"].message
+    assert found["half"].message == ("gradient of `x` differs everywhere (custom gradient is "
+                                     "0.5x the numerical one)")
