@@ -51,3 +51,44 @@ def test_intentional_estimators_get_a_hint_to_skip_them(interpreters, tmp_path):
     assert "custom gradient is 0 where the numerical one is not" in found["block"].message
     assert found["half"].message == ("gradient of `x` differs everywhere (custom gradient is "
                                      "0.5x the numerical one)")
+
+
+def test_specs_that_apply_to_nothing_are_warnings_and_an_int_array_says_so(
+        interpreters, tmp_path, capsys):
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.cglint.gradcheck]\n"ops.py::renamed_away" = "skip intentional"\n')
+    path = write(tmp_path, "ops.py", """
+        import numpy as np
+        import tensorflow as tf
+
+        # cglint: gradcheck a=(2, 3) b=(3, 4)
+
+        @tf.custom_gradient
+        def blank_line(a, b):
+            return tf.matmul(a, b), lambda dy: (tf.matmul(dy, b, transpose_b=True),
+                                                tf.matmul(a, dy, transpose_a=True))
+
+        @tf.custom_gradient
+        def inside(x):
+            # cglint: gradcheck x=(2, 3)
+            return x * x, lambda dy: dy * 2.0 * x
+
+        # cglint: gradcheck x=np.arange(1, 6)
+        @tf.custom_gradient
+        def log_int(x):
+            return tf.log(x), lambda dy: dy / x
+    """)
+    assert command.main([path, "--mode", "graph"]) == 1
+    err = capsys.readouterr().err.splitlines()
+    assert err[:3] == [
+        "cglint gradcheck: warning: %s:4: this `# cglint: gradcheck` comment applies to no "
+        "function: a spec goes on the comment lines right above a custom-gradient def or its "
+        "decorators, with no blank line between" % path,
+        "cglint gradcheck: warning: %s:13: this `# cglint: gradcheck` comment applies to no "
+        "function: a spec goes on the comment lines right above a custom-gradient def or its "
+        "decorators, with no blank line between" % path,
+        "cglint gradcheck: warning: %s: the gradcheck settings entry for `renamed_away` applies "
+        "to nothing: the file has no custom-gradient function of that name" % path]
+    found = graph_verdicts(interpreters, path)
+    assert (found["log_int"].status, found["log_int"].message) == ("no-inputs", (
+        "`x` is an int64 array, which cannot be differentiated: give floats, as .astype(float)"))

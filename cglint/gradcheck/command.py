@@ -44,7 +44,7 @@ def parser():
                 "normal array of that shape, a number a Python number, anything else a Python "
                 "expression with `np` bound), `# cglint: gradcheck skip` for an intentional "
                 "estimator, or [tool.cglint.gradcheck] \"path::function\" = \"...\" in "
-                "pyproject.toml. Without one, each required parameter gets a (5,) array, then "
+                "pyproject.toml (a spec comment or entry that applies to no function is a warning). Without one, each required parameter gets a (5,) array, then "
                 "(3, 4). An element differs when |custom - numerical| > atol + rtol * "
                 "|numerical| + rounding, where rounding is 100 units of the precision in each "
                 "output the probed element moved (over the step) and in the gradient's largest "
@@ -94,10 +94,13 @@ def split_selector(argument):
     return path, function
 
 
-def plan(arguments, specs_by_file):
+def plan(arguments, specs_by_file, warnings=None):
     """(targets, file problems [(path, message, internal)]) for the command-line paths;
-    `internal` marks a failure of gradcheck itself, after which the other files go on."""
+    `internal` marks a failure of gradcheck itself, after which the other files go on.
+    `warnings`, a list, gets what is ignored but probably meant: a spec comment that
+    applies to no function, a settings entry for a function the file does not have."""
     targets, problems, seen = [], [], set()
+    warnings = [] if warnings is None else warnings
     for argument in arguments:
         path, function = split_selector(argument)
         if not os.path.exists(path):
@@ -109,7 +112,7 @@ def plan(arguments, specs_by_file):
             mine = {name: spec for (file, name), spec in specs_by_file.items()
                     if file == os.path.normpath(os.path.abspath(found))}
             try:
-                in_file = discover.targets_in(found, mine)
+                in_file = discover.targets_in(found, mine, warnings)
             except discover.FileError as error:
                 problems.append((found, str(error), False))
                 continue
@@ -118,6 +121,10 @@ def plan(arguments, specs_by_file):
                                  "functions: %s: %s (please report it)" % (type(error).__name__, error),
                                  True))
                 continue
+            names = {name for t in in_file for name in (t.function,) + t.aliases}
+            for name in sorted(set(mine) - names):
+                warnings.append("%s: the gradcheck settings entry for `%s` applies to nothing: "
+                                "the file has no custom-gradient function of that name" % (found, name))
             if function is not None:
                 in_file = [t for t in in_file if function in (t.function,) + t.aliases]
                 if not in_file:
@@ -163,10 +170,13 @@ def main(argv=None):
     started = time.time()
     try:
         specs_by_file = settings.find(args.paths, args.config)
-        targets, problems = plan(args.paths, specs_by_file)
+        warnings = []
+        targets, problems = plan(args.paths, specs_by_file, warnings)
     except (UsageError, ConfigError, OSError) as error:
         sys.stderr.write("cglint gradcheck: %s\n" % error)
         return 2
+    for warning in dict.fromkeys(warnings):  # once each, in the order found
+        sys.stderr.write("cglint gradcheck: warning: %s\n" % warning)
     for path, problem, _ in problems:
         sys.stderr.write("cglint gradcheck: %s: %s\n" % (path, problem))
     failed = 2 if any(internal for _, _, internal in problems) else 1

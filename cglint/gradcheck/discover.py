@@ -29,17 +29,19 @@ class Target:
     file_findings: dict = field(default_factory=dict)  # the same for the whole file (import errors)
     aliases: tuple = ()  # other names that select it (the def behind `h = tf.custom_gradient(f)`)
     first_line: int = 0  # of its first decorator, else `line`: code objects start there
+    spec_lines: list = field(default_factory=list)  # the lines whose comments above are its spec
 
 
 class FileError(Exception):
     """A file that cannot be read or parsed: reported once, for the file."""
 
 
-def targets_in(path, settings_specs=None):
+def targets_in(path, settings_specs=None, warnings=None):
     """Targets for the custom-gradient functions of `path`, in source order.
 
     settings_specs maps a function name to a Spec from the settings file; it wins over the
-    file's own comments, parameter by parameter.
+    file's own comments, parameter by parameter. `warnings`, a list, gets a message for
+    each spec comment that applies to no function.
     """
     loaded = files.load(path)
     if isinstance(loaded, files.Unreadable):
@@ -63,6 +65,14 @@ def targets_in(path, settings_specs=None):
     found = []
     for site in sites:
         found.append(_target(path, module, site, lines, wrappers, findings, settings_specs or {}))
+    if warnings is not None:
+        read = {number for target in found for line in target.spec_lines
+                for number, _ in specs.spec_comments(lines, line)}
+        for number in specs.all_spec_comments(lines):
+            if number not in read:
+                warnings.append("%s:%d: this `# cglint: gradcheck` comment applies to no function: "
+                                "a spec goes on the comment lines right above a custom-gradient "
+                                "def or its decorators, with no blank line between" % (path, number))
     return sorted(found, key=lambda target: target.line)
 
 
@@ -134,7 +144,7 @@ def _target(path, module, site, lines, wrappers, findings, settings_specs):
     target.file_findings = findings
     target.findings = {interpreter: [(code, line) for code, line in found if first_line <= line <= end_line]
                        for interpreter, found in findings.items()}
-    spec_lines = [first_line]
+    spec_lines = target.spec_lines = [first_line]
     if decorated and defining.kind == "module":
         target.call = site.name
     elif not decorated and id(func) in wrappers:

@@ -638,7 +638,11 @@ def check(tf, np, job, payload):
     for attempt, shape in enumerate(shapes):
         values, kinds = build_inputs(np, job["params"], shape, job["seed"])
         if "array" not in kinds:
-            raise Stop("no-inputs", "inputs", "no parameter is an array to differentiate")
+            whole = ["`%s` is an %s array, which cannot be differentiated: give floats, as "
+                     ".astype(float)" % (name, value.dtype.name)
+                     for name, value, kind in zip(names, values, kinds)
+                     if kind == "constant" and isinstance(value, np.ndarray) and value.dtype.kind in "biu"]
+            raise Stop("no-inputs", "inputs", "; ".join(whole) or "no parameter is an array to differentiate")
         payload.update(stage="user pass", shapes=dict(
             (n, list(np.shape(v))) for n, v, k in zip(names, values, kinds) if k == "array"))
         try:

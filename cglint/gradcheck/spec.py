@@ -104,9 +104,10 @@ def parse(text):
     return spec
 
 
-def from_comments(lines, first_line):
-    """The Spec in the comment lines just above line `first_line` (1-based: the def or its
-    first decorator), stopping at the first line that is not a comment."""
+def spec_comments(lines, first_line):
+    """[(line number, text after `gradcheck`)] of the spec comments just above line
+    `first_line` (1-based: the def or its first decorator), stopping at the first line
+    that is not a comment."""
     found = []
     number = first_line - 1
     while number >= 1 and lines[number - 1].strip().startswith("#"):
@@ -114,6 +115,17 @@ def from_comments(lines, first_line):
         if match:
             found.append((number, match.group(1)))
         number -= 1
+    return found
+
+
+def all_spec_comments(lines):
+    """The line numbers of every spec comment in the file."""
+    return [number for number, line in enumerate(lines, 1) if COMMENT.match(line)]
+
+
+def from_comments(lines, first_line):
+    """The Spec in the comment lines just above line `first_line` (see spec_comments)."""
+    found = spec_comments(lines, first_line)
     spec = Spec()
     for number, text in reversed(found):
         try:
