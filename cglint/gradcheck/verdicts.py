@@ -73,7 +73,7 @@ def job_for(target, interpreter, mode, options):
                "seed": options.seed, "atol": options.atol, "rtol": options.rtol,
                "max_probes": options.max_probes}
     return Job(DRIVER, interpreter, mode, argv=(json.dumps(request),),
-               module=shown_as(request["module"]))
+               module=request["module"], shows=(shown_as(request["module"]),))
 
 
 # Files that mark a project's root folder, which its modules may import from (a sys.path
@@ -82,12 +82,10 @@ PROJECT_MARKERS = ("setup.py", "setup.cfg", "pyproject.toml", "tox.ini", ".git")
 
 
 def shown_as(module):
-    """The path the oracle is given as the job's module, whose folder its sandbox shows
-    (read-only) where it hides the rest (under /tmp): the module itself, or, for a module
-    in a package or a project, a path right inside the folder above its outermost package
-    or the project's root folder, the outer of the two, so that the driver can import it
-    as the project does. (The oracle then cannot read the module to see whether it uses
-    tf.contrib: such a module imports contrib itself, a few seconds more.)"""
+    """A path whose folder the oracle's sandbox is to show (read-only) where it hides the
+    rest (under /tmp): the module itself, or, for a module in a package or a project, a
+    path right inside the folder above its outermost package or the project's root
+    folder, the outer of the two, so that the driver can import it as the project does."""
     folder = root = os.path.dirname(module)
     while os.path.isfile(os.path.join(root, "__init__.py")):  # as the driver's package_root
         root = os.path.dirname(root)

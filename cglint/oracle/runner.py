@@ -46,6 +46,8 @@ class Job:
     # When the program is a driver that imports a user's module (gradcheck): that module,
     # whose code (not the driver's) decides whether a contrib server suits the job.
     module: str = ""
+    # More paths whose folders the sandbox shows, read-only (a module's package root).
+    shows: tuple = ()
 
 
 @dataclass
@@ -226,7 +228,8 @@ def run_fixtures(jobs, interpreters, workers=2, timeout=60.0, sandbox=True):
         why = sandboxing.unavailable()
         if why:
             return [Result(job, failure="no sandbox: %s" % why) for job in jobs]
-        visible = [job.path for job in jobs] + [job.module for job in jobs if job.module] + [HARNESS]
+        visible = [job.path for job in jobs] + [job.module for job in jobs if job.module] + [
+            path for job in jobs for path in job.shows] + [HARNESS]
         # An interpreter's prefix (the folder above its bin/), both the one it is called by
         # (a venv's, which may lie under /tmp) and the one its link resolves to.
         visible += [os.path.dirname(os.path.realpath(python)) for python in interpreters.values()]
@@ -273,7 +276,7 @@ def run_fixtures(jobs, interpreters, workers=2, timeout=60.0, sandbox=True):
                     continue
                 rid = next(ids)
                 inflight[rid] = (servers[key], index, time.time() + timeout + GRACE)
-                needed = [job.path] + ([job.module] if job.module else [])
+                needed = [job.path] + ([job.module] if job.module else []) + list(job.shows)
                 servers[key].send({"id": rid, "path": os.path.abspath(job.path), "mode": job.mode,
                                    "timeout": timeout, "argv": list(job.argv),
                                    "show": sandboxing.hidden_folders(needed)})
