@@ -49,11 +49,15 @@ _LOADING_CALLS = frozenset((
     "SourceFileLoader", "run_path", "run_module", "exec", "execfile", "exec_"))
 _EXECUTING_CALLS = frozenset(("exec", "exec_"))  # of a string: readable when a literal
 _DYNAMIC_WORDS = tuple(sorted(_IMPORTING_CALLS | _LOADING_CALLS))
-_DYNAMIC_CALL = re.compile(r"\b(?:%s)[ \t]*\(" % "|".join(_DYNAMIC_WORDS))
-# One of them imported under another name (`from importlib import import_module as load`).
-_ALIASED_LOADER = re.compile(r"\b(?:%s)[ \t]+as[ \t]+\w" % "|".join(_DYNAMIC_WORDS))
+# A call of one of them, and one of them imported under another name (`from importlib
+# import import_module as load`), searched word by word: a pattern that starts with a
+# literal is scanned for fast, one that starts with `\b` or an alternation is tried at
+# every position (ten times slower); the word's start is checked by hand.
+_CALLED = tuple((word, re.compile(re.escape(word) + r"[ \t]*\(")) for word in _DYNAMIC_WORDS)
+_ALIASED = tuple((word, re.compile(re.escape(word) + r"[ \t]+as[ \t]+\w"))
+                 for word in _DYNAMIC_WORDS)
 # A literal module name in an importing call, for the words of a file's imports.
-_IMPORTING_CALL = re.compile(rb"\b(?:import_module|__import__)\([ \t]*[\'\"]([\w.]+)[\'\"]")
+_IMPORTING_CALL = re.compile(rb"(?:import_module|__import__)\([ \t]*[\'\"]([\w.]+)[\'\"]")
 
 
 @dataclass(frozen=True)
@@ -71,10 +75,10 @@ def dynamic_imports(tree, text):
     """DynamicImports of a parsed file. Calls are told by their name alone (importlib's,
     imp's or runpy's, however imported): a call of another object's `import_module` only
     makes one more module loaded, or the file's registrations unknown, never a finding."""
-    if _ALIASED_LOADER.search(text):
+    if _found(_ALIASED, text):
         # `from importlib import import_module as load`: its calls go by another name
         return DynamicImports(unknown=True)
-    if not _DYNAMIC_CALL.search(text):
+    if not _found(_CALLED, text):
         return _NO_DYNAMIC_IMPORTS  # most files
     from cglint.statements import marked_index, statement_index
 
@@ -98,11 +102,22 @@ def dynamic_imports(tree, text):
     return DynamicImports(tuple(dict.fromkeys(modules)), unknown)
 
 
+def _found(patterns, text):
+    """Whether one of the (word, pattern) `patterns` matches `text` at the start of a word."""
+    for word, pattern in patterns:
+        if word in text:
+            for match in pattern.finditer(text):
+                at = match.start()
+                if not at or not (text[at - 1].isalnum() or text[at - 1] == "_"):
+                    return True
+    return False
+
+
 def imported_by_calls(tree, text):
     """The dotted names a file imports by `importlib.import_module("name")` or
-    `__import__("name")` (DynamicImports.modules): both hold `import_`, which few texts
-    do, so most files are passed over by one search for it."""
-    if "import_" not in text:
+    `__import__("name")` (DynamicImports.modules): most texts hold neither word, and
+    are passed over by two searches."""
+    if "import_module" not in text and "__import__" not in text:
         return ()
     return dynamic_imports(tree, text).modules
 
@@ -669,8 +684,9 @@ class Project:
             words = frozenset(word for match in _IMPORT_STATEMENT.finditer(data)
                               for part in match.groups() if part
                               for word in _WORD.findall(part))
-            words |= frozenset(word for match in _IMPORTING_CALL.finditer(data)
-                               for word in _WORD.findall(match.group(1)))
+            if b"import_module" in data or b"__import__" in data:
+                words |= frozenset(word for match in _IMPORTING_CALL.finditer(data)
+                                   for word in _WORD.findall(match.group(1)))
             cached = self._mentioned[path] = (signature, words)
         self._words_this_run[path] = cached[1]
         return cached[1]
