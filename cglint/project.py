@@ -29,7 +29,20 @@ _CUSTOM_GRADIENT_WORD = "custom_gradient"
 _CUSTOM_GRADIENT_WORD_BYTES = _CUSTOM_GRADIENT_WORD.encode()
 _EAGER_WORD = "enable_eager_execution"
 # `tf.TensorSpec = TensorSpec`: a module that gives TF a name it lacks (a backport).
-_STORE_ON_TF = re.compile(rb"\b(?:tf|tensorflow)(?:\.\w+)+[ \t]*=(?!=)")
+# (Two patterns, each starting with its name: one starting with `\b` or an alternation is
+# tried at every position; the name's start is checked by hand.)
+_STORES_ON_TF = tuple(re.compile(name + rb"(?:\.\w+)+[ \t]*=(?!=)")
+                      for name in (rb"tf", rb"tensorflow"))
+
+
+def _stores_on_tf(data):
+    """Whether the bytes of a module hold `tf.X = ...` or `tensorflow.X = ...`."""
+    for pattern in _STORES_ON_TF:
+        for match in pattern.finditer(data):
+            at = match.start()
+            if not at or not (data[at - 1:at].isalnum() or data[at - 1:at] == b"_"):
+                return True
+    return False
 _REGISTRATION_WORDS = ("RegisterGradient", "NotDifferentiable", "NoGradient")
 _OVERRIDE_MAP_WORD = "gradient_override_map"
 LOAD_OPS_WORD = "load_op_library"  # the call that brings op types of a project's own
@@ -834,7 +847,7 @@ def _summarize(path, with_imports):
         return None
     hub = os.path.basename(path) == "__init__.py"  # re-exports what its package defines
     if (not (hub or with_imports) and data.isascii() and _CUSTOM_GRADIENT_WORD_BYTES not in data
-            and _EAGER_WORD.encode() not in data and not _STORE_ON_TF.search(data)
+            and _EAGER_WORD.encode() not in data and not _stores_on_tf(data)
             and data.count(b"\n") <= files.MAX_LINES):
         # Most modules: plain text that defines nothing an importer could use.
         return ModuleSummary(path, hashlib.sha256(data).hexdigest(),
@@ -851,7 +864,7 @@ def _summarize(path, with_imports):
     registers = registers and with_imports
     maps = with_imports and _OVERRIDE_MAP_WORD in text
     eager = _EAGER_WORD in text
-    stores = bool(_STORE_ON_TF.search(data))
+    stores = _stores_on_tf(data)
     if not (defines or registers or hub or with_imports or eager or stores):
         return summary  # nothing an importer could use: no parse
     # Imported here: project summaries are made from the facts the linter itself builds.
