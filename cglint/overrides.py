@@ -266,6 +266,7 @@ class _Builder:
         self._strings = {}  # (id(expr), id(scope), depth) -> constant_string
         self._module_dicts = {}  # id(the name's one binding) -> _module_dict
         self.misregistrations = []  # [Misregistration] of the calls registration() reads
+        self.nameless = []  # [GradientName] of registrations without one name (`()`, `*a`)
 
     @property
     def names(self):
@@ -294,6 +295,7 @@ class _Builder:
                 facts.unresolved_registrations.append(
                     self.gradient_name(call.args[0], self.names.scope_of(call)))
         facts.misregistrations += self.misregistrations
+        facts.unresolved_registrations += self.nameless
         facts.misregistrations += self.bare_decorators()
         for call in module.override_maps:
             facts.maps.append(self.override_map(call))
@@ -304,15 +306,22 @@ class _Builder:
     # Registrations
 
     def registration(self, call, differentiable):
-        if len(call.args) != 1 or call.keywords:
+        given = call.args + [keyword.value for keyword in call.keywords
+                             if keyword.arg == "op_type"]
+        op_type = given[0] if len(given) == 1 and not isinstance(given[0], ast.Starred) \
+            and len(call.args) + len(call.keywords) == 1 else None
+        if op_type is None:
+            # `tf.RegisterGradient()` raises TypeError at once (CG403), and `*args` may
+            # pass any name: a name cglint cannot know, which any map may use
+            self.nameless.append(GradientName(call, None))
             return None
         scope = self.names.scope_of(call)
-        given = self.not_a_string(call.args[0], scope)
+        given = self.not_a_string(op_type, scope)
         if given is not None:
             self.misregistrations.append(Misregistration(
                 call, self.qualnames[id(call)], given, False))
             return None
-        name = self.gradient_name(call.args[0], scope)
+        name = self.gradient_name(op_type, scope)
         function, applied = None, not differentiable
         parent = self.module.parent_of(call)
         if differentiable:

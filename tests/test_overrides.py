@@ -2410,3 +2410,24 @@ def test_cg202_an_aliased_import_module_makes_the_registrations_unknown(tmp_path
     assert cg202("from importlib import import_module as load", 'load("plugins.guided")') == []
     assert cg202("import importlib", 'importlib.import_module("plugins.guided")') == []
     assert cg202("import importlib", "") == ["CG202"]
+
+
+def test_cg202_a_name_given_by_keyword_registers_and_none_given_is_no_finding():
+    # `tf.RegisterGradient(op_type="KwGrad")` registers (measured: [2.] on py36); a
+    # registration given no name (`()`, `*names`) raises or registers what cglint cannot
+    # know, before the map: no "never registered" there either. `None` is still no string.
+    code = """
+    import tensorflow as tf
+
+    @tf.RegisterGradient({args})
+    def _g(op, grad):
+        return grad * 2.0
+
+    x = tf.constant([1.0])
+    with tf.get_default_graph().gradient_override_map({{"Identity": "KwGrad"}}):
+        y = tf.identity(x)
+    """
+    assert lint(code.format(args='op_type="KwGrad"')) == []
+    assert lint(code.format(args="")) == []
+    assert lint(code.format(args="*NAMES")) == []
+    assert [c for c, _, _ in lint(code.format(args="None"))] == ["CG202"]
