@@ -17,7 +17,7 @@ from typing import Optional
 from cglint.tfpublic import public_name
 
 _FUNCTION_NODES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
-_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _MAX_ALIAS_DEPTH = 8
 # The node kinds whose scope facts ask for (recording every node's costs a quarter of
 # the walk): names and calls are resolved, definitions located.
@@ -443,7 +443,7 @@ def _children_of_scope_root(root):
         return list(root.body)
     if isinstance(root, ast.Lambda):
         return [root.body]
-    if isinstance(root, _COMPREHENSIONS):
+    if isinstance(root, COMPREHENSIONS):
         nodes = []
         for index, generator in enumerate(root.generators):
             nodes.append(generator)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 
 from cglint import fstrings, marks, statements
-from cglint.names import children, same_scope_nodes
+from cglint.names import COMPREHENSIONS, children, same_scope_nodes
 from cglint.source import Span
 
 # The first Python that accepts each construct.
@@ -106,7 +106,6 @@ FUTURE_FEATURES = {"annotations", "generator_stop"}
 GENERIC_BUILTINS = {"list", "dict", "tuple", "set", "frozenset", "type"}
 BUILTIN_TYPES = GENERIC_BUILTINS | {"int", "float", "complex", "str", "bytes", "bool", "object"}
 
-_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 # `with (` or `async with (`, blanks and line continuations allowed between.
 _OPENS_WITH_PARENTHESIS = re.compile(r"(?:async[ \t\f\\\r\n]+)?with[ \t\f\\\r\n]*\(")
 
@@ -536,7 +535,7 @@ class _Checker:
 
     def _in_comprehensions(self):
         if not hasattr(self, "_comprehended"):
-            self._comprehended = {id(inner) for comprehension in self.nodes(*_COMPREHENSIONS)
+            self._comprehended = {id(inner) for comprehension in self.nodes(*COMPREHENSIONS)
                                   for inner in _inside(comprehension)}
         return self._comprehended
 

@@ -21,7 +21,7 @@ class keywords) gets no fix.
 import ast
 import re
 
-from cglint.names import same_scope_nodes
+from cglint.names import COMPREHENSIONS, same_scope_nodes
 from cglint.newsyntax import raw_bytes_prefixes
 from cglint.rules.base import Edit, Span
 
@@ -197,9 +197,6 @@ def _in_loop(module, statement, scope_node):
     return False
 
 
-_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
-
-
 def _in_comprehension(module, node, method):
     """Whether `node` is evaluated in the scope of a comprehension inside `method` (all
     of one but its first iterable, which the enclosing scope evaluates)."""
@@ -207,7 +204,7 @@ def _in_comprehension(module, node, method):
     for ancestor in module.ancestors(node):
         if ancestor is method:
             return False
-        if isinstance(ancestor, _COMPREHENSIONS):
+        if isinstance(ancestor, COMPREHENSIONS):
             first = ancestor.generators[0]
             if not (len(below) > 1 and below[-1] is first and below[-2] is first.iter):
                 return True
