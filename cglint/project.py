@@ -28,21 +28,10 @@ MAX_SCANNED_FILES = 2000  # files read to find the modules that import a file
 _CUSTOM_GRADIENT_WORD = "custom_gradient"
 _CUSTOM_GRADIENT_WORD_BYTES = _CUSTOM_GRADIENT_WORD.encode()
 _EAGER_WORD = "enable_eager_execution"
-# `tf.TensorSpec = TensorSpec`: a module that gives TF a name it lacks (a backport).
-# (Two patterns, each starting with its name: one starting with `\b` or an alternation is
-# tried at every position; the name's start is checked by hand.)
-_STORES_ON_TF = tuple(re.compile(name + rb"(?:\.\w+)+[ \t]*=(?!=)")
-                      for name in (rb"tf", rb"tensorflow"))
-
-
-def _stores_on_tf(data):
-    """Whether the bytes of a module hold `tf.X = ...` or `tensorflow.X = ...`."""
-    for pattern in _STORES_ON_TF:
-        for match in pattern.finditer(data):
-            at = match.start()
-            if not at or not (data[at - 1:at].isalnum() or data[at - 1:at] == b"_"):
-                return True
-    return False
+# `tf.TensorSpec = TensorSpec`: a module that gives TF a name it lacks (a backport), in
+# its bytes; (word, pattern) pairs for _found.
+_STORES_ON_TF = tuple((name, re.compile(name + rb"(?:\.\w+)+[ \t]*=(?!=)"))
+                      for name in (b"tf", b"tensorflow"))
 _REGISTRATION_WORDS = ("RegisterGradient", "NotDifferentiable", "NoGradient")
 _OVERRIDE_MAP_WORD = "gradient_override_map"
 LOAD_OPS_WORD = "load_op_library"  # the call that brings op types of a project's own
@@ -63,9 +52,7 @@ _LOADING_CALLS = frozenset((
 _EXECUTING_CALLS = frozenset(("exec", "exec_"))  # of a string: readable when a literal
 _DYNAMIC_WORDS = tuple(sorted(_IMPORTING_CALLS | _LOADING_CALLS))
 # A call of one of them, and one of them imported under another name (`from importlib
-# import import_module as load`), searched word by word: a pattern that starts with a
-# literal is scanned for fast, one that starts with `\b` or an alternation is tried at
-# every position (ten times slower); the word's start is checked by hand.
+# import import_module as load`): (word, pattern) pairs for _found.
 _CALLED = tuple((word, re.compile(re.escape(word) + r"[ \t]*\(")) for word in _DYNAMIC_WORDS)
 _ALIASED = tuple((word, re.compile(re.escape(word) + r"[ \t]+as[ \t]+\w"))
                  for word in _DYNAMIC_WORDS)
@@ -116,12 +103,15 @@ def dynamic_imports(tree, text):
 
 
 def _found(patterns, text):
-    """Whether one of the (word, pattern) `patterns` matches `text` at the start of a word."""
+    """Whether one of the (word, pattern) `patterns` matches `text` (str or bytes, as the
+    patterns are) at the start of a word. Each pattern starts with its word: a pattern
+    that starts with `\b` or an alternation is tried at every position of the text, ten
+    times slower; the character before is checked here instead."""
     for word, pattern in patterns:
         if word in text:
             for match in pattern.finditer(text):
-                at = match.start()
-                if not at or not (text[at - 1].isalnum() or text[at - 1] == "_"):
+                before = text[match.start() - 1:match.start()]
+                if not before or not (before.isalnum() or before in ("_", b"_")):
                     return True
     return False
 
@@ -847,7 +837,7 @@ def _summarize(path, with_imports):
         return None
     hub = os.path.basename(path) == "__init__.py"  # re-exports what its package defines
     if (not (hub or with_imports) and data.isascii() and _CUSTOM_GRADIENT_WORD_BYTES not in data
-            and _EAGER_WORD.encode() not in data and not _stores_on_tf(data)
+            and _EAGER_WORD.encode() not in data and not _found(_STORES_ON_TF, data)
             and data.count(b"\n") <= files.MAX_LINES):
         # Most modules: plain text that defines nothing an importer could use.
         return ModuleSummary(path, hashlib.sha256(data).hexdigest(),
@@ -864,7 +854,7 @@ def _summarize(path, with_imports):
     registers = registers and with_imports
     maps = with_imports and _OVERRIDE_MAP_WORD in text
     eager = _EAGER_WORD in text
-    stores = _stores_on_tf(data)
+    stores = _found(_STORES_ON_TF, data)
     if not (defines or registers or hub or with_imports or eager or stores):
         return summary  # nothing an importer could use: no parse
     # Imported here: project summaries are made from the facts the linter itself builds.
