@@ -1971,12 +1971,9 @@ class ModuleFacts:
                 returns, own = returned
                 displays = [(each, own[0], own) for each in returns]
             for display, own_scope, own_arguments in displays:
-                if isinstance(display, (ast.Tuple, ast.List)):
-                    known = self._items(display, own_scope, depth + 1, own_arguments)
-                elif returned is None:
-                    known = self._items(display, own_scope, depth + 1, own_arguments)
-                else:
-                    return None
+                if returned is not None and not isinstance(display, (ast.Tuple, ast.List)):
+                    return None  # a helper's return that is no display
+                known = self._items(display, own_scope, depth + 1, own_arguments)
                 if known is None or len(known) != length:
                     return None
                 items.append(known[index])

@@ -306,9 +306,9 @@ class _Builder:
     # Registrations
 
     def registration(self, call, differentiable):
-        given = call.args + [keyword.value for keyword in call.keywords
-                             if keyword.arg == "op_type"]
-        op_type = given[0] if len(given) == 1 and not isinstance(given[0], ast.Starred) \
+        passed = call.args + [keyword.value for keyword in call.keywords
+                              if keyword.arg == "op_type"]
+        op_type = passed[0] if len(passed) == 1 and not isinstance(passed[0], ast.Starred) \
             and len(call.args) + len(call.keywords) == 1 else None
         if op_type is None:
             # `tf.RegisterGradient()` raises TypeError at once (CG403), and `*args` may
