@@ -9,6 +9,7 @@ import math
 import os
 from dataclasses import dataclass, field
 
+from cglint import project
 from cglint.gradcheck import predictions
 from cglint.oracle.runner import Job, run_fixtures
 
@@ -86,9 +87,7 @@ def shown_as(module):
     rest (under /tmp): the module itself, or, for a module in a package or a project, a
     path right inside the folder above its outermost package or the project's root
     folder, the outer of the two, so that the driver can import it as the project does."""
-    folder = root = os.path.dirname(module)
-    while os.path.isfile(os.path.join(root, "__init__.py")):  # as the driver's package_root
-        root = os.path.dirname(root)
+    folder, root = os.path.dirname(module), project.package_root(module)
     above = folder
     while os.path.dirname(above) != above:
         if any(os.path.exists(os.path.join(above, marker)) for marker in PROJECT_MARKERS):
