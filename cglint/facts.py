@@ -986,9 +986,15 @@ class ModuleFacts:
             uses = [use for use in uses if not self._stored_first(use, stored)]
         return uses
 
-    def _in_loop(self, node):
-        return any(isinstance(parent, (ast.For, ast.AsyncFor, ast.While))
-                   for parent in self.ancestors(node))
+    def in_loop(self, node, stop=None):
+        """Whether `node` stands in a loop (its body or its `else`), below `stop` when
+        given (the def or module whose own loops count)."""
+        for parent in self.ancestors(node):
+            if parent is stop:
+                return False
+            if isinstance(parent, (ast.For, ast.AsyncFor, ast.While)):
+                return True
+        return False
 
     def _stored_first(self, use, stored):
         """Whether one of the module's own stores of the name a use reads (or of a module
@@ -997,7 +1003,7 @@ class ModuleFacts:
         first (`h = tf.logging._logger` then `tf.logging._logger = ...`)."""
         names, module_scope = self.names, self.names.module
         # (in a loop, a store further down may run before the read's next turn)
-        at_top = names.scope_of(use.node) is module_scope and not self._in_loop(use.node)
+        at_top = names.scope_of(use.node) is module_scope and not self.in_loop(use.node)
         read_at = (use.node.lineno, use.node.col_offset)
         return any(not (at_top and names.scope_of(store) is module_scope
                         and (store.lineno, store.col_offset) > read_at)

@@ -179,22 +179,12 @@ def _class_path(module, cls):
             return None
         if scope.kind == "module" and module.names.declared_global(node.name):
             return None
-        if _in_loop(module, node, scope.node):
+        if module.in_loop(node, scope.node):
             return None
         if scope.kind != "class":
             return path
         node, scope = scope.node, scope.parent
         path.insert(0, node)
-
-
-def _in_loop(module, statement, scope_node):
-    """Whether `statement` runs in a loop of its own scope (whose node is `scope_node`)."""
-    for ancestor in module.ancestors(statement):
-        if ancestor is scope_node:
-            return False
-        if isinstance(ancestor, (ast.For, ast.AsyncFor, ast.While)):
-            return True
-    return False
 
 
 def _in_comprehension(module, node, method):
