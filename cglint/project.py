@@ -16,7 +16,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Optional
 
-from cglint import files
+from cglint import files, sys_path
 
 # Bounds, so one file's check never reads a whole disk: imports followed through
 # re-exporting `__init__` modules, and the import closure searched for registrations.
@@ -162,6 +162,10 @@ class ModuleSummary:
     # it loads modules or runs code cglint cannot name (DynamicImports.unknown): any name
     # may be registered there
     loads_unknown: bool = False
+    # Folders it adds to sys.path (cglint.sys_path), where its imports are looked for too;
+    # and whether some change of sys.path cannot be worked out: it may import anything.
+    path_folders: tuple = ()
+    path_unknown: bool = False
     # Names its registrations give when they run (op types' own names left out): name ->
     # whether one of them runs outside `try: ... except KeyError` (CG203)
     registered_runs: dict = field(default_factory=dict)
@@ -230,10 +234,40 @@ def namespace_parent(path):
 
 
 def search_roots(path):
-    """Where `import x` looks for project modules of `path`: its package root, then its
-    own folder (a script's folder comes first on sys.path)."""
+    """Where `import x` looks for project modules of `path`: its own folder (a script's
+    folder comes first on sys.path), its package root, then the project's top, whose
+    packages a `scripts/train.py` or `tests/test_ops.py` imports once the project is
+    installed (`pip install -e .`) or run from its top."""
     roots = [os.path.dirname(os.path.abspath(path)), package_root(path)]
+    top = project_top(roots[0])
+    if top is not None:
+        roots.append(top)
     return tuple(dict.fromkeys(roots))
+
+
+def working_directories(path):
+    """Where a program importing `path` may be run from, for the relative folders it adds
+    to sys.path: `path`'s own folder, then its project's top."""
+    folder = os.path.dirname(os.path.abspath(path))
+    return tuple(dict.fromkeys(f for f in (folder, project_top(folder)) if f is not None))
+
+
+# How far above a file its project's top is looked for.
+_TOP_SEARCH_DEPTH = 8
+
+
+def project_top(folder):
+    """The nearest folder at or above `folder` that marks a project's top (_PROJECT_TOPS),
+    within _TOP_SEARCH_DEPTH folders; None without one. (Asked once per folder in a run:
+    Project keeps each folder's search_roots.)"""
+    for _ in range(_TOP_SEARCH_DEPTH):
+        if any(os.path.exists(os.path.join(folder, top)) for top in _PROJECT_TOPS):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+    return None
 
 
 def module_file(roots, dotted):
@@ -318,6 +352,7 @@ class Project:
         self._listings = _Memo(MEMO_MODULES)  # package root -> the files importers() reads
         self._words_this_run = _Memo(MEMO_LOOKUPS)  # path -> _import_words, stat'ed once
         self._candidates = _Memo(MEMO_LOOKUPS)  # (folder, level, module) -> files it would be
+        self._path_folders = _Memo(MEMO_LOOKUPS)  # importer -> path_folders()
         # (what the disk resolves to, as the lookups above: per run)
         self._imports_resolved = _Memo(MEMO_SUMMARIES)  # (importer, digest) -> real paths
         self._real = _Memo(MEMO_LOOKUPS)  # path -> os.path.realpath(path)
@@ -424,6 +459,10 @@ class Project:
         # The answer depends on the importing folder only, and a run checks a folder's
         # files one after another, which import much the same modules: kept per folder
         # (a memo of every folder's would grow with the tree).
+        if self.path_folders(importer):  # its own sys.path: not its folder's answer
+            answer, absent = self._recording(self._offers_from, importer, module, level)
+            self._absent.update(absent)
+            return answer
         folder = self._folder(importer)
         if self._folder_offers[0] != folder:
             self._folder_offers = (folder, {})
@@ -478,6 +517,10 @@ class Project:
 
     def module_path(self, importer, module, level=0):
         found = self._module_path(importer, module, level)
+        if found is None and not level:
+            added = self.path_folders(importer)
+            if added:
+                found = module_file(added, module)
         if level or module.partition(".")[0] not in _STANDARD_MODULES:
             candidates = self._looked_for(importer, module, level)
             if found is None:
@@ -499,8 +542,25 @@ class Project:
             else:
                 roots = self._roots.get(folder) or search_roots(importer)
                 parts = module.split(".")
-            found = self._candidates[key] = tuple(candidate_files(roots, parts))
+            found = tuple(candidate_files(roots, parts))
+            self._candidates[key] = found
+        if not level:
+            added = self.path_folders(importer)
+            if added:  # the importer's own, not its folder's
+                found += tuple(candidate_files(added, module.split(".")))
         return found
+
+    def path_folders(self, importer):
+        """The folders `importer` adds to sys.path (ModuleSummary.path_folders): most
+        files name no `sys.path`, which the read of their import words tells."""
+        known = self._path_folders.get(importer)
+        if known is None:
+            known = self._path_folders[importer] = ()  # (its summary looks up imports)
+            if self._words(importer)[1]:
+                summary = self.summary(importer, with_imports=True)
+                known = summary.path_folders if summary is not None else ()
+            self._path_folders[importer] = known
+        return known
 
     def _module_path(self, importer, module, level):
         if level:
@@ -547,7 +607,10 @@ class Project:
             for name, line in summary.registered.items():
                 names.setdefault(name, (summary.path, line))
             patterns += summary.registered_patterns
-            any_name = any_name or summary.registers_any or summary.loads_unknown
+            any_name = any_name or summary.registers_any or summary.loads_unknown or \
+                summary.path_unknown
+        own = self.summary(path, with_imports=True) if path != "-" else None
+        any_name = any_name or (own is not None and own.path_unknown)
         return names, patterns, any_name, dependencies
 
     def loaded_with(self, path, namespaces=False):
@@ -672,25 +735,30 @@ class Project:
         pkg.ops import grads`) and of literal names it imports by calls
         (`importlib.import_module("pkg.grads")`), kept while the file is unchanged: one read per file,
         however many modules ask who imports them."""
+        return self._words(path)[0]
+
+    def _words(self, path):
+        """(_import_words, whether it names sys.path) of a file, read once per run."""
         known = self._words_this_run.get(path)
         if known is not None:
             return known  # stat once per run
         signature = _signature(path)
         if signature is None:
-            return frozenset()
+            return frozenset(), False
         cached = self._mentioned.get(path)
         if cached is None or cached[0] != signature:
             try:
                 data = files.read_bytes(path)
             except OSError:
-                return frozenset()
+                return frozenset(), False
             words = frozenset(word for match in _IMPORT_STATEMENT.finditer(data)
                               for part in match.groups() if part
                               for word in _WORD.findall(part))
             if b"import_module" in data or b"__import__" in data:
                 words |= frozenset(word for match in _IMPORTING_CALL.finditer(data)
                                    for word in _WORD.findall(match.group(1)))
-            cached = self._mentioned[path] = (signature, words)
+            changes_path = any(word.encode() in data for word in sys_path.WORDS)
+            cached = self._mentioned[path] = (signature, (words, changes_path))
         self._words_this_run[path] = cached[1]
         return cached[1]
 
@@ -868,6 +936,8 @@ def _summarize(path, with_imports):
         summary.imports = tuple(_imports(parsed.tree)) + tuple(
             (module, 0) for module in dynamic.modules)
         summary.loads_unknown = dynamic.unknown
+        changes = sys_path.path_changes(parsed.tree, text, path, working_directories(path))
+        summary.path_folders, summary.path_unknown = changes.folders, changes.unknown
         summary.top_imports = tuple(_imports(ast.Module(
             body=top_level_import_statements(parsed.tree), type_ignores=[])))
         summary.imports_catching_key_error = frozenset(_imports_catching_key_error(

@@ -20,8 +20,10 @@ class OverrideGradientNotRegistered(Rule):
     run time (uuid, counters, f-strings of other values) cannot be checked and are left
     alone; so is a run where some helper registers names passed in by its callers. A module
     loaded by a literal name (`importlib.import_module("plugins.guided")`,
-    `__import__("grads")`) counts as imported; a program that loads modules or code by a
-    name or path built at run time (`importlib.import_module(name)`, `imp.load_source`,
+    `__import__("grads")`) counts as imported, and so does one found in a folder the
+    program adds to `sys.path` (`sys.path.insert(0, os.path.join(os.path.dirname(__file__),
+    "lib"))`); a program that changes `sys.path` in a way cglint cannot work out, or loads
+    modules or code by a name or path built at run time (`importlib.import_module(name)`, `imp.load_source`,
     `importlib.util.spec_from_file_location`, `runpy`, `exec`, `execfile`) may register any
     name there, and is left alone too. Also `tf.RegisterGradient` given no name: written
     as a bare decorator (`@tf.RegisterGradient` over the gradient function), or called
