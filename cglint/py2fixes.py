@@ -15,11 +15,16 @@ Only where the rewrite means the same on Python 3 and runs on 2.7:
 * `print(..., end=...)`, `print(*args)`, `print` as a value -> add
   `from __future__ import print_function`.
 
+The six rewrites are unsafe where they add `import six` to a setup.py: it runs before
+the dependencies it installs, TF and six among them.
+
 Anything less certain (a comment inside the statement, a rebound first parameter, other
 class keywords) gets no fix.
 """
 import ast
+import os
 import re
+from dataclasses import replace
 
 from cglint.names import COMPREHENSIONS, same_scope_nodes
 from cglint.newsyntax import raw_bytes_prefixes
@@ -316,9 +321,18 @@ def _six(module, at):
            for statement in module.tree.body):
         return (), "six"
     # Only a conditional `import six` (under `if`, `try`, `with`): it may not have run,
-    # so one more at the top, which six (shipped with TF 1.8) always satisfies.
+    # so one more at the top, which six (shipped with TF 1.8) satisfies once TF is
+    # installed; a setup.py runs before, to install it.
     edit = _insert_line(module, "import six")
+    if edit and _runs_at_install(module):
+        edit = replace(edit, safe=False)
     return ((edit,), "six") if edit else ((), None)
+
+
+def _runs_at_install(module):
+    """Whether the file is a setup.py: it runs before the project's dependencies (TF,
+    and six with it) are installed, so a new `import six` could fail the installation."""
+    return os.path.basename(module.path) == "setup.py"
 
 
 def _imports_six(statement):

@@ -363,3 +363,19 @@ def test_raise_from_does_not_rely_on_a_conditional_or_later_import_of_six():
     assert fix(later).startswith("import six\ntry:")
     top = "import six\ndef f(e):\n    raise KeyError(1) from e\n"
     assert fix(top).count("import six") == 1
+
+
+def test_an_import_of_six_added_to_a_setup_py_is_unsafe():
+    # setup.py runs before the dependencies (TF, and six with it) are installed: a new
+    # `import six` there can fail the installation, so only --unsafe-fixes adds it.
+    raising = "try:\n    import version\nexcept ImportError as e:\n    raise KeyError(1) from e\n"
+    metaclass = "import abc\nclass A(object, metaclass=abc.ABCMeta):\n    pass\n"
+    options = engine.Options(select=("CG302",))
+    for code in (raising, metaclass):
+        assert autofix.fix_text("pkg/setup.py", code, options).text == code
+        unsafe = autofix.fix_text("pkg/setup.py", code, options, unsafe=True).text
+        assert unsafe.startswith("import six\n") and "six." in unsafe
+        assert autofix.fix_text("pkg/setup_utils.py", code, options).text == unsafe
+    # A setup.py that imports six already needs it to run: nothing is added, the fix is safe.
+    imported = "import six\n" + raising
+    assert "six.raise_from(" in autofix.fix_text("setup.py", imported, options).text
