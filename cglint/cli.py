@@ -593,7 +593,9 @@ def _text(item):
 
 
 def _fixed(item, unsafe=False):
-    """autofix.Fixed for a checked file, or None when it has no fix to apply."""
+    """autofix.Fixed for a checked file, or None when it has no fix to apply. A fix
+    refused because the file would not parse after it leaves the file's result also when
+    no other fix applied: the report must not count it fixable."""
     text = _text(item) if item.result.fixes else None
     if text is None:
         return None
@@ -601,7 +603,10 @@ def _fixed(item, unsafe=False):
 
     fixed = autofix.fix_text(item.shown, text, item.options, item.result, unsafe,
                              item.data.startswith(files.UTF8_BOM))
-    return fixed if fixed.text != text else None
+    if fixed.text != text:
+        return fixed
+    item.result = fixed.result
+    return None
 
 
 class Fixer:
