@@ -187,12 +187,14 @@ def text_is_ascii(source):
     return True
 
 
-def convert(source, text=False):
+def convert(source, text=False, docstring_place=False):
     """Like to_format, but raises NotConvertible saying why. `text`: give each literal a
     `u` prefix, so that Python 2.7 reads the template as text (as 3.x reads the f-string),
-    not bytes; `\\u` escapes then mean what they mean in the f-string."""
+    not bytes; `\\u` escapes then mean what they mean in the f-string. `docstring_place`:
+    the group is a statement where a plain string would be a docstring (see
+    docstring_places), so it stays a `.format()` call even without fields."""
     literals = parse(source)
-    has_fields = any(literal.fields for literal in literals)
+    calls_format = docstring_place or any(literal.fields for literal in literals)
     out, args, pos = [], [], 0
     for literal in literals:
         if not literal.closed:
@@ -213,17 +215,33 @@ def convert(source, text=False):
                                      "unless `ur`, which Python 3 refuses")
             prefix = "u" + prefix
         if literal.fields is None:
-            body = re.sub(r"[{}]", r"\g<0>\g<0>", body) if has_fields else body
-        elif has_fields:
+            body = re.sub(r"[{}]", r"\g<0>\g<0>", body) if calls_format else body
+        elif calls_format:
             body = _format_string(source, literal, args)
         else:
             body = body.replace("{{", "{").replace("}}", "}")
         out.append(source[pos : literal.start])
         out.append(prefix + literal.quote + body + literal.quote)
         pos = literal.end
-    if has_fields:
+    if calls_format:
         out.append(".format(%s)" % ", ".join(args))
     return "".join(out)
+
+
+def docstring_places(module):
+    """(line, column), as in a Span, of each f-string group that is the first statement of
+    the module (cglint.facts.ModuleFacts), a class or a function. Python never takes an
+    f-string there for a docstring; a plain string there it would, and `__doc__` would
+    change."""
+    bodies = [module.tree.body] + [
+        node.body for kind in (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+        for node in module.nodes[kind]]
+    places = set()
+    for body in bodies:
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.JoinedStr):
+            line, col = body[0].value.lineno, body[0].value.col_offset
+            places.add((line, module.lines.char_col(line, col) + 1))
+    return places
 
 
 def _format_string(source, literal, args):

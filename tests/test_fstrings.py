@@ -457,3 +457,65 @@ def test_the_cg301_fix_on_a_27_target_keeps_the_text_type_of_non_ascii_text():
     future = "from __future__ import unicode_literals\n" + code
     assert fixes(future) == [('"Résultat pour {}".format(name)', True),
                              ('"{}!".format(name)', True)]
+
+
+@pytest.mark.parametrize("source, expected", [
+    ('f"Doc"', '"Doc".format()'),
+    ('f"""{{x}} doc"""', '"""{{x}} doc""".format()'),
+    ('"{a}" f"doc"', '"{{a}}" "doc".format()'),
+    ('f"Doc {x}"', '"Doc {}".format(x)'),
+])
+def test_a_group_in_a_docstring_place_stays_a_format_call(source, expected):
+    # A plain string there would become the docstring: `__doc__` would change.
+    assert convert(source, docstring_place=True) == expected
+    assert eval(expected, {"x": 1}) == eval(source, {"x": 1})
+
+
+DOCSTRING_PLACES = '''\
+f"Module {{doc}}"
+import sys
+
+
+def g():
+    f"""Function doc"""
+    return 1
+
+
+def h(): f'one-liner doc'
+
+
+class C(object):
+    ("class " f'doc')
+    x = f"not first"
+
+    def m(self):
+        (
+            f"method doc"  # why
+        )
+
+
+def k():
+    """Real doc."""
+    f"second statement"
+
+
+print(repr([__doc__, g.__doc__, h.__doc__, C.__doc__, C.m.__doc__, k.__doc__, C.x]))
+'''
+
+
+def test_the_cg301_fix_leaves_every_docstring_as_it_was():
+    from cglint import autofix, engine
+
+    options = engine.Options(select=("CG301",), target_python=(2, 7))
+    fixed = autofix.fix_text("a.py", DOCSTRING_PLACES, options).text
+    assert "f'" not in fixed and 'f"' not in fixed
+    assert 'x = "not first"\n' in fixed and '    "second statement"\n' in fixed
+
+    def run(python, code):
+        return subprocess.run([python, "-c", code], capture_output=True, text=True,
+                              check=True).stdout
+
+    expected = "[None, None, None, None, None, 'Real doc.', 'not first']\n"
+    assert run(sys.executable, DOCSTRING_PLACES) == run(sys.executable, fixed) == expected
+    if os.path.exists(PYTHON27):
+        assert run(PYTHON27, fixed) == expected

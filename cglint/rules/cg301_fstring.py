@@ -1,7 +1,7 @@
 """CG301: f-strings in code that must run on Python 2.7 or 3.5."""
 import ast
 
-from cglint.fstrings import NotConvertible, convert, text_is_ascii
+from cglint.fstrings import NotConvertible, convert, docstring_places, text_is_ascii
 from cglint.rules.base import Edit, Finding, Rule
 
 
@@ -45,11 +45,12 @@ class FStringRule(Rule):
         target = ".".join(map(str, module.target_python))
         # Python 2.7 reads a plain literal as bytes, unless unicode_literals.
         bytes_literals = module.target_python < (3, 0) and not _unicode_literals(module)
+        places = docstring_places(module)
         for found in module.fstrings:
             message = "f-string needs Python 3.6+ (target is %s)" % target
             try:
                 text = bytes_literals and not text_is_ascii(found.source)
-                replacement = convert(found.source, text)
+                replacement = convert(found.source, text, found.span[:2] in places)
             except NotConvertible as reason:
                 yield Finding("%s; not fixable automatically: %s" % (message, reason),
                               span=found.span)
