@@ -233,9 +233,10 @@ def docstring_places(module):
     the module (cglint.facts.ModuleFacts), a class or a function. Python never takes an
     f-string there for a docstring; a plain string there it would, and `__doc__` would
     change."""
+    # The statement index, not the full one: no binding of names for this.
     bodies = [module.tree.body] + [
         node.body for kind in (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
-        for node in module.nodes[kind]]
+        for node in module.statements.get(kind, ())]
     places = set()
     for body in bodies:
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.JoinedStr):

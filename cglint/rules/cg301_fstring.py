@@ -45,7 +45,7 @@ class FStringRule(Rule):
         target = ".".join(map(str, module.target_python))
         # Python 2.7 reads a plain literal as bytes, unless unicode_literals.
         bytes_literals = module.target_python < (3, 0) and not _unicode_literals(module)
-        places = docstring_places(module)
+        places = docstring_places(module) if module.fstrings else ()
         for found in module.fstrings:
             message = "f-string needs Python 3.6+ (target is %s)" % target
             try:
