@@ -235,13 +235,15 @@ def namespace_parent(path):
 
 def search_roots(path):
     """Where `import x` looks for project modules of `path`: its own folder (a script's
-    folder comes first on sys.path), its package root, then the project's top, whose
-    packages a `scripts/train.py` or `tests/test_ops.py` imports once the project is
-    installed (`pip install -e .`) or run from its top."""
+    folder comes first on sys.path), its package root, then the project's top (and its
+    `src` folder), whose packages a `scripts/train.py` or `tests/test_ops.py` imports
+    once the project is installed (`pip install -e .`) or run from its top."""
     roots = [os.path.dirname(os.path.abspath(path)), package_root(path)]
     top = project_top(roots[0])
     if top is not None:
         roots.append(top)
+        if os.path.isdir(os.path.join(top, "src")):  # the `src` layout's packages
+            roots.append(os.path.join(top, "src"))
     return tuple(dict.fromkeys(roots))
 
 

@@ -166,3 +166,13 @@ def test_a_files_own_sys_path_is_never_lent_to_its_folder(tmp_path, capsys, orde
     assert code == 1
     assert [line.split(":")[0].rsplit(os.sep, 1)[-1] for line in out.splitlines()
             if "CG105" in line] == ["a.py"]
+
+
+def test_a_src_layouts_packages_are_found_from_its_scripts(tmp_path, capsys):
+    write(tmp_path, {"pyproject.toml": "", "src/mypkg/__init__.py": "",
+                     "src/mypkg/grads.py": REGISTERS,
+                     "scripts/train.py": USES.format(imports="import mypkg.grads",
+                                                     name="MyIdentityGrad")})
+    assert cg202([tmp_path / "scripts" / "train.py"], capsys) == []
+    assert project.search_roots(str(tmp_path / "scripts" / "train.py"))[-1] == str(
+        tmp_path / "src")
