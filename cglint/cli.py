@@ -421,6 +421,7 @@ def report(args, run, status, out, fixer):
     per_code = Counter()  # code -> findings (--statistics)
     fixable_codes = set()
     would_fix = Counter()  # (path, code) -> findings with a fix --fix would apply
+    hidden = 0  # findings whose only fix is unsafe, without --unsafe-fixes
     total = 0
     # Syntax findings in files whose target Python nothing set or declared (2.7 assumed)
     assumed = {shown for _, shown, _, settings in run.found
@@ -428,12 +429,14 @@ def report(args, run, status, out, fixer):
     on_assumed_target = 0
 
     def emit(diagnostics):
-        nonlocal total, on_assumed_target
+        nonlocal total, on_assumed_target, hidden
         findings = [(diagnostic, diagnostic.fix) for diagnostic in sorted(diagnostics)]
         if text:
             # What `--fix` would apply: safe fixes, and unsafe ones only with
             # --unsafe-fixes. The text report marks those; JSON and SARIF carry every fix
             # with its applicability.
+            hidden += sum(1 for _, edits in findings
+                          if edits and not args.unsafe_fixes and not is_safe(edits))
             findings = [(diagnostic, edits if edits and (args.unsafe_fixes or is_safe(edits))
                          else None) for diagnostic, edits in findings]
         total += len(findings)
@@ -471,14 +474,23 @@ def report(args, run, status, out, fixer):
                 out.write("Fixed %d finding%s.\n" % (count, "" if count == 1 else "s"))
             out.write(_summary(total, run.count))
             fixable = sum(would_fix.values())
-            if fixable:
-                out.write("[*] %d fixable with `--fix`.\n" % fixable)
+            out.write(_fixable_line(fixable, hidden))
             if on_assumed_target:
                 out.write(_assumed_target_note(on_assumed_target))
     out.flush()
     if status.errors or (fixer is not None and fixer.unwritten):
         return EXIT_ERROR  # (--exit-zero silences findings, not errors)
     return EXIT_FINDINGS if total and not args.exit_zero else EXIT_CLEAN
+
+
+def _fixable_line(fixable, hidden):
+    """The count of what `--fix` would fix, and of the unsafe fixes it leaves unless
+    asked (as ruff words them); empty without either."""
+    hint = "%d hidden fix%s can be enabled with `--unsafe-fixes`" % (
+        hidden, "" if hidden == 1 else "es") if hidden else ""
+    if fixable:
+        return "[*] %d fixable with `--fix`%s.\n" % (fixable, " (%s)" % hint if hint else "")
+    return "No fixes available (%s).\n" % hint if hint else ""
 
 
 class Frames(Run):

@@ -356,3 +356,24 @@ def test_a_file_name_that_is_not_utf8_is_reported_in_every_format(tmp_path, fmt)
         assert b"CG301" in text
         if fmt == "sarif":
             assert b'"uri": "src/bad%FF.py"' in text
+
+
+def test_unsafe_fixes_left_out_are_counted_as_hidden(tmp_path, capsys, monkeypatch):
+    # CG403's positional cross-entropy fix is unsafe: --fix leaves it, and the summary
+    # says how to take it (as ruff does), never counting it fixable
+    monkeypatch.chdir(tmp_path)
+    source = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                          "fixtures", "CG403", "bad_positional_cross_entropy.py")
+    with open(source) as handle:
+        (tmp_path / "m.py").write_text(handle.read())
+    main(["m.py", "--no-cache", "--select", "CG403"])
+    out = capsys.readouterr().out
+    assert "[*]" not in out
+    assert out.endswith("No fixes available (1 hidden fix can be enabled with "
+                        "`--unsafe-fixes`).\n")
+    main(["m.py", "--no-cache", "--select", "CG403", "--unsafe-fixes"])
+    assert capsys.readouterr().out.endswith("[*] 1 fixable with `--fix`.\n")
+    (tmp_path / "m.py").write_text((tmp_path / "m.py").read_text() + "\nz = tf.math.log(x)\n")
+    main(["m.py", "--no-cache", "--select", "CG403,CG402"])
+    assert capsys.readouterr().out.endswith(
+        "[*] 1 fixable with `--fix` (1 hidden fix can be enabled with `--unsafe-fixes`).\n")
