@@ -12,7 +12,9 @@ that dies (a crash, a timeout, os._exit in the user's module) still says how far
 
 Two passes: first as the user runs it (float32 tensors, Python numbers as numbers), which
 must not raise; then the custom gradient of sum(y * r), r a random upstream gradient,
-against central differences at float64 (float32 when the function only takes float32).
+against central differences at float64 (float32 when the function only takes float32),
+with respect to the array inputs only: a Python number is a fixed hyperparameter, passed
+as in the first pass (see fixed_argument).
 """
 from __future__ import absolute_import, division, print_function
 
@@ -302,17 +304,17 @@ class GraphBackend(object):
         return upstream
 
     def check_pass(self, fn, values, kinds, upstream, dtype):
-        """(analytic gradients, f(values) -> sum(y * r)) for the differentiable inputs."""
+        """(analytic gradients, f(arrays) -> the outputs) for the array inputs."""
         tf, np = self.tf, self.np
         with self.graph.as_default():
             holders, args = [], []
             for value, kind in zip(values, kinds):
-                if kind in ("array", "number"):
+                if kind == "array":
                     holder = tf.placeholder(dtype, np.shape(value))
                     holders.append(holder)
                     args.append(holder)
                 else:
-                    args.append(value)
+                    args.append(fixed_argument(tf, value, kind, dtype))
             # A second call in the same graph: tf.get_variable inside the function takes
             # the variable the user pass made, instead of raising "already exists".
             with tf.variable_scope(tf.get_variable_scope(), reuse=tf.AUTO_REUSE):
@@ -322,8 +324,8 @@ class GraphBackend(object):
             grads = tf.gradients(target, holders)
             sess = tf.Session(graph=self.graph, config=session_config(tf))  # lives as long as evaluate()
             self.initialize(sess)
-        differentiable = [v for v, k in zip(values, kinds) if k in ("array", "number")]
-        feed = dict(zip(holders, differentiable))
+        arrays = [v for v, k in zip(values, kinds) if k == "array"]
+        feed = dict(zip(holders, arrays))
         present = [g for g in grads if g is not None]
         computed = iter(sess.run(present, feed))
         analytic = [None if g is None else next(computed) for g in grads]
@@ -357,16 +359,15 @@ class EagerBackend(object):
 
     def check_pass(self, fn, values, kinds, upstream, dtype):
         tf, np = self.tf, self.np
-        where = [i for i, k in enumerate(kinds) if k in ("array", "number")]
+        where = [i for i, k in enumerate(kinds) if k == "array"]
 
         def arguments(points):
-            args = list(values)
+            args = list(values)  # numbers stay Python numbers, as eager mode passes them on
             for i, point in zip(where, points):
                 args[i] = tf.constant(point, dtype=dtype)
             return args
 
-        differentiable = [values[i] for i in where]
-        args = arguments(differentiable)
+        args = arguments([values[i] for i in where])
         sources = [args[i] for i in where]
         with tf.GradientTape() as tape:
             for source in sources:
@@ -381,6 +382,17 @@ class EagerBackend(object):
             outputs = flatten_outputs(tf, fn(*arguments(points)))
             return [np.asarray(o.numpy(), dtype=np.float64) for o in outputs]
         return analytic, evaluate
+
+
+def fixed_argument(tf, value, kind, dtype):
+    """A graph-mode argument that is not differentiated. TF 1.8's graph-mode
+    custom_gradient makes every argument a tensor itself: an int an int32 one, as in the
+    user's run (so tf.reshape(x, [groups, -1]) works); a float a float32 one, which would
+    not mix with float64 arrays, so it is made at the check's precision instead, as the
+    arrays are."""
+    if kind == "number" and isinstance(value, float):
+        return tf.constant(value, dtype=dtype)
+    return value
 
 
 def run_stage(stage, action):
@@ -480,9 +492,9 @@ def index_text(np, shape, flat):
 
 
 def compare(np, names, values, kinds, analytic, numeric, atol, rtol, unit):
-    """Per differentiable input: errors, and the mismatch message when it differs.
+    """Per array input: errors, and the mismatch message when it differs.
     `unit` is the precision of the check's dtype (np.finfo(dtype).eps)."""
-    where = [i for i, k in enumerate(kinds) if k in ("array", "number")]
+    where = [i for i, k in enumerate(kinds) if k == "array"]
     report = []
     for slot, i in enumerate(where):
         name, num, noise, probed = names[i], numeric[slot][0], numeric[slot][1], numeric[slot][2]
@@ -494,12 +506,11 @@ def compare(np, names, values, kinds, analytic, numeric, atol, rtol, unit):
         if got is None:
             depends = float(np.abs(num_flat).max()) if num_flat.size else 0.0
             entry["max_abs_error"] = depends
-            if (np.abs(num_flat) > atol + noise_flat).any() and kinds[i] == "array":
+            if (np.abs(num_flat) > atol + noise_flat).any():
                 entry["message"] = ("gradient of `%s` is None, but the output depends on it "
                                     "(numerical gradient up to %s)" % (name, fmt(depends)))
             else:
-                # nothing compared (a number's None is how a fixed hyperparameter says so):
-                # its numerical derivative is no error
+                # nothing compared: a numerical derivative within rounding of 0 is no error
                 entry["max_abs_error"] = entry["max_rel_error"] = None
                 entry["none_accepted"] = True
             report.append(entry)
@@ -664,7 +675,7 @@ def check(tf, np, job, payload):
             analytic, evaluate = backend.check_pass(fn, values, kinds, upstream, tf.float32)
         except Exception as exc:
             raise Stop("error", "check pass", describe_error(exc))
-    points = [v for v, k in zip(values, kinds) if k in ("array", "number")]
+    points = [v for v, k in zip(values, kinds) if k == "array"]
     try:
         forward = evaluate(points)
     except Exception as exc:
