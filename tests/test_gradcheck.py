@@ -523,7 +523,7 @@ def test_hostile_modules_are_reported_per_function_and_the_run_goes_on(interpret
         eager = verdict("eager_module.py")
         assert eager.message == ("gradient of `x` differs everywhere (custom gradient is 1.5x the "
                                  "numerical one); the module enables eager execution itself: "
-                                 "checked in eager mode only")
+                                 "checked in eager mode only; with automatic inputs x=(5,)")
         # the linter's CG301 (anywhere in the file) predicts the import error on 2.7 only
         if py == "py27":
             assert verdict("fstring.py").status == "error" and verdict("fstring.py").confirms == ["CG301"]
@@ -707,7 +707,7 @@ def test_inputs_outside_the_domain_are_said_so_not_a_mismatch(interpreters, tmp_
     found = _graph_verdicts(interpreters, path)
     assert (found["log_cg"].status, found["log_cg"].message) == ("no-inputs", (
         "NaN/inf output at 2 of 5 elements (out of domain?): "
-        "`# cglint: gradcheck x=np.random.uniform(0.1, 0.9, (5,))`"))
+        "`# cglint: gradcheck x=np.random.uniform(0.1, 0.9, (5,))`; with automatic inputs x=(5,)"))
     assert found["log_in_domain"].status == "ok"
     edge = found["sqrt_edge"]
     assert edge.status == "ok" and edge.max_abs_error < 1e-6
@@ -742,7 +742,8 @@ def test_the_command_selects_one_function_and_writes_json(interpreters, tmp_path
     assert {k: record[k] for k in ("path", "line", "function", "interpreter", "status", "worst_input")} == {
         "path": path, "line": 26, "function": "scale_unused", "interpreter": "py36", "status": "ok",
         "worst_input": "x"}
-    assert record["max_abs_error"] < 1e-6 and record["max_rel_error"] < 1e-6 and record["message"] == ""
+    assert record["max_abs_error"] < 1e-6 and record["max_rel_error"] < 1e-6
+    assert record["message"] == "with automatic inputs x=(5,), unused=(5,) (and broadcast: x=(3, 4), unused=(4,))"
     assert cli.main(["gradcheck", path + "::square_half", "--mode", "graph", "--python", "2.7"]) == 1
     out = capsys.readouterr().out
     assert "mismatch  py27" in out and "1 checks: 1 mismatch" in out

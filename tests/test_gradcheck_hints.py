@@ -47,10 +47,11 @@ def test_intentional_estimators_get_a_hint_to_skip_them(interpreters, tmp_path):
     for function, estimator in hints.items():
         assert found[function].status == "mismatch"
         assert found[function].message.endswith("; %s? if on purpose: `# cglint: gradcheck skip %s`"
+                                                "; with automatic inputs x=(5,)"
                                                 % (estimator, estimator)), found[function].message
     assert "custom gradient is 0 where the numerical one is not" in found["block"].message
     assert found["half"].message == ("gradient of `x` differs everywhere (custom gradient is "
-                                     "0.5x the numerical one)")
+                                     "0.5x the numerical one); with automatic inputs x=(5,)")
 
 
 def test_specs_that_apply_to_nothing_are_warnings_and_an_int_array_says_so(

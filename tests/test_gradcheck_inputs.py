@@ -66,3 +66,81 @@ def test_an_int_parameter_divides_as_python_2_divides_it(interpreters, tmp_path)
     assert found["mean_n", "py27"].status == "mismatch"
     assert found["mean_n", "py27"].message.startswith(
         "gradient of `x` differs everywhere (custom gradient is 0 where the numerical one is not)")
+
+
+AUTOMATIC = """
+    import tensorflow as tf
+
+    @tf.custom_gradient
+    def add_bias(x, b):
+        return x + b, lambda dy: (dy, dy)   # b's gradient is not summed over the batch
+
+    @tf.custom_gradient
+    def add_bias_summed(x, b):
+        return x + b, lambda dy: (dy, tf.reduce_sum(dy, axis=0))
+
+    @tf.custom_gradient
+    def add_bias_mean(x, b):
+        def grad(dy):   # right for one row, a third of the truth for three
+            rows = tf.reshape(dy, [-1, tf.size(b)])
+            return dy, tf.reshape(tf.reduce_mean(rows, axis=0), tf.shape(b))
+        return x + b, grad
+
+    @tf.custom_gradient
+    def softmax_rows(x):
+        y = tf.nn.softmax(x)
+        return y, lambda dy: y * (dy - tf.reduce_sum(dy * y, axis=1, keep_dims=True))
+
+    @tf.custom_gradient
+    def dense(x, w):
+        def grad(dy):
+            return tf.matmul(dy, w, transpose_b=True), tf.matmul(x, dy, transpose_a=True)
+        return tf.matmul(x, w), grad
+
+    @tf.custom_gradient
+    def conv(x, w):
+        def grad(dy):
+            return (tf.nn.conv2d_backprop_input(tf.shape(x), w, dy, [1, 1, 1, 1], "SAME"),
+                    tf.nn.conv2d_backprop_filter(x, tf.shape(w), dy, [1, 1, 1, 1], "SAME"))
+        return tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME"), grad
+
+    @tf.custom_gradient
+    def misspelt(x):
+        return tf.squre(x), lambda dy: dy * 2.0 * x
+"""
+
+
+def test_automatic_inputs_are_said_and_tried_until_they_fit_and_broadcast(interpreters, tmp_path):
+    found = checked(interpreters, write(tmp_path, "automatic.py", AUTOMATIC), pythons=("py36",))
+
+    def verdict(function):
+        return found[function, "py36"]
+    # fits with one shape for both, but its gradient is wrong when b is broadcast: said, on an
+    # ok (a function whose inputs always have one shape is right)
+    for mode in ("graph", "eager"):
+        note = verdict("add_bias").modes[mode]["note"]
+        assert note.startswith("with automatic inputs x=(5,), b=(5,); at x=(3, 4), b=(4,): "), note
+        assert note.endswith("; sum a broadcast input's gradient over the broadcast axes; or, if never "
+                             "broadcast: `# cglint: gradcheck x=(5,) b=(5,)`"), note
+    assert verdict("add_bias").status == "ok"
+    assert "gradient of `b` has shape (3, 4) for an input of shape (4,)" in verdict("add_bias").message
+    assert (verdict("add_bias_summed").status, verdict("add_bias_summed").message) == (
+        "ok", "with automatic inputs x=(3, 4), b=(4,)")
+    mean = verdict("add_bias_mean")
+    assert mean.status == "mismatch"
+    assert mean.message == ("gradient of `b` differs everywhere (custom gradient is 0.333x the "
+                            "numerical one); with automatic inputs x=(3, 4), b=(4,)")
+    # fails at tf.gradients with a vector, fits a matrix
+    assert (verdict("softmax_rows").status, verdict("softmax_rows").message) == (
+        "ok", "with automatic inputs x=(3, 4)")
+    assert (verdict("dense").status, verdict("dense").message) == (
+        "ok", "with automatic inputs x=(3, 4), w=(4, 5)")
+    assert verdict("dense").modes["graph"]["shapes"] == {"x": [3, 4], "w": [4, 5]}
+    conv = verdict("conv")
+    assert conv.status == "no-inputs"
+    assert conv.message.startswith("automatic inputs do not fit: give its input shapes, "
+                                   "`# cglint: gradcheck x=(...) w=(...)`; at x=(5,), w=(5,): ")
+    # not a matter of shapes: the error it is
+    assert verdict("misspelt").status == "error"
+    assert "has no attribute 'squre'" in verdict("misspelt").message
+    assert verdict("misspelt").message.endswith("; with automatic inputs x=(5,)")

@@ -111,7 +111,7 @@ def test_package_modules_import_as_the_project_imports_them(interpreters, tmp_pa
     for py in ("py27", "py36"):
         for path in paths:
             verdict = found[os.path.relpath(path, str(tmp_path)), py]
-            assert (verdict.status, verdict.message) == ("ok", ""), path
+            assert (verdict.status, verdict.message) == ("ok", "with automatic inputs x=(5,)"), path
         # no project root to show: the sandbox hides `..`, and the message says so
         loose = found["loose/src/script.py", py]
         assert loose.status == "error"

@@ -26,7 +26,10 @@ import sys
 import traceback
 
 MESSAGE_CAP = 2000
-AUTO_SHAPES = ((5,), (3, 4))
+# TF's errors for inputs of shapes an op does not take (the words of its shape functions
+# and kernels; "shape=" is the repr of any tensor, so not one of them)
+SHAPE_ERROR = re.compile(r"dimension|shapes?\b(?!=)|\brank\b|size-incompatible|"
+                         r"out of (?:range|bounds)|must be \d-?D\b|-dimensional", re.I)
 EPSILON = {"float64": 1e-6, "float32": 1e-2}
 # Rounding error of an output, in units of its precision, that the comparison allows for:
 # each output carries a few from every op that made it.
@@ -39,10 +42,11 @@ FLOAT32_TOLERANCE = (0.0, 1e-2)
 class Stop(Exception):
     """Ends the check with a verdict (status, stage, message)."""
 
-    def __init__(self, status, stage, message, exception=""):
+    def __init__(self, status, stage, message, exception="", note=""):
         Exception.__init__(self, message)
         self.status, self.stage, self.message = status, stage, message
         self.exception = exception  # the class name of the error that stopped it
+        self.note = note  # said besides the verdict (the inputs it was reached with)
 
 
 def describe_error(exc):
@@ -184,15 +188,17 @@ def balanced_normal(np, state, shape):
     return magnitudes * signs.reshape(shape)
 
 
-def build_inputs(np, params, shape_for_auto, seed):
-    """(values, kinds): float64 arrays for shapes, numbers as given, expressions evaluated."""
+def build_inputs(np, params, automatic_shapes, seed):
+    """(values, kinds): float64 arrays for shapes (automatic_shapes in turn for the
+    parameters without a spec), numbers as given, expressions evaluated."""
     state = np.random.RandomState(seed)
     np.random.seed(seed)  # expressions such as np.random.uniform(...) are reproducible too
     values, kinds = [], []
+    automatic = iter(automatic_shapes or ())
     for param in params:
         kind, value = param["kind"], param.get("value")
         if kind == "auto":
-            kind, value = "shape", shape_for_auto
+            kind, value = "shape", next(automatic)
         if kind == "shape":
             values.append(balanced_normal(np, state, tuple(value)))
             kinds.append("array")
@@ -280,6 +286,7 @@ class GraphBackend(object):
 
     def user_pass(self, fn, values, kinds, upstream_state):
         tf = self.tf
+        self.ungraded = {}
         with self.graph.as_default():
             args = [tf.constant(v.astype(self.np.float32)) if k == "array" else v
                     for v, k in zip(values, kinds)]
@@ -520,6 +527,7 @@ def compare(np, names, values, kinds, analytic, numeric, atol, rtol, unit):
             entry["max_abs_error"] = None  # no element-wise comparison possible
             entry["message"] = "gradient of `%s` has shape %s for an input of shape %s" % (
                 name, tuple(got.shape), tuple(num.shape))
+            entry["shape_error"] = True
             report.append(entry)
             continue
         got_flat = got.reshape(-1)[probed]
@@ -609,8 +617,6 @@ def outside_domain(np, names, values, kinds, undefined, size):
 
 
 def check(tf, np, job, payload):
-    names = [p["name"] for p in job["params"]]
-    auto = any(p["kind"] == "auto" for p in job["params"])
     payload.update(stage="import")
     module_path = os.path.abspath(job["module"])
     # As `python module.py` from its folder would see it: its own path as the whole
@@ -644,71 +650,183 @@ def check(tf, np, job, payload):
         note = "the module enables eager execution itself: checked in eager mode only"
         payload.update(mode=mode, note=note)
     backend = (EagerBackend if mode == "eager" else GraphBackend)(tf, np)
-    payload.update(stage="inputs")
-    shapes = AUTO_SHAPES if auto else (None,)
-    for attempt, shape in enumerate(shapes):
-        values, kinds = build_inputs(np, job["params"], shape, job["seed"])
+    run = Run(tf, np, job, fn, backend, payload)
+    if not run.automatic:
+        return run.judged(None, note)
+    return with_automatic_inputs(run, note)
+
+
+def joined(*notes):
+    return "; ".join(filter(None, notes))
+
+
+class Run(object):
+    """One function's check at given inputs (the user pass, then the check pass)."""
+
+    def __init__(self, tf, np, job, fn, backend, payload):
+        self.tf, self.np, self.job, self.fn = tf, np, job, fn
+        self.backend, self.payload = backend, payload
+        self.names = [p["name"] for p in job["params"]]
+        self.automatic = [p["name"] for p in job["params"] if p["kind"] == "auto"]
+
+    def inputs(self, automatic_shapes):
+        np, names = self.np, self.names
+        self.payload.update(stage="inputs")
+        values, kinds = build_inputs(np, self.job["params"], automatic_shapes, self.job["seed"])
         if "array" not in kinds:
             whole = ["`%s` is an %s array, which cannot be differentiated: give floats, as "
                      ".astype(float)" % (name, value.dtype.name)
                      for name, value, kind in zip(names, values, kinds)
                      if kind == "constant" and isinstance(value, np.ndarray) and value.dtype.kind in "biu"]
             raise Stop("no-inputs", "inputs", "; ".join(whole) or "no parameter is an array to differentiate")
-        payload.update(stage="user pass", shapes=dict(
-            (n, list(np.shape(v))) for n, v, k in zip(names, values, kinds) if k == "array"))
+        return values, kinds
+
+    def judged(self, automatic_shapes, note):
+        """The answer at these inputs, or Stop."""
+        tf, np, job, backend, names = self.tf, self.np, self.job, self.backend, self.names
+        values, kinds = self.inputs(automatic_shapes)
+        shapes = dict((n, list(np.shape(v))) for n, v, k in zip(names, values, kinds) if k == "array")
+        self.payload.update(stage="user pass", shapes=shapes)
+        upstream = backend.user_pass(self.fn, values, kinds, np.random.RandomState(job["seed"] + 1))
+        self.payload.update(stage="check pass")
+        tolerance = (job["atol"], job["rtol"])
         try:
-            upstream = backend.user_pass(fn, values, kinds, np.random.RandomState(job["seed"] + 1))
-            break
-        except Stop as stop:
-            if attempt + 1 == len(shapes) or stop.stage not in ("call", "forward"):
-                raise
-    payload.update(stage="check pass")
-    tolerance = (job["atol"], job["rtol"])
-    try:
-        dtype, (analytic, evaluate) = "float64", backend.check_pass(fn, values, kinds, upstream, tf.float64)
-    except Exception as exc:
-        note = "; ".join(filter(None, [note, "checked at float32 (at float64: %s)" % (
-            describe_error(exc).splitlines()[0][:120])]))
-        tolerance = (max(tolerance[0], FLOAT32_TOLERANCE[0]), max(tolerance[1], FLOAT32_TOLERANCE[1]))
-        dtype = "float32"
+            dtype, (analytic, evaluate) = "float64", backend.check_pass(self.fn, values, kinds, upstream,
+                                                                        tf.float64)
+        except Exception as exc:
+            note = joined(note, "checked at float32 (at float64: %s)" % (
+                describe_error(exc).splitlines()[0][:120]))
+            tolerance = (max(tolerance[0], FLOAT32_TOLERANCE[0]), max(tolerance[1], FLOAT32_TOLERANCE[1]))
+            dtype = "float32"
+            try:
+                analytic, evaluate = backend.check_pass(self.fn, values, kinds, upstream, tf.float32)
+            except Exception as exc:
+                raise Stop("error", "check pass", describe_error(exc))
+        points = [v for v, k in zip(values, kinds) if k == "array"]
         try:
-            analytic, evaluate = backend.check_pass(fn, values, kinds, upstream, tf.float32)
+            forward = evaluate(points)
         except Exception as exc:
             raise Stop("error", "check pass", describe_error(exc))
-    points = [v for v, k in zip(values, kinds) if k == "array"]
-    try:
-        forward = evaluate(points)
-    except Exception as exc:
-        raise Stop("error", "check pass", describe_error(exc))
-    undefined = sum(int((~np.isfinite(o)).sum()) for o in forward)
-    if undefined:
-        raise Stop("no-inputs", "check pass", outside_domain(np, names, values, kinds, undefined,
-                                                             sum(o.size for o in forward)))
-    numeric = []
-    for index in range(len(points)):
+        undefined = sum(int((~np.isfinite(o)).sum()) for o in forward)
+        if undefined:
+            raise Stop("no-inputs", "check pass", outside_domain(np, names, values, kinds, undefined,
+                                                                 sum(o.size for o in forward)))
+        numeric = []
+        for index in range(len(points)):
+            try:
+                numeric.append(numeric_gradient(np, evaluate, upstream, points, index, EPSILON[dtype],
+                                                job["max_probes"], job["seed"] + 2 + index, dtype))
+            except Exception as exc:
+                raise Stop("error", "numerical gradient", describe_error(exc))
+        inputs = compare(np, names, values, kinds, analytic, numeric, tolerance[0], tolerance[1],
+                         float(np.finfo(dtype).eps))
+        messages = [entry["message"] for entry in inputs if entry["message"]]
+        messages += ungraded_messages(backend.ungraded)
+        sampled = ["%d of the %d elements of `%s`" % (entry["compared"], entry["size"], entry["name"])
+                   for entry in inputs if entry["compared"] < entry["size"]]
+        if sampled:
+            note = joined(note, "compared a seeded random sample: %s" % ", ".join(sampled))
+        for entry in inputs:
+            if entry.get("undefined"):
+                note = joined(note, "the numerical gradient of `%s` is not finite at %d of %d elements "
+                              "(a step leaves the function's domain): not compared there"
+                              % (entry["name"], entry["undefined"], entry["compared"]))
+        status = "mismatch" if messages else "ok"
+        return {"status": status, "stage": "done", "message": "; ".join(messages), "dtype": dtype,
+                "note": note, "inputs": inputs, "atol": tolerance[0], "rtol": tolerance[1],
+                "ungraded": backend.ungraded, "shapes": shapes}
+
+
+def automatic_shape_sets(count):
+    """The shapes to try, in turn, for `count` parameters without a spec: the same vector
+    for all (elementwise code), then the same matrix, then, for two or more, a matrix
+    product (with a bias), a bias broadcast over rows, scalar factors."""
+    sets = [[(5,)] * count, [(3, 4)] * count]
+    if count > 1:
+        sets += [[(3, 4), (4, 5)] + [(5,)] * (count - 2),
+                 broadcast_shapes(count),
+                 [(5,)] + [()] * (count - 1)]
+    return sets
+
+
+def broadcast_shapes(count):
+    """A matrix, and rows to broadcast against it: how a bias is added."""
+    return [(3, 4)] + [(4,)] * (count - 1)
+
+
+def shapes_text(names, shapes):
+    return ", ".join("%s=%s" % (name, tuple(shape)) for name, shape in zip(names, shapes))
+
+
+def shape_problem(result):
+    """What in a Stop or an answer says the inputs have shapes the function does not take
+    (a TF shape error, a gradient of another shape than its input), or ""."""
+    if isinstance(result, Stop):
+        return first_line(result.message) if SHAPE_ERROR.search(result.message) else ""
+    return "; ".join(entry["message"] for entry in result["inputs"] if entry.get("shape_error"))
+
+
+def first_line(text):
+    lines = text.strip().splitlines()
+    return lines[0] if lines else ""
+
+
+def with_automatic_inputs(run, note):
+    """The answer at the first automatic inputs the function takes, said in its note. A
+    function that takes the same shape for every input is also tried with the others
+    broadcast against the first (a bias): a gradient that is wrong there is a mismatch,
+    one that is not summed over the broadcast axes a note (it is right when the input is
+    never broadcast). No-inputs, with the spec to write, when no shapes fit."""
+    failures = []
+    for shapes in automatic_shape_sets(len(run.automatic)):
+        inputs = shapes_text(run.automatic, shapes)
         try:
-            numeric.append(numeric_gradient(np, evaluate, upstream, points, index, EPSILON[dtype],
-                                            job["max_probes"], job["seed"] + 2 + index, dtype))
-        except Exception as exc:
-            raise Stop("error", "numerical gradient", describe_error(exc))
-    inputs = compare(np, names, values, kinds, analytic, numeric, tolerance[0], tolerance[1],
-                     float(np.finfo(dtype).eps))
-    messages = [entry["message"] for entry in inputs if entry["message"]]
-    messages += ungraded_messages(backend.ungraded)
-    sampled = ["%d of the %d elements of `%s`" % (entry["compared"], entry["size"], entry["name"])
-               for entry in inputs if entry["compared"] < entry["size"]]
-    if sampled:
-        note = "; ".join(filter(None, [note, "compared a seeded random sample: %s" % ", ".join(sampled)]))
-    for entry in inputs:
-        if entry.get("undefined"):
-            note = "; ".join(filter(None, [note, "the numerical gradient of `%s` is not finite at "
-                                           "%d of %d elements (a step leaves the function's domain): "
-                                           "not compared there" % (entry["name"], entry["undefined"],
-                                                                   entry["compared"])]))
-    status = "mismatch" if messages else "ok"
-    return {"status": status, "stage": "done", "message": "; ".join(messages), "dtype": dtype,
-            "note": note, "inputs": inputs, "atol": tolerance[0], "rtol": tolerance[1],
-            "ungraded": backend.ungraded}
+            answer = run.judged(shapes, note)
+        except Stop as stop:
+            if stop.stage not in ("call", "forward") and not shape_problem(stop):
+                stop.note = joined(note, "with automatic inputs %s" % inputs)
+                raise
+            failures.append((inputs, stop))
+            continue
+        if shape_problem(answer):
+            failures.append((inputs, Stop("mismatch", "check pass", shape_problem(answer))))
+            continue
+        answer["note"] = joined(answer["note"], "with automatic inputs %s" % inputs)
+        if answer["status"] == "ok" and len(run.automatic) > 1 and len(set(shapes)) == 1:
+            answer = broadcast_probe(run, answer, shapes, note)
+        return answer
+    not_shapes = [stop for _, stop in failures if not shape_problem(stop)]
+    if not_shapes:
+        not_shapes[0].note = joined(note, "with automatic inputs %s" % failures[0][0])
+        raise not_shapes[0]
+    raise Stop("no-inputs", "inputs", "automatic inputs do not fit: give its input shapes, "
+               "`# cglint: gradcheck %s`" % " ".join("%s=(...)" % name for name in run.automatic),
+               note=joined(note, "at %s: %s" % (failures[0][0], first_line(failures[0][1].message))))
+
+
+def broadcast_probe(run, answer, same, note):
+    """The ok `answer`, reached with the `same` shape for every automatic input, or what
+    checking it with the others broadcast against the first adds."""
+    shapes = broadcast_shapes(len(run.automatic))
+    inputs = shapes_text(run.automatic, shapes)
+    try:
+        probe = run.judged(shapes, note)
+    except Stop as stop:
+        problem = "" if stop.stage in ("call", "forward") else shape_problem(stop)
+    else:
+        problem = shape_problem(probe)
+        if not problem:
+            if probe["status"] == "ok":
+                answer["note"] += " (and broadcast: %s)" % inputs
+                return answer
+            probe["note"] = joined(probe["note"], "with automatic inputs %s" % inputs)
+            return probe
+    if problem:
+        answer["note"] = joined(answer["note"], "at %s: %s" % (inputs, problem),
+                                "sum a broadcast input's gradient over the broadcast axes",
+                                "or, if never broadcast: `# cglint: gradcheck %s`" % " ".join(
+                                    "%s=%s" % (name, tuple(shape)) for name, shape in zip(run.automatic, same)))
+    return answer
 
 
 def ungraded_messages(ungraded):
@@ -741,6 +859,8 @@ def main():
     except Stop as stop:
         answer = {"status": stop.status, "stage": stop.stage, "message": stop.message,
                   "exception": stop.exception}
+        if stop.note:
+            answer["note"] = stop.note
     except Exception as exc:
         answer = {"status": "error", "stage": payload.answer.get("stage"),
                   "message": "gradcheck driver failed: %s" % describe_error(exc),
