@@ -1,5 +1,6 @@
 """`cglint gradcheck`: a mismatch that looks like an intentional estimator says how to mark
-it skipped; a spec that cannot apply is a warning, not silence. Runs under TF 1.8."""
+it skipped; a spec that cannot apply is a warning, not silence; a random forward pass is
+said to be random. Runs under TF 1.8."""
 import textwrap
 
 from cglint.gradcheck import command, verdicts
@@ -93,3 +94,21 @@ def test_specs_that_apply_to_nothing_are_warnings_and_an_int_array_says_so(
     found = graph_verdicts(interpreters, path)
     assert (found["log_int"].status, found["log_int"].message) == ("no-inputs", (
         "`x` is an int64 array, which cannot be differentiated: give floats, as .astype(float)"))
+
+
+def test_a_random_forward_pass_is_said_to_be_random_not_a_mismatch(interpreters, tmp_path):
+    path = write(tmp_path, "dropout.py", """
+        import tensorflow as tf
+
+        # cglint: gradcheck x=(20,)
+        @tf.custom_gradient
+        def dropout(x):
+            mask = tf.cast(tf.random_uniform(tf.shape(x), seed=1) > 0.5, x.dtype) * 2.0
+            return x * mask, lambda dy: dy * mask
+    """)
+    targets, _ = command.plan([path], {})
+    (verdict,) = verdicts.check(targets, interpreters, ("py36",), workers=2, timeout=60)
+    assert (verdict.status, verdict.message) == ("no-inputs", (
+        "not deterministic: two runs at the same inputs differ (random ops?); pass the random "
+        "values (a mask) in as an input, or `# cglint: gradcheck skip random forward`"))
+    assert set(verdict.modes) == {"graph", "eager"}

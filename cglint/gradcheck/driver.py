@@ -608,6 +608,16 @@ def intentional_pattern(np, got, numerical, nonzero, bad, factor):
     return ""
 
 
+def require_deterministic(np, forward, evaluate, points):
+    """Stop when a second run at the same point gives other outputs (a dropout mask, a
+    random_uniform): central differences of a random function are noise, 1e6 and more."""
+    again = evaluate(points)
+    if not all(np.array_equal(first, second) for first, second in zip(forward, again)):
+        raise Stop("no-inputs", "check pass", "not deterministic: two runs at the same inputs differ "
+                   "(random ops?); pass the random values (a mask) in as an input, or "
+                   "`# cglint: gradcheck skip random forward`")
+
+
 def outside_domain(np, names, values, kinds, undefined, size):
     """Why a function whose output is NaN or infinite at the inputs cannot be checked."""
     name, value = [(n, v) for n, v, k in zip(names, values, kinds) if k == "array"][0]
@@ -711,6 +721,7 @@ class Run(object):
         if undefined:
             raise Stop("no-inputs", "check pass", outside_domain(np, names, values, kinds, undefined,
                                                                  sum(o.size for o in forward)))
+        require_deterministic(np, forward, evaluate, points)
         numeric = []
         for index in range(len(points)):
             try:
