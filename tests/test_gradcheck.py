@@ -198,6 +198,78 @@ def test_a_lambda_made_a_custom_gradient_is_a_target_not_a_crash(tmp_path):
                                       "not reachable from module level")
 
 
+FACTORIES = """
+    import tensorflow as tf
+
+    def make_scaled(factor):
+        @tf.custom_gradient
+        def scaled(x):
+            return tf.identity(x), lambda dy: dy * factor
+        return scaled
+
+    # cglint: gradcheck x=(3,)
+    half = make_scaled(0.5)
+    identity = make_scaled(1.0)
+
+    def make_unused():
+        @tf.custom_gradient
+        def never_made(x):
+            return tf.identity(x), lambda dy: dy
+        return never_made
+
+    def make_other():
+        @tf.custom_gradient
+        def kept_inside(x):
+            return tf.identity(x), lambda dy: dy
+        return tf.identity
+
+    other = make_other()
+
+    class Ops(object):
+        @staticmethod
+        @tf.custom_gradient
+        def square(x):
+            return x * x, lambda dy: dy * 2.0 * x
+
+        class Inner(object):
+            @staticmethod
+            @tf.custom_gradient
+            def cube(x):
+                return x * x * x, lambda dy: dy * 3.0 * x * x
+
+        @tf.custom_gradient
+        def method(self, x):
+            return tf.identity(x), lambda dy: dy
+"""
+
+
+def test_factory_products_and_static_methods_are_reached_by_their_module_level_names(tmp_path):
+    path = write(tmp_path, "factories.py", FACTORIES)
+    found = {t.function: t for t in discover.targets_in(path)}
+    assert sorted(found) == ["Ops.Inner.cube", "Ops.method", "Ops.square", "half", "identity",
+                             "make_other.kept_inside", "make_unused.never_made"]
+    for name in ("half", "identity"):  # one function each, made with its own factor
+        assert (found[name].call, found[name].aliases, found[name].reason) == (
+            name, ("make_scaled.scaled",), "")
+    assert found["half"].params == [("x", spec.Param("shape", (3,)))]  # its spec is above it
+    assert found["identity"].params == [("x", None)]
+    for name in ("Ops.square", "Ops.Inner.cube"):
+        assert (found[name].call, found[name].reason) == (name, "")
+    assert found["Ops.method"].reason == "a method: gradcheck cannot build the instance it is called on"
+    assert found["make_unused.never_made"].reason == ("defined inside `make_unused`: not reachable "
+                                                      "from module level")
+    assert found["make_other.kept_inside"].call == ""
+
+
+def test_factory_products_and_static_methods_run(interpreters, tmp_path):
+    found = _graph_verdicts(interpreters, write(tmp_path, "factories.py", FACTORIES))
+    assert found["half"].status == "mismatch"
+    assert found["half"].message.startswith("gradient of `x` differs everywhere (custom gradient "
+                                            "is 0.5x the numerical one)")
+    for name in ("identity", "Ops.square", "Ops.Inner.cube"):
+        assert found[name].status == "ok", (name, found[name].message)
+
+
 def test_an_internal_error_in_one_file_exits_2_after_the_others(tmp_path, capsys, monkeypatch):
     write(tmp_path, "a_bad.py", "import tensorflow as tf\n")
     write(tmp_path, "b_good.py", """

@@ -1,8 +1,9 @@
 """Find the custom-gradient functions of a file, statically, with the linter's facts.
 
 Each becomes a Target: where it is, the module attribute that calls it (the decorated
-def's name, or `h` for `h = tf.custom_gradient(f)`), its parameters and spec; or the
-reason it cannot be checked (a method, a nested function, `*args`, a bad spec).
+def's name, `h` for `h = tf.custom_gradient(f)`, `half` for `half = make_scaled(0.5)`
+whose factory returns it, `Ops.square` for a staticmethod), its parameters and spec; or
+the reason it cannot be checked (a method, a nested function, `*args`, a bad spec).
 Nothing here imports or runs the user's code.
 """
 import ast
@@ -62,9 +63,12 @@ def targets_in(path, settings_specs=None, warnings=None):
         if func_id not in known:
             sites.append(Site(func, func.name, module.names.scope_for_def[id(func)],
                               Parameters.of(func), False))
+    factories = _factory_products(module)
     found = []
     for site in sites:
-        found.append(_target(path, module, site, lines, wrappers, findings, settings_specs or {}))
+        for product in _products_of(module, site, factories) or [None]:
+            found.append(_target(path, module, site, lines, wrappers, findings, settings_specs or {},
+                                 product))
     if warnings is not None:
         read = {number for target in found for line in target.spec_lines
                 for number, _ in specs.spec_comments(lines, line)}
@@ -115,6 +119,43 @@ def _module_level_wrappers(module):
     return wrappers
 
 
+def _factory_products(module):
+    """id(def node) -> [(name, line)] of the module-level `name = factory(...)` assignments
+    that call each module-level def."""
+    defs = {node.name: node for node in module.tree.body
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    products = {}
+    for node in same_scope_nodes(module.tree.body):
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Call)
+                and isinstance(node.value.func, ast.Name) and node.value.func.id in defs):
+            products.setdefault(id(defs[node.value.func.id]), []).append((node.targets[0].id, node.lineno))
+    return products
+
+
+def _products_of(module, site, factories):
+    """[(name, line)] of the module-level names that hold `site`'s function, made and
+    returned by a module-level factory (`half = make_scaled(0.5)`): each is a function of
+    its own, with the factory's arguments, so each is checked."""
+    defining = module.names.scope_of(site.func)
+    if defining.kind != "function" or defining.parent.kind != "module" or isinstance(site.func, ast.Lambda):
+        return []
+    returned = any(isinstance(node, ast.Return) and isinstance(node.value, ast.Name)
+                   and node.value.id == site.name for node in ast.walk(defining.node))
+    return factories.get(id(defining.node), []) if returned else []
+
+
+def _static_method_path(module, func, defining):
+    """`Outer.Inner.method` for a @staticmethod of classes nested from module level (it
+    needs no instance: the class's attribute is the function), else ""."""
+    if not any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in func.decorator_list):
+        return ""
+    scope = defining
+    while scope.kind == "class":
+        scope = scope.parent
+    return _qualified(defining) + "." + func.name if scope.kind == "module" else ""
+
+
 def _qualified(scope):
     """`Outer.method` style name of a class or function scope."""
     parts = []
@@ -133,7 +174,9 @@ def _assigned_at_module_level(module, lambda_):
             and module.names.scope_of(call).kind == "module")
 
 
-def _target(path, module, site, lines, wrappers, findings, settings_specs):
+def _target(path, module, site, lines, wrappers, findings, settings_specs, product=None):
+    """The Target of `site`; `product`, (name, line), is the module-level name it is
+    bound to by a factory."""
     func = site.func
     decorators = getattr(func, "decorator_list", [])  # a lambda has none
     first_line = min([func.lineno] + [d.lineno for d in decorators])
@@ -159,6 +202,12 @@ def _target(path, module, site, lines, wrappers, findings, settings_specs):
             if defining.kind != "module":
                 target.function = "%s.%s" % (_qualified(defining), site.name)
             target.reason = "a lambda not assigned to a module-level name: not reachable from module level"
+    elif product is not None:
+        target.call = target.function = product[0]
+        target.aliases = ("%s.%s" % (_qualified(defining), site.name),)
+        spec_lines.append(product[1])
+    elif decorated and _static_method_path(module, func, defining):
+        target.call = target.function = _static_method_path(module, func, defining)
     elif defining.kind == "class":
         target.function = "%s.%s" % (_qualified(defining), site.name)
         target.reason = "a method: gradcheck cannot build the instance it is called on"

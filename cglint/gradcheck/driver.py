@@ -148,6 +148,14 @@ def import_failure(exc, trace, module_path, stderr):
     return message
 
 
+def attribute(module, dotted):
+    """module.A.b for "A.b" (a staticmethod of a class), or None."""
+    found = module
+    for name in dotted.split("."):
+        found = getattr(found, name, None)
+    return found
+
+
 def defined_on(fn, module_path):
     """(first line, def line) of the innermost function of the module's file that `fn`
     wraps (through tf.custom_gradient's wrapper, functools.wraps), or None. The first line
@@ -645,7 +653,7 @@ def check(tf, np, job, payload):
                    type(exc).__name__)
     finally:
         sys.stderr = stderr.stream
-    fn = getattr(module, job["call"], None)
+    fn = attribute(module, job["call"])
     if fn is None:
         raise Stop("no-inputs", "import", "the module has no attribute `%s` after import" % job["call"])
     low, high = job.get("lines") or (None, None)
