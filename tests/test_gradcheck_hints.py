@@ -112,3 +112,26 @@ def test_a_random_forward_pass_is_said_to_be_random_not_a_mismatch(interpreters,
         "not deterministic: two runs at the same inputs differ (random ops?); pass the random "
         "values (a mask) in as an input, or `# cglint: gradcheck skip random forward`"))
     assert set(verdict.modes) == {"graph", "eager"}
+
+
+def test_a_gradient_of_the_wrong_shape_names_its_parameter_in_graph_mode(interpreters, tmp_path):
+    path = write(tmp_path, "shapes.py", """
+        import tensorflow as tf
+
+        # cglint: gradcheck x=(3, 4) b=(4,)
+        @tf.custom_gradient
+        def bias_no_reduce(x, b):
+            return x + b, lambda dy: (dy, dy)
+
+        # two outputs come first among the inputs of TF's IdentityN
+        # cglint: gradcheck x=(3, 4) b=(4,)
+        @tf.custom_gradient
+        def two_outputs(x, b):
+            return (x + b, x * 2.0), lambda dy, dz: (dy + 2.0 * dz, dy)
+    """)
+    found = graph_verdicts(interpreters, path)
+    for function in ("bias_no_reduce", "two_outputs"):
+        assert found[function].status == "error"
+        assert found[function].message.startswith(
+            "gradient of `b` has shape (3, 4) for an input of shape (4,) (ValueError: Incompatible "
+            "shapes between op input and calculated input gradient.  Forward operation: IdentityN")

@@ -31,6 +31,11 @@ MESSAGE_CAP = 2000
 SHAPE_ERROR = re.compile(r"dimension|shapes?\b(?!=)|\brank\b|size-incompatible|"
                          r"out of (?:range|bounds)|must be \d-?D\b|-dimensional", re.I)
 EPSILON = {"float64": 1e-6, "float32": 1e-2}
+# tf.gradients' check of a gradient's shape; the op's inputs are the custom-gradient
+# function's flat outputs, then its arguments
+INCOMPATIBLE_GRADIENT = re.compile(
+    r"Forward operation: (?P<op>\S+)\.\s+Input index: (?P<index>\d+)\.\s+Original input shape: "
+    r"(?P<input>.*?)\.\s+Calculated input gradient shape: (?P<gradient>[^\n]*)")
 # Rounding error of an output, in units of its precision, that the comparison allows for:
 # each output carries a few from every op that made it.
 ROUNDING = 100
@@ -47,6 +52,7 @@ class Stop(Exception):
         self.status, self.stage, self.message = status, stage, message
         self.exception = exception  # the class name of the error that stopped it
         self.note = note  # said besides the verdict (the inputs it was reached with)
+        self.detail = ""  # the message in the words eager's comparison uses, when it has one
 
 
 def describe_error(exc):
@@ -281,8 +287,8 @@ class GraphBackend(object):
     placeholders, and evaluates by feeding. Its variables are initialized in each
     session, as the user's training script would."""
 
-    def __init__(self, tf, np):
-        self.tf, self.np = tf, np
+    def __init__(self, tf, np, names):
+        self.tf, self.np, self.names = tf, np, names
         self.graph = tf.get_default_graph()
         # trainable variables the outputs depend on but get no gradient: {"inside": names
         # the call made, "outside": names it reads (module-level ones)}
@@ -309,7 +315,10 @@ class GraphBackend(object):
                 upstream = [upstream_state.standard_normal(v.shape) for v in forward]
                 target = projected(tf, outputs, upstream)
                 sources = [a for a, k in zip(args, kinds) if k == "array"]
-                grads = run_stage("tf.gradients", lambda: tf.gradients(target, sources + variables))
+                try:
+                    grads = run_stage("tf.gradients", lambda: tf.gradients(target, sources + variables))
+                except Stop as stop:
+                    raise self.named(stop, y)
                 present = [g for g in grads if g is not None]
                 run_stage("gradient run", lambda: sess.run(present))
         for variable, grad in zip(variables, grads[len(sources):]):
@@ -317,6 +326,23 @@ class GraphBackend(object):
                 where = "outside" if variable in before else "inside"
                 self.ungraded.setdefault(where, []).append(variable.op.name)
         return upstream
+
+    def named(self, stop, y):
+        """`stop`, its message naming the parameter whose gradient has the wrong shape
+        when it is TF's "Incompatible shapes ... Input index: 3" for the op the call made."""
+        from tensorflow.python.util import nest
+        flat = nest.flatten(y)
+        match = INCOMPATIBLE_GRADIENT.search(stop.message)
+        made = getattr(flat[0], "op", None) if flat else None
+        if match is None or made is None or match.group("op") != made.name:
+            return stop
+        index = int(match.group("index")) - len(flat)
+        if not 0 <= index < len(self.names):
+            return stop
+        stop.detail = "gradient of `%s` has shape %s for an input of shape %s" % (
+            self.names[index], match.group("gradient").strip(), match.group("input"))
+        stop.message = "%s (%s)" % (stop.detail, stop.message)
+        return stop
 
     def check_pass(self, fn, values, kinds, upstream, dtype):
         """(analytic gradients, f(arrays) -> the outputs) for the array inputs."""
@@ -667,7 +693,8 @@ def check(tf, np, job, payload):
     if mode != job["mode"]:
         note = "the module enables eager execution itself: checked in eager mode only"
         payload.update(mode=mode, note=note)
-    backend = (EagerBackend if mode == "eager" else GraphBackend)(tf, np)
+    names = [p["name"] for p in job["params"]]
+    backend = EagerBackend(tf, np) if mode == "eager" else GraphBackend(tf, np, names)
     run = Run(tf, np, job, fn, backend, payload)
     if not run.automatic:
         return run.judged(None, note)
@@ -781,7 +808,7 @@ def shape_problem(result):
     """What in a Stop or an answer says the inputs have shapes the function does not take
     (a TF shape error, a gradient of another shape than its input), or ""."""
     if isinstance(result, Stop):
-        return first_line(result.message) if SHAPE_ERROR.search(result.message) else ""
+        return result.detail or (first_line(result.message) if SHAPE_ERROR.search(result.message) else "")
     return "; ".join(entry["message"] for entry in result["inputs"] if entry.get("shape_error"))
 
 
