@@ -400,6 +400,12 @@ def test_graph_and_eager_answers_combine_into_one_verdict():
                                '(confirms CG103); eager: gradient of `x` differs everywhere')
     same = verdicts.combine(_target(), "py27", {"graph": wrong, "eager": wrong}, 0.2)
     assert same.message == "gradient of `x` differs everywhere" and same.max_abs_error == 2.0
+    # an error row shows no error of a mode that was ok or of another status
+    for other in (_ok("eager", 3e-10), wrong):
+        verdict = verdicts.combine(_target(), "py36", {"graph": count, "eager": other}, 0.2)
+        assert (verdict.status, verdict.max_abs_error, verdict.worst_input) == ("error", None, None)
+    mismatch = verdicts.combine(_target(), "py36", {"graph": wrong, "eager": _ok("eager", 3e-10)}, 0.2)
+    assert (mismatch.status, mismatch.max_abs_error) == ("mismatch", 2.0)
 
 
 def test_json_has_null_for_nan_and_infinite_errors():

@@ -167,7 +167,8 @@ def combine(target, interpreter, answers, seconds):
             parts[-1] += " (confirms %s)" % ", ".join(verdict.confirms)
     notes += sorted({answer["note"] for answer in counted if answer.get("note")})
     verdict.message = "; ".join(parts + notes)
-    _errors(verdict, counted)
+    # the error shown is one the verdict is about: not an ok eager run's next to a graph error
+    _errors(verdict, [answer for answer in counted if answer["status"] == verdict.status])
     return verdict
 
 
