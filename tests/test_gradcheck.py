@@ -406,6 +406,13 @@ def test_graph_and_eager_answers_combine_into_one_verdict():
         assert (verdict.status, verdict.max_abs_error, verdict.worst_input) == ("error", None, None)
     mismatch = verdicts.combine(_target(), "py36", {"graph": wrong, "eager": _ok("eager", 3e-10)}, 0.2)
     assert (mismatch.status, mismatch.max_abs_error) == ("mismatch", 2.0)
+    # each note once, and one reason to check at float32, the first mode's
+    graph32, eager32 = _ok("graph"), _ok("eager")
+    graph32["note"] = "checked at float32 (at float64: ValueError: dtype); with automatic inputs x=(5,)"
+    eager32["note"] = ("checked at float32 (at float64: InvalidArgumentError: cannot compute Mul); "
+                       "with automatic inputs x=(5,)")
+    verdict = verdicts.combine(_target(), "py36", {"graph": graph32, "eager": eager32}, 0.2)
+    assert verdict.message == "checked at float32 (at float64: ValueError: dtype); with automatic inputs x=(5,)"
 
 
 def test_json_has_null_for_nan_and_infinite_errors():

@@ -165,11 +165,25 @@ def combine(target, interpreter, answers, seconds):
                             if code in found and graph["ungraded"].get(where)]
         if verdict.confirms:
             parts[-1] += " (confirms %s)" % ", ".join(verdict.confirms)
-    notes += sorted({answer["note"] for answer in counted if answer.get("note")})
+    notes += note_parts(counted)
     verdict.message = "; ".join(parts + notes)
     # the error shown is one the verdict is about: not an ok eager run's next to a graph error
     _errors(verdict, [answer for answer in counted if answer["status"] == verdict.status])
     return verdict
+
+
+def note_parts(answers):
+    """The parts of the answers' notes, each said once: both modes mostly note the same
+    things, and the float64 failure that made both check at float32 is told in TF's words
+    of the first mode only (each mode words it its own way)."""
+    parts, said = [], set()
+    for answer in answers:
+        for part in filter(None, answer.get("note", "").split("; ")):
+            key = part.split(" (at float64: ")[0]
+            if key not in said:
+                said.add(key)
+                parts.append(part)
+    return parts
 
 
 def first_line(text):
