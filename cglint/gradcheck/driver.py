@@ -728,25 +728,14 @@ class Run(object):
 
     def judged(self, automatic_shapes, note):
         """The answer at these inputs, or Stop."""
-        tf, np, job, backend, names = self.tf, self.np, self.job, self.backend, self.names
+        np, job, backend, names = self.np, self.job, self.backend, self.names
         values, kinds = self.inputs(automatic_shapes)
         shapes = dict((n, list(np.shape(v))) for n, v, k in zip(names, values, kinds) if k == "array")
         self.payload.update(stage="user pass", shapes=shapes)
         upstream = backend.user_pass(self.fn, values, kinds, np.random.RandomState(job["seed"] + 1))
         self.payload.update(stage="check pass")
-        tolerance = (job["atol"], job["rtol"])
-        try:
-            dtype, (analytic, evaluate) = "float64", backend.check_pass(self.fn, values, kinds, upstream,
-                                                                        tf.float64)
-        except Exception as exc:
-            note = joined(note, "checked at float32 (at float64: %s)" % (
-                describe_error(exc).splitlines()[0][:120]))
-            tolerance = (max(tolerance[0], FLOAT32_TOLERANCE[0]), max(tolerance[1], FLOAT32_TOLERANCE[1]))
-            dtype = "float32"
-            try:
-                analytic, evaluate = backend.check_pass(self.fn, values, kinds, upstream, tf.float32)
-            except Exception as exc:
-                raise Stop("error", "check pass", describe_error(exc))
+        dtype, tolerance, (analytic, evaluate), precision_note = self.check_pass(values, kinds, upstream)
+        note = joined(note, precision_note)
         points = [v for v, k in zip(values, kinds) if k == "array"]
         try:
             forward = evaluate(points)
@@ -768,19 +757,42 @@ class Run(object):
                          float(np.finfo(dtype).eps))
         messages = [entry["message"] for entry in inputs if entry["message"]]
         messages += ungraded_messages(backend.ungraded)
-        sampled = ["%d of the %d elements of `%s`" % (entry["compared"], entry["size"], entry["name"])
-                   for entry in inputs if entry["compared"] < entry["size"]]
-        if sampled:
-            note = joined(note, "compared a seeded random sample: %s" % ", ".join(sampled))
-        for entry in inputs:
-            if entry.get("undefined"):
-                note = joined(note, "the numerical gradient of `%s` is not finite at %d of %d elements "
-                              "(a step leaves the function's domain): not compared there"
-                              % (entry["name"], entry["undefined"], entry["compared"]))
         status = "mismatch" if messages else "ok"
         return {"status": status, "stage": "done", "message": "; ".join(messages), "dtype": dtype,
-                "note": note, "inputs": inputs, "atol": tolerance[0], "rtol": tolerance[1],
-                "ungraded": backend.ungraded, "shapes": shapes}
+                "note": joined(note, comparison_notes(inputs)), "inputs": inputs, "atol": tolerance[0],
+                "rtol": tolerance[1], "ungraded": backend.ungraded, "shapes": shapes}
+
+    def check_pass(self, values, kinds, upstream):
+        """(dtype, (atol, rtol), the backend's check pass, note): at float64, else at
+        float32 with wider tolerances, for a function that only runs at float32."""
+        tf, job = self.tf, self.job
+        try:
+            return "float64", (job["atol"], job["rtol"]), self.backend.check_pass(
+                self.fn, values, kinds, upstream, tf.float64), ""
+        except Exception as exc:
+            note = "checked at float32 (at float64: %s)" % describe_error(exc).splitlines()[0][:120]
+        tolerance = (max(job["atol"], FLOAT32_TOLERANCE[0]), max(job["rtol"], FLOAT32_TOLERANCE[1]))
+        try:
+            return "float32", tolerance, self.backend.check_pass(self.fn, values, kinds, upstream,
+                                                                 tf.float32), note
+        except Exception as exc:
+            raise Stop("error", "check pass", describe_error(exc))
+
+
+def comparison_notes(inputs):
+    """What the comparison leaves out: the elements not sampled, and those whose numerical
+    gradient is not finite."""
+    notes = []
+    sampled = ["%d of the %d elements of `%s`" % (entry["compared"], entry["size"], entry["name"])
+               for entry in inputs if entry["compared"] < entry["size"]]
+    if sampled:
+        notes.append("compared a seeded random sample: %s" % ", ".join(sampled))
+    for entry in inputs:
+        if entry.get("undefined"):
+            notes.append("the numerical gradient of `%s` is not finite at %d of %d elements (a step "
+                         "leaves the function's domain): not compared there"
+                         % (entry["name"], entry["undefined"], entry["compared"]))
+    return joined(*notes)
 
 
 def automatic_shape_sets(count):
@@ -868,10 +880,10 @@ def broadcast_probe(run, answer, same, note):
             probe["note"] = joined(probe["note"], "with automatic inputs %s" % inputs)
             return probe
     if problem:
+        spec = " ".join("%s=%s" % (name, tuple(shape)) for name, shape in zip(run.automatic, same))
         answer["note"] = joined(answer["note"], "at %s: %s" % (inputs, problem),
                                 "sum a broadcast input's gradient over the broadcast axes",
-                                "or, if never broadcast: `# cglint: gradcheck %s`" % " ".join(
-                                    "%s=%s" % (name, tuple(shape)) for name, shape in zip(run.automatic, same)))
+                                "or, if never broadcast: `# cglint: gradcheck %s`" % spec)
     return answer
 
 
