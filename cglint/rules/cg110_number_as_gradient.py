@@ -1,6 +1,7 @@
 import ast
 
 from cglint.rules.base import Rule
+from cglint.variable_creators import VARIABLE_FUNCTIONS
 
 
 class NumberAsGradient(Rule):
@@ -16,7 +17,15 @@ class NumberAsGradient(Rule):
 
     Why it breaks on TF 1.8: `tf.gradients` treats each returned gradient as a tensor and
     fails with `AttributeError: 'int' object has no attribute 'name'` while building the
-    backward graph, a message that points nowhere near your code.
+    backward graph, a message that points nowhere near your code. An optimizer's
+    `minimize()` (or `compute_gradients`, `gate_gradients=True`) gates two or more
+    gradients through `tf.tuple`, which makes the number a tensor first: a float then
+    works, but an int becomes an int32 gradient, and a trainable variable (or a float
+    computation) that receives it raises `TypeError: Input 'delta' of
+    'ApplyGradientDescent' Op has type int32 that does not match type float32`. So a module
+    that takes its gradients only that way is told of an int that reaches a trainable
+    input, never of a float or of an int for a constant, a placeholder or a variable made
+    with `trainable=False`.
 
     Fix: return `None` for "no gradient", or a tensor such as `tf.zeros_like(x)` or
     `dy * 0.0`.
@@ -26,8 +35,9 @@ class NumberAsGradient(Rule):
     name = "number-as-gradient"
 
     def check(self, module):
+        gated = _gradients_gated(module)
         for site, grad in module.grad_functions:
-            yield from self._numbers_returned(module, grad, "", site.func)
+            yield from self._numbers_returned(module, grad, "", site.func, gated, site)
         seen = set()
         for defun in module.defun_sites:
             # python_grad_func returns the op's input gradients (grad_func, a Defun
@@ -37,7 +47,8 @@ class NumberAsGradient(Rule):
                 continue
             seen.add(id(grad.node))
             yield from self._numbers_returned(
-                module, grad, " (python_grad_func of `%s`)" % defun.name, _anchor(grad))
+                module, grad, " (python_grad_func of `%s`)" % defun.name, _anchor(grad),
+                gated)
         if "RegisterGradient" not in module.text:
             return
         for registration in module.overrides.registrations:
@@ -47,14 +58,127 @@ class NumberAsGradient(Rule):
             seen.add(id(grad.node))
             yield from self._numbers_returned(
                 module, grad, " (registered as `%s`)" % (registration.name.value or "..."),
-                _anchor(grad))
+                _anchor(grad), gated)
 
-    def _numbers_returned(self, module, grad, which, function):
+    def _numbers_returned(self, module, grad, which, function, gated=False, site=None):
         for _, value in grad.returns:
+            slots = _slots(value) if gated else None
             for number, what in _numbers(module, value):
+                if slots is not None and _made_a_tensor(module, number, slots, site):
+                    continue
                 yield self.at(number, "gradient function `%s`%s returns %s as a gradient: "
                               "TF 1.8 needs a tensor or None" % (grad.name, which, what),
                               function=function)
+
+
+# Gradient calls that gate what a gradient function returns through tf.tuple (an
+# optimizer's GATE_OP by default), and those that never do.
+_GATING_METHODS = frozenset(("minimize", "compute_gradients"))
+_UNGATED_CALLS = frozenset(("gradients", "gradient", "GradientTape", "fit", "fit_generator",
+                            "train_on_batch", "implicit_gradients", "gradients_function",
+                            "value_and_gradients_function", "implicit_value_and_gradients"))
+
+
+def _gradients_gated(module):
+    """Whether every gradient the module takes goes through a gating call (`minimize()`,
+    `compute_gradients()`, `gate_gradients=True`), and it takes some; eager execution gates
+    nothing."""
+    if not any(word in module.text for word in _GATING_METHODS) and \
+            "gate_gradients" not in module.text:
+        return False
+    if module.eager:
+        return False
+    gated = False
+    for call in module.nodes[ast.Call]:
+        func = call.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
+        gate = next((keyword.value for keyword in call.keywords
+                     if keyword.arg == "gate_gradients"), None)
+        if name in _GATING_METHODS or (name == "gradients" and gate is not None):
+            if gate is not None and not _gates(gate) or \
+                    gate is None and name == "gradients":
+                return False
+            gated = True
+        elif name in _UNGATED_CALLS:
+            return False
+    return gated
+
+
+def _gates(value):
+    """Whether a `gate_gradients=` value surely gates (True, 1, 2, GATE_OP, GATE_GRAPH)."""
+    if isinstance(value, ast.Attribute):
+        return value.attr in ("GATE_OP", "GATE_GRAPH")
+    return isinstance(value, ast.Constant) and value.value in (True, 1, 2) and \
+        value.value is not False
+
+
+def _slots(value):
+    """The returned gradients as TF takes them, a list of expressions (a display's
+    elements, `[a] + [b]` joined); None when their number is not known."""
+    if isinstance(value, (ast.Tuple, ast.List)):
+        if any(isinstance(element, ast.Starred) for element in value.elts):
+            return None
+        return list(value.elts)
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+        left, right = _slots(value.left), _slots(value.right)
+        return None if left is None or right is None else left + right
+    return [value]
+
+
+def _made_a_tensor(module, number, slots, site):
+    """Whether gating makes `number` a tensor that does no harm: it is one of two or more
+    gradients that are not None, and a float, or an int whose input is, at every call of
+    the custom-gradient function, a constant, a placeholder or an untrainable variable."""
+    if sum(1 for slot in slots if not _is_none(slot)) < 2:
+        return False  # tf.tuple is not used for fewer
+    if not _is_number(number):
+        return False  # a NumPy value becomes a float64 tensor: a dtype error later
+    if isinstance(_unsigned(number).value, float):
+        return True
+    slot = next((index for index, element in enumerate(slots) if element is number), None)
+    if site is None or slot is None or not site.calls:
+        return False
+    return all(_untrained_leaf(module, _argument(call, slot)) for call in site.calls)
+
+
+def _argument(call, slot):
+    args = call.args
+    if any(isinstance(arg, ast.Starred) for arg in args[:slot + 1]) or slot >= len(args):
+        return None
+    return args[slot]
+
+
+# What gives a tensor that no gradient trains and that passes its gradient on to none.
+_LEAF_MAKERS = frozenset("tensorflow." + name for name in (
+    "constant", "placeholder", "placeholder_with_default", "zeros", "ones", "fill"))
+
+
+def _untrained_leaf(module, expr, depth=0):
+    if expr is None or depth > 4:
+        return False
+    if _is_number(expr):
+        return True
+    if isinstance(expr, ast.Name):
+        names = module.names
+        bindings = names.lookup(expr.id, names.scope_of(expr))
+        return len(bindings) == 1 and bindings[0].kind == "assign" and \
+            _untrained_leaf(module, bindings[0].node, depth + 1)
+    if isinstance(expr, ast.Call):
+        qualname = module.resolve(expr.func) or ""
+        if qualname in _LEAF_MAKERS:
+            return True
+        if qualname in VARIABLE_FUNCTIONS:
+            return any(keyword.arg == "trainable" and isinstance(keyword.value, ast.Constant)
+                       and keyword.value.value is False for keyword in expr.keywords)
+    return False
+
+
+def _is_none(node):
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _unsigned(node):
+    return node.operand if isinstance(node, ast.UnaryOp) else node
 
 
 def _anchor(grad):
