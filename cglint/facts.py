@@ -791,6 +791,21 @@ class ModuleFacts:
         return self._imports_eager_switch()
 
     @cached_property
+    def may_run_eager(self):
+        """Whether the module may run under eager execution: it turns it on (eager), or a
+        project module importing it does, anywhere (an entry script's `main()`). Graph-only
+        failures are then not certain; eager-only ones are not either (those ask eager)."""
+        if self.eager:
+            return True
+        if self.path == "-":
+            return False
+        from cglint import project
+        found, dependencies = project.current().imported_by_eager_program(
+            self.path, namespaces=self.target_python >= (3, 3))
+        self.dependencies.update(dependencies)
+        return found
+
+    @cached_property
     def eager_switches(self):
         """The calls that turn eager execution on, in source order, but those in a block
         that expects them to raise (`with self.assertRaises(TypeError):`, a test of bad

@@ -173,6 +173,7 @@ class ModuleSummary:
     override_uses: tuple = ()
     loads_ops: bool = False  # it calls tf.load_op_library: op types of its own exist
     enables_eager: bool = False  # its top level turns eager execution on when imported
+    switches_eager: bool = False  # it turns eager execution on somewhere (main, a def)
     tf_stores: frozenset = frozenset()  # TensorFlow names it assigns (`tf.TensorSpec = ...`)
 
 
@@ -666,6 +667,30 @@ class Project:
                     return False, dependencies
         return bool(importers), dependencies
 
+    def imported_by_eager_program(self, path, namespaces=False):
+        """(whether a project module importing `path`, or one importing that, turns eager
+        execution on anywhere: `main.py` doing `tf.enable_eager_execution()` then `import
+        lib`; [Dependency] on them). What `path` defines may then run eagerly."""
+        dependencies, seen, level = [], {self._realpath(path)}, [path]
+        for _ in range(2):
+            above = []
+            for module in level:
+                importers, search = self.importer_search(module, namespaces)
+                dependencies.append(search)
+                for importer in importers:
+                    if self._realpath(importer) in seen:
+                        continue
+                    seen.add(self._realpath(importer))
+                    summary = self.summary(importer, with_imports=True)
+                    if summary is None:
+                        continue
+                    dependencies.append(Dependency(summary.path, summary.digest))
+                    if summary.switches_eager:
+                        return True, dependencies
+                    above.append(importer)
+            level = above
+        return False, dependencies
+
     def importer_search(self, path, namespaces=False):
         """(importers(path, namespaces), the Dependency on that search): what a finding
         drawn from a file's importers depends on, besides each importer's content."""
@@ -686,7 +711,7 @@ class Project:
         stem = os.path.splitext(os.path.basename(path))[0]
         if stem == "__init__":
             stem = os.path.basename(os.path.dirname(target))
-        word = stem.encode()
+        word = os.fsencode(stem)  # (a name that is no UTF-8 keeps its bytes)
         found = []
         candidates = self._scanned(package_root(path))
         parent = namespace_parent(path) if namespaces else None
@@ -949,6 +974,7 @@ def _summarize(path, with_imports):
     from cglint.facts import ModuleFacts
     module = ModuleFacts(path, text, parsed)
     summary.enables_eager = eager and module.enables_eager_on_import
+    summary.switches_eager = eager and bool(module.eager_switches)
     summary.tf_stores = frozenset(module.stored_tf_names) if stores else frozenset()
     for site in module.sites:
         if module.names.scope_of(site.func) is module.names.module:  # importable ones

@@ -627,3 +627,22 @@ def test_fix_and_diff_take_from_the_cache_every_file_without_a_fix(caches, tmp_p
     assert checked == ["fixable.py"]
     run(capsys, "--add-noqa", ".")
     assert sorted(checked[1:]) == ["finding.py", "fixable.py"]  # nothing to say: taken
+
+
+def test_an_importer_turning_eager_on_changes_a_kept_graph_mode_finding(caches, tmp_path,
+                                                                        capsys):
+    # lib.py's keyword call raises in graph mode (CG105); once a main.py that turns eager
+    # execution on imports it, keywords are fine there: the kept finding must go
+    (tmp_path / "lib.py").write_text(
+        "import tensorflow as tf\n\n@tf.custom_gradient\ndef f(x, a=1.0):\n"
+        "    return x, lambda dy: dy\n\ndef g(x):\n    return f(x, a=2.0)\n")
+    code, out = run(capsys, "lib.py")
+    assert code == 1 and "CG105" in out
+    (tmp_path / "main.py").write_text(
+        "import tensorflow as tf\nimport lib\n\nif __name__ == '__main__':\n"
+        "    tf.enable_eager_execution()\n    print(lib.g(tf.ones([1])))\n")
+    code, out = run(capsys, "lib.py")
+    assert code == 0, out
+    (tmp_path / "main.py").write_text("import tensorflow as tf\nimport lib\n")
+    code, out = run(capsys, "lib.py")
+    assert code == 1 and "CG105" in out

@@ -19,7 +19,9 @@ class KeywordArguments(Rule):
     `ValueError: The custom_gradient decorator currently supports keywords arguments only
     when eager execution is enabled.` In eager mode it runs, but a tensor passed by keyword
     is not a recorded input, so its gradient is silently None. Not reported in a module
-    that turns eager execution on, or imports a project module whose top level does, nor
+    that turns eager execution on, or imports a project module whose top level does, or is
+    imported by a project module (or one importing that) that turns it on anywhere (an
+    entry script's `tf.enable_eager_execution()` under `if __name__ == "__main__":`), nor
     for a call that runs only eagerly (in the branch of `if tf.executing_eagerly():`);
     but reported there too inside what TF 1.8 traces into a graph even under eager
     execution: a `tfe.defun` function, and the function of a tf.data pipeline's `.map`,
@@ -36,7 +38,7 @@ class KeywordArguments(Rule):
 
     def check(self, module):
         if not (module.sites or module.imported_calls or module.imported_partials) \
-                or (module.eager and not module.graph_traced):
+                or (module.may_run_eager and not module.graph_traced):
             return  # (eager asked last: it may look at the modules this one imports)
         known = {}
 

@@ -11,7 +11,9 @@ class GradientTapeInGraphMode(Rule):
 
     What: a module that defines a `@tf.custom_gradient` function, calls one of another
     project module, or uses `gradient_override_map` takes gradients with `tf.GradientTape`
-    without enabling eager execution. A tape whose `with` block visibly runs no
+    without enabling eager execution (a module imported by a project module that turns
+    it on, or by one importing that, may run eagerly and is left alone). A tape whose
+    `with` block visibly runs no
     custom-gradient function and opens no override map, nor is opened in one (only TF
     ops, builtins, and functions of the module that do neither), is left alone, and so
     is one that runs only eagerly (in the branch of `if
@@ -34,7 +36,7 @@ class GradientTapeInGraphMode(Rule):
     name = "gradient-tape-in-graph-mode"
 
     def check(self, module):
-        if not module.tape_calls or module.eager:
+        if not module.tape_calls or module.may_run_eager:
             return
         # Worked out once per module and per scope, not per tape: a file may hold
         # thousands of tapes.
