@@ -38,6 +38,7 @@ def lint_text(path, text, options, bom=False):
 
 def _lint(result, text, options, codes, bom=False):
     project.current().absent_lookups()  # only this file's lookups count
+    project.current().checking(result.path, text)
     parsed = parse(text, options.target_python)
     if parsed.error and "CG001" in codes:
         line, col, message = parsed.error

@@ -800,8 +800,7 @@ class ModuleFacts:
         if self.path == "-":
             return False
         from cglint import project
-        found, dependencies = project.current().imported_by_eager_program(
-            self.path, namespaces=self.target_python >= (3, 3))
+        found, dependencies = project.current().imported_by_eager_program(self.path)
         self.dependencies.update(dependencies)
         return found
 

@@ -8,6 +8,7 @@ it, never by importing it. Summaries are kept per process, keyed by the file's i
 stat, so a module imported by many files is read once and an edited one is read again.
 """
 import ast
+import functools
 import hashlib
 import os
 import re
@@ -24,6 +25,7 @@ MAX_REEXPORT_DEPTH = 3
 MAX_IMPORT_DEPTH = 6
 MAX_IMPORTED_MODULES = 500
 MAX_SCANNED_FILES = 2000  # files read to find the modules that import a file
+MAX_EAGER_PROGRAMS = 8  # modules turning eager execution on, read for a file's importers
 # Words without which a module defines no custom gradient and registers no gradient.
 _CUSTOM_GRADIENT_WORD = "custom_gradient"
 _CUSTOM_GRADIENT_WORD_BYTES = _CUSTOM_GRADIENT_WORD.encode()
@@ -35,6 +37,8 @@ _STORES_ON_TF = tuple((name, re.compile(name + rb"(?:\.\w+)+[ \t]*=(?!=)"))
 _REGISTRATION_WORDS = ("RegisterGradient", "NotDifferentiable", "NoGradient")
 _OVERRIDE_MAP_WORD = "gradient_override_map"
 LOAD_OPS_WORD = "load_op_library"  # the call that brings op types of a project's own
+# Words a few files hold, told by one read (Project._marks).
+_MARK_WORDS = ("sys.path", "addsitedir", _EAGER_WORD)
 # An import statement, at a line's start or after `;` or `:` (`if x: import y`), with its
 # parenthesized or continued names: every module an import may load is named in one.
 _IMPORT_STATEMENT = re.compile(
@@ -181,7 +185,9 @@ class ModuleSummary:
 FILE = "file"  # the file's bytes
 IMPORTERS = "importers"  # which project files import it (Project.importers)
 NAMESPACE_IMPORTERS = "namespace importers"  # the same, namespace packages included
-DEPENDENCY_KINDS = (FILE, IMPORTERS, NAMESPACE_IMPORTERS)
+# which files under its package root name the eager switch (Project.eager_programs)
+EAGER_PROGRAMS = "eager programs"
+DEPENDENCY_KINDS = (FILE, IMPORTERS, NAMESPACE_IMPORTERS, EAGER_PROGRAMS)
 
 
 @dataclass(frozen=True)
@@ -259,18 +265,25 @@ def working_directories(path):
 _TOP_SEARCH_DEPTH = 8
 
 
-def project_top(folder):
+def project_top(folder, depth=_TOP_SEARCH_DEPTH):
     """The nearest folder at or above `folder` that marks a project's top (_PROJECT_TOPS),
-    within _TOP_SEARCH_DEPTH folders; None without one. (Asked once per folder in a run:
-    Project keeps each folder's search_roots.)"""
-    for _ in range(_TOP_SEARCH_DEPTH):
-        if any(os.path.exists(os.path.join(folder, top)) for top in _PROJECT_TOPS):
-            return folder
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return None
-        folder = parent
-    return None
+    within `depth` folders; None without one. Each folder is looked at once per run (the
+    folders of a tree share their parents; Project.new_run forgets them)."""
+    if depth <= 0:
+        return None
+    return _marked_top(folder) or _parents_top(folder, depth)
+
+
+def _parents_top(folder, depth):
+    parent = os.path.dirname(folder)
+    return None if parent == folder else project_top(parent, depth - 1)
+
+
+@functools.lru_cache(maxsize=4096)
+def _marked_top(folder):
+    """`folder` when it holds a mark of a project's top, else None."""
+    return folder if any(os.path.exists(os.path.join(folder, top))
+                         for top in _PROJECT_TOPS) else None
 
 
 def module_file(roots, dotted):
@@ -356,12 +369,20 @@ class Project:
         self._words_this_run = _Memo(MEMO_LOOKUPS)  # path -> _import_words, stat'ed once
         self._candidates = _Memo(MEMO_LOOKUPS)  # (folder, level, module) -> files it would be
         self._path_folders = _Memo(MEMO_LOOKUPS)  # importer -> path_folders()
+        self._marks_this_run = _Memo(MEMO_LOOKUPS)  # path -> _marks()
+        self._checking = (None, "")  # (path, text) of the file being checked
+        _marked_top.cache_clear()  # (a setup.py may have appeared since the last run)
         # (what the disk resolves to, as the lookups above: per run)
         self._imports_resolved = _Memo(MEMO_SUMMARIES)  # (importer, digest) -> real paths
         self._real = _Memo(MEMO_LOOKUPS)  # path -> os.path.realpath(path)
         # The files the lookups since the last absent_lookups() looked for and did not
         # find: a result drawn from their absence holds only while they stay absent.
         self._absent = set()
+
+    def checking(self, path, text):
+        """Say which file the engine checks now, with its text: its own marks (_marks)
+        are read from that text, not from disk."""
+        self._checking = (path, text)
 
     def absent_lookups(self):
         """[Dependency] on each file an import looked for in vain since the last call (the
@@ -559,7 +580,7 @@ class Project:
         known = self._path_folders.get(importer)
         if known is None:
             known = self._path_folders[importer] = ()  # (its summary looks up imports)
-            if self._words(importer)[1]:
+            if any(word in self._marks(importer) for word in sys_path.WORDS):
                 summary = self.summary(importer, with_imports=True)
                 known = summary.path_folders if summary is not None else ()
             self._path_folders[importer] = known
@@ -667,29 +688,51 @@ class Project:
                     return False, dependencies
         return bool(importers), dependencies
 
-    def imported_by_eager_program(self, path, namespaces=False):
-        """(whether a project module importing `path`, or one importing that, turns eager
-        execution on anywhere: `main.py` doing `tf.enable_eager_execution()` then `import
-        lib`; [Dependency] on them). What `path` defines may then run eagerly."""
-        dependencies, seen, level = [], {self._realpath(path)}, [path]
-        for _ in range(2):
-            above = []
-            for module in level:
-                importers, search = self.importer_search(module, namespaces)
-                dependencies.append(search)
-                for importer in importers:
-                    if self._realpath(importer) in seen:
-                        continue
-                    seen.add(self._realpath(importer))
-                    summary = self.summary(importer, with_imports=True)
-                    if summary is None:
-                        continue
+    def imported_by_eager_program(self, path):
+        """(whether a project module that turns eager execution on anywhere (an entry
+        script's main block) imports `path`, directly or through one project module;
+        [Dependency] on that search and those modules). What `path` defines may then run
+        eagerly. The search starts from the few files under the package root that name
+        the switch, never from every importer."""
+        switching = self.eager_programs(path)
+        dependencies = [Dependency(path, listing_digest(switching), EAGER_PROGRAMS)]
+        target = self._realpath(path)
+        for program in switching:
+            if self._realpath(program) == target:
+                continue
+            summary = self.summary(program, with_imports=True)
+            if summary is None or not summary.switches_eager:
+                if summary is not None:
                     dependencies.append(Dependency(summary.path, summary.digest))
-                    if summary.switches_eager:
-                        return True, dependencies
-                    above.append(importer)
-            level = above
+                continue
+            dependencies.append(Dependency(summary.path, summary.digest))
+            imported = self._imported_files(program, summary)
+            if target in imported:
+                return True, dependencies
+            stem = _module_word(path)
+            for between in sorted(imported):
+                if stem not in self._import_words(between):
+                    continue  # it cannot import `path` without naming it
+                middle = self.summary(between, with_imports=True)
+                if middle is None:
+                    continue
+                dependencies.append(Dependency(middle.path, middle.digest))
+                if target in self._imported_files(between, middle):
+                    return True, dependencies
         return False, dependencies
+
+    def eager_programs(self, path):
+        """The files under `path`'s package root (as importers() reads them) whose text
+        names the eager switch: the MAX_EAGER_PROGRAMS nearest to `path` (a tree full of
+        eager tests, as TensorFlow's own, is not parsed whole for each file)."""
+        found = [candidate for candidate in self._scanned(package_root(path))
+                 if _EAGER_WORD in self._marks(candidate)]
+        if len(found) > MAX_EAGER_PROGRAMS:
+            folder = os.path.dirname(os.path.abspath(path))
+            found = sorted(found, key=lambda candidate: (
+                -len(os.path.commonpath([folder, os.path.abspath(candidate)])), candidate))
+            found = sorted(found[:MAX_EAGER_PROGRAMS])
+        return found
 
     def importer_search(self, path, namespaces=False):
         """(importers(path, namespaces), the Dependency on that search): what a finding
@@ -708,10 +751,7 @@ class Project:
         with `namespaces` (a Python 3 target), also the `.py` files right in the folder
         above a folder without `__init__.py` (namespace_parent)."""
         target = self._realpath(path)
-        stem = os.path.splitext(os.path.basename(path))[0]
-        if stem == "__init__":
-            stem = os.path.basename(os.path.dirname(target))
-        word = os.fsencode(stem)  # (a name that is no UTF-8 keeps its bytes)
+        word = _module_word(path)
         found = []
         candidates = self._scanned(package_root(path))
         parent = namespace_parent(path) if namespaces else None
@@ -762,32 +802,44 @@ class Project:
         pkg.ops import grads`) and of literal names it imports by calls
         (`importlib.import_module("pkg.grads")`), kept while the file is unchanged: one read per file,
         however many modules ask who imports them."""
-        return self._words(path)[0]
-
-    def _words(self, path):
-        """(_import_words, whether it names sys.path) of a file, read once per run."""
         known = self._words_this_run.get(path)
         if known is not None:
             return known  # stat once per run
         signature = _signature(path)
         if signature is None:
-            return frozenset(), False
+            return frozenset()
         cached = self._mentioned.get(path)
         if cached is None or cached[0] != signature:
             try:
                 data = files.read_bytes(path)
             except OSError:
-                return frozenset(), False
+                return frozenset()
             words = frozenset(word for match in _IMPORT_STATEMENT.finditer(data)
                               for part in match.groups() if part
                               for word in _WORD.findall(part))
             if b"import_module" in data or b"__import__" in data:
                 words |= frozenset(word for match in _IMPORTING_CALL.finditer(data)
                                    for word in _WORD.findall(match.group(1)))
-            changes_path = any(word.encode() in data for word in sys_path.WORDS)
-            cached = self._mentioned[path] = (signature, (words, changes_path))
+            cached = self._mentioned[path] = (signature, words)
         self._words_this_run[path] = cached[1]
         return cached[1]
+
+    def _marks(self, path):
+        """Which of _MARK_WORDS the file's bytes hold, read once per run: a few files
+        change sys.path or turn eager execution on, and one `in` test tells."""
+        known = self._marks_this_run.get(path)
+        if known is None:
+            if path == self._checking[0]:
+                text = self._checking[1]
+                known = frozenset(word for word in _MARK_WORDS if word in text)
+            else:
+                try:
+                    data = files.read_bytes(path)
+                except OSError:
+                    data = b""
+                known = frozenset(word for word in _MARK_WORDS if word.encode() in data)
+            self._marks_this_run[path] = known
+        return known
 
     def _realpath(self, path):
         """os.path.realpath, once per path in a run (a hub's imports are asked by every
@@ -870,6 +922,16 @@ def digest_of(path):
         return None
 
 
+def _module_word(path):
+    """The word an import of the module at `path` must hold, as bytes: its file's stem,
+    or its package's name for an `__init__.py` (a name that is no UTF-8 keeps its
+    bytes)."""
+    stem = os.path.splitext(os.path.basename(path))[0]
+    if stem == "__init__":
+        stem = os.path.basename(os.path.dirname(os.path.realpath(path)))
+    return os.fsencode(stem)
+
+
 def listing_digest(paths):
     """The sha256 of a list of paths, in order."""
     return hashlib.sha256(b"\0".join(os.fsencode(path) for path in paths)).hexdigest()
@@ -880,6 +942,8 @@ def digest_now(dependency):
     one recorded."""
     if dependency.kind == FILE:
         return digest_of(dependency.path)
+    if dependency.kind == EAGER_PROGRAMS:
+        return listing_digest(current().eager_programs(dependency.path))
     return current().importers_digest(dependency.path,
                                       namespaces=dependency.kind == NAMESPACE_IMPORTERS)
 

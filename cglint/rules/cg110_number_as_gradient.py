@@ -35,7 +35,9 @@ class NumberAsGradient(Rule):
     name = "number-as-gradient"
 
     def check(self, module):
-        gated = _gradients_gated(module)
+        # Whether minimize() gates the gradients: asked of the few modules whose gradient
+        # functions return a number
+        gated = _Lazy(lambda: _gradients_gated(module))
         for site, grad in module.grad_functions:
             yield from self._numbers_returned(module, grad, "", site.func, gated, site)
         seen = set()
@@ -62,9 +64,8 @@ class NumberAsGradient(Rule):
 
     def _numbers_returned(self, module, grad, which, function, gated=False, site=None):
         for _, value in grad.returns:
-            slots = _slots(value) if gated else None
             for number, what in _numbers(module, value):
-                if slots is not None and _made_a_tensor(module, number, slots, site):
+                if gated and gated() and _made_a_tensor(module, number, _slots(value), site):
                     continue
                 yield self.at(number, "gradient function `%s`%s returns %s as a gradient: "
                               "TF 1.8 needs a tensor or None" % (grad.name, which, what),
@@ -112,6 +113,18 @@ def _gates(value):
         value.value is not False
 
 
+class _Lazy:
+    """A value worked out when first asked, once."""
+
+    def __init__(self, compute):
+        self.compute, self.done, self.value = compute, False, None
+
+    def __call__(self):
+        if not self.done:
+            self.value, self.done = self.compute(), True
+        return self.value
+
+
 def _slots(value):
     """The returned gradients as TF takes them, a list of expressions (a display's
     elements, `[a] + [b]` joined); None when their number is not known."""
@@ -129,7 +142,7 @@ def _made_a_tensor(module, number, slots, site):
     """Whether gating makes `number` a tensor that does no harm: it is one of two or more
     gradients that are not None, and a float, or an int whose input is, at every call of
     the custom-gradient function, a constant, a placeholder or an untrainable variable."""
-    if sum(1 for slot in slots if not _is_none(slot)) < 2:
+    if slots is None or sum(1 for slot in slots if not _is_none(slot)) < 2:
         return False  # tf.tuple is not used for fewer
     if not _is_number(number):
         return False  # a NumPy value becomes a float64 tensor: a dtype error later
