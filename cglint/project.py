@@ -905,8 +905,12 @@ def enclosing_package_inits(path, absent=None):
         folder = parent
 
 
-def shown_path(path):
-    """A project file as a run would show it: relative to the working folder if inside."""
+def shown_path(path, like=None):
+    """A project file as a run would show it: relative to the working folder if inside;
+    absolute when the checked file it is named for (`like`) was given so, as it is then
+    shown (the same message from any working folder)."""
+    if like is not None and os.path.isabs(like):
+        return os.path.abspath(path)
     relative = os.path.relpath(path)
     return path if relative.startswith(os.pardir + os.sep) else relative
 

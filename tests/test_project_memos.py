@@ -245,3 +245,14 @@ def test_importers_of_a_module_in_a_namespace_package_are_looked_for_above_it(tm
     (root / "pkg" / "__init__.py").write_text("")  # a package: its root, as before
     assert project.namespace_parent(use) is None
     assert project.namespace_parent("/x.py") is None and project.namespace_parent("/a/x.py") is None
+
+
+def test_another_project_file_is_shown_as_the_checked_file_was_given(tmp_path, monkeypatch):
+    # (probe Z2) run from `/` on an absolute path, a message named the other file
+    # `tmp/...`: it now follows the checked file's own form
+    other = str(tmp_path / "pkg" / "grads.py")
+    monkeypatch.chdir("/")
+    assert project.shown_path(other, like=str(tmp_path / "main.py")) == other
+    assert project.shown_path(other) == other.lstrip("/")
+    monkeypatch.chdir(str(tmp_path))
+    assert project.shown_path(other, like="main.py") == os.path.join("pkg", "grads.py")

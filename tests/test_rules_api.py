@@ -806,3 +806,17 @@ def test_cg402_what_18_refuses_under_eager_execution():
     # only a switch 1.8 has turns eager execution on: `tf.compat.v1...` fails first
     assert lint(code.replace("tf.enable_eager", "tf.compat.v1.enable_eager"),
                 select=["CG402"])[1:] == []
+
+
+def test_a_same_named_keras_function_is_offered_with_a_caveat(run_lint):
+    # (probe Z2) `tf.nn.l2` and `tf.train.Adam` are not Keras's `l2` and `Adam`: the hint
+    # says where 1.8 has the name, and that it may be another function
+    from cglint import check, engine
+
+    text = ("import tensorflow as tf\nx = tf.constant(1.0)\na = tf.nn.l2(x, x)\n"
+            "c = tf.moments(x, [0])\n")
+    result = check.check_alone("m.py", text, engine.Options(select=("CG402",)))
+    messages = [d.message for d in result.diagnostics]
+    assert messages[0].endswith("TF 1.8 has a `l2` only in Keras "
+                                "(`tf.keras.regularizers.l2`): check it is the same function")
+    assert messages[1].endswith("TF 1.8 has `moments` as `tf.nn.moments`")

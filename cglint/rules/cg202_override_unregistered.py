@@ -74,7 +74,7 @@ class OverrideGradientNotRegistered(Rule):
             names, more, anything, dependencies = project.current().registrations(
                 module.path, namespaces=module.target_python >= overrides.NAMESPACE_PACKAGES)
             module.dependencies.update(dependencies)
-            imported = [(name, project.shown_path(where), line)
+            imported = [(name, project.shown_path(where, module.path), line)
                         for name, (where, line) in names.items()]
             patterns = patterns + more
             any_name = any_name or anything

@@ -108,7 +108,7 @@ class GradientRegisteredTwice(Rule):
                     first = {os.path.realpath(imported.path)
                              for imported in module._top_level_imports}
                 order = _order(module, summary, first)
-                elsewhere += [(project.shown_path(summary.path), os.path.realpath(
+                elsewhere += [(project.shown_path(summary.path, module.path), os.path.realpath(
                     summary.path), name, unguarded, order) for name, unguarded in registered]
         return facts.components, facts.imports, names, elsewhere
 

@@ -140,7 +140,8 @@ class RegisteredGradientCount(Rule):
         elsewhere = []
         if registrations:
             names = {name for name, _, _ in registrations}
-            elsewhere = [(project.shown_path(summary.path), os.path.realpath(summary.path), use)
+            elsewhere = [(project.shown_path(summary.path, module.path),
+                          os.path.realpath(summary.path), use)
                          for summary in overrides.loaded_on_disk(module)
                          for use in summary.override_uses if use[0] in names]
         return facts.components, facts.imports, registrations, uses, elsewhere

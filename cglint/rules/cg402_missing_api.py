@@ -430,12 +430,24 @@ def _hint(missing, target):
     found = [name for name in tfapi.spellings(last, target) if not is_private(name)]
     core = [name for name in found if ".contrib." not in name]
     if core:
-        return "; TF %s has `%s` as %s" % (target, last, ", ".join(
-            "`%s`" % tf_name(name) for name in core[:3]))
+        names = ", ".join("`%s`" % tf_name(name) for name in core[:3])
+        if all(_family(name) != _family(missing.qualname) for name in core):
+            # `tf.nn.l2` is not `tf.keras.regularizers.l2`, nor `tf.train.Adam` Keras's
+            where = "in Keras" if _family(core[0]) == "keras" else "outside Keras"
+            return "; TF %s has a `%s` only %s (%s): check it is the same function" % (
+                target, last, where, names)
+        return "; TF %s has `%s` as %s" % (target, last, names)
     if found:  # contrib holds many unrelated functions of common names
         return "; TF %s has a `%s` only in contrib (%s): check it is the same function" % (
             target, last, ", ".join("`%s`" % tf_name(name) for name in found[:2]))
     return ""
+
+
+def _family(qualname):
+    """Whether a TF name is Keras's (`tensorflow.keras...`) or of the rest of TF: the two
+    hold many different functions of one last name."""
+    return "keras" if qualname.startswith(("tensorflow.keras.", "tensorflow.python.keras.")) \
+        else "tf"
 
 
 def _releases(labels):
