@@ -11,7 +11,7 @@ from cglint import __version__, config, engine, files, interrupts, wording
 from cglint.config import TARGET_PYTHONS, TARGET_TFS, ConfigError
 from cglint.diagnostics import is_safe
 from cglint.lint_run import NOQA_EDITS, display_path, lint_paths, to_check
-from cglint.report import FORMATS, WRITERS, Run
+from cglint.report import FORMATS, PYTHON_TARGET_CODES, WRITERS, Run
 from cglint.report.text import printable
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
@@ -426,6 +426,7 @@ def report(args, run, status, out, fixer):
     # Syntax findings in files whose target Python nothing set or declared (2.7 assumed)
     assumed = {shown for _, shown, _, settings in run.found
                if settings.target_python_assumed}
+    frames.assumed_target = frozenset(assumed)
     on_assumed_target = 0
 
     def emit(diagnostics):
@@ -832,7 +833,6 @@ def write_fixes(out, fixed, done):
 
 
 # The findings that depend on the target Python.
-PYTHON_TARGET_CODES = frozenset(("CG301", "CG302"))
 
 
 def _assumed_target_note(count):

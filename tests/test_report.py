@@ -66,7 +66,7 @@ def test_json(tree, capsys):
         "message": "`f` takes 1 tensor input but its gradient function `lambda` returns "
                    "2 gradients",
         "line": 5, "col": 26, "end_line": 5, "end_col": 34, "fixable": False, "fix": None,
-        "fix_applicability": None}
+        "fix_applicability": None, "target_python_assumed": None}
     assert records[2]["fixable"] is True and records[2]["name"] == "unused-noqa"
     assert records[2]["url"].endswith("/docs/rules/CG003.md")
     assert records[2]["fix"] == [
@@ -377,3 +377,20 @@ def test_unsafe_fixes_left_out_are_counted_as_hidden(tmp_path, capsys, monkeypat
     main(["m.py", "--no-cache", "--select", "CG403,CG402"])
     assert capsys.readouterr().out.endswith(
         "[*] 1 fixable with `--fix` (1 hidden fix can be enabled with `--unsafe-fixes`).\n")
+
+
+def test_json_and_sarif_say_when_the_target_python_was_assumed(tmp_path, capsys, monkeypatch):
+    # (probe Z2) only the text report said that CG301/CG302 rest on an assumed 2.7
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "m.py").write_text("def f():\n    return f'{1}'\n")
+    main(["m.py", "--no-cache", "--format", "json"])
+    finding, = json.loads(capsys.readouterr().out)["findings"]
+    assert finding["code"] == "CG301" and finding["target_python_assumed"] is True
+    main(["m.py", "--no-cache", "--format", "json", "--target-python", "2.7"])
+    assert json.loads(capsys.readouterr().out)["findings"][0]["target_python_assumed"] is False
+    main(["m.py", "--no-cache", "--format", "sarif"])
+    result, = json.loads(capsys.readouterr().out)["runs"][0]["results"]
+    assert result["properties"] == {"targetPythonAssumed": True}
+    (tmp_path / "m.py").write_text("import tensorflow as tf\ny = tf.math.log(1.0)\n")
+    main(["m.py", "--no-cache", "--format", "json"])
+    assert json.loads(capsys.readouterr().out)["findings"][0]["target_python_assumed"] is None

@@ -39,6 +39,9 @@ def write(out, findings, run=None):
             # As ruff says it: "safe" fixes `--fix` applies, "unsafe" ones need
             # `--unsafe-fixes`.
             "fix_applicability": ("safe" if is_safe(edits) else "unsafe") if edits else None,
+            # CG301/CG302: whether their target Python (2.7) was assumed, nothing declaring
+            # one (the text report's note); null for other findings
+            "target_python_assumed": run.target_assumed(diagnostic) if run else None,
         })
     document = {"files_checked": run.files_checked if run else None, "findings": records}
     # ASCII escapes keep the output valid UTF-8 JSON even for undecodable file names.

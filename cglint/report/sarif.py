@@ -43,7 +43,7 @@ def rule_descriptor(rule):
     }
 
 
-def result(diagnostic, edits, rule_index):
+def result(diagnostic, edits, rule_index, assumed=False):
     location = {"physicalLocation": {
         "artifactLocation": artifact(diagnostic.path),
         "region": region(diagnostic.line, diagnostic.col, *end_of(diagnostic)),
@@ -52,6 +52,8 @@ def result(diagnostic, edits, rule_index):
              "message": {"text": diagnostic.message}, "locations": [location]}
     if diagnostic.code in rule_index:
         entry["ruleIndex"] = rule_index[diagnostic.code]
+    if assumed:
+        entry["properties"] = {"targetPythonAssumed": True}
     if edits:
         entry["fixes"] = [{
             "description": {"text": "cglint --fix" if is_safe(edits) else
@@ -67,7 +69,7 @@ def result(diagnostic, edits, rule_index):
     return entry
 
 
-def log(findings):
+def log(findings, run=None):
     rules = list(all_rules().values())
     rule_index = {rule.code: index for index, rule in enumerate(rules)}
     return {
@@ -80,11 +82,12 @@ def log(findings):
                 "rules": [rule_descriptor(rule) for rule in rules],
             }},
             "columnKind": "unicodeCodePoints",
-            "results": [result(d, edits, rule_index) for d, edits in findings],
+            "results": [result(d, edits, rule_index, bool(run and run.target_assumed(d)))
+                        for d, edits in findings],
         }],
     }
 
 
 def write(out, findings, run=None):
-    json.dump(log(findings), out, indent=2, ensure_ascii=False)
+    json.dump(log(findings, run), out, indent=2, ensure_ascii=False)
     out.write("\n")
