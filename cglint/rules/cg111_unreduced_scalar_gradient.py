@@ -10,8 +10,9 @@ class UnreducedScalarGradient(Rule):
 
     What: a `@tf.custom_gradient` function is called with a Python number, a NumPy
     float32 scalar, or a scalar tensor (`tf.constant(0.3)`, `tf.Variable(0.3)` or
-    `tf.Variable(initial_value=0.3)` or its `read_value()`, a placeholder or
-    `get_variable` of shape `[]` (or `[1]`, one element, checked the same way), a
+    `tf.Variable(initial_value=0.3)` or its `read_value()`, Keras's `K.variable(0.3)` or
+    `K.constant(0.3)`, a placeholder, `get_variable` or contrib's and slim's
+    `model_variable` of shape `[]` (or `[1]`, one element, checked the same way), a
     `get_variable` whose `initializer=` is a scalar such as `tf.constant(0.3)`, the
     global step (`tf.train.get_or_create_global_step()`), a learning-rate schedule of a
     scalar rate (`tf.train.exponential_decay(0.1, step, ...)`), a reduction over every
@@ -297,7 +298,9 @@ _SCALAR_OF_VALUE = {"tensorflow.constant": "value", "tensorflow.convert_to_tenso
                     "numpy.float32": "",
                     # Keras's (standalone on the TF backend, and tf.keras's) variables
                     "tensorflow.keras.backend.variable": "value",
-                    "keras.backend.variable": "value"}
+                    "keras.backend.variable": "value",
+                    "tensorflow.keras.backend.constant": "value",
+                    "keras.backend.constant": "value"}
 # Of those, the casts: a Python number given them is a tensor of the dtype asked for
 # (`tf.cast(3, tf.int32)` is an int32 one), no longer the number _scalar leaves to CG108.
 _CASTS = frozenset(("tensorflow.cast", "tensorflow.to_float"))
@@ -306,7 +309,13 @@ _READS = ("read_value", "value")
 # Calls that are a scalar when their shape (keyword, or the argument at this position) is [].
 _SCALAR_OF_SHAPE = {"tensorflow.placeholder": 1, "tensorflow.get_variable": 1,
                     "tensorflow.zeros": 0, "tensorflow.ones": 0,
-                    "tensorflow.placeholder_with_default": 1}
+                    "tensorflow.placeholder_with_default": 1,
+                    "tensorflow.get_local_variable": 1,
+                    # contrib's (and slim's) variables: (name, shape=None, ...)
+                    "tensorflow.contrib.framework.model_variable": 1,
+                    "tensorflow.contrib.framework.variable": 1,
+                    "tensorflow.contrib.slim.model_variable": 1,
+                    "tensorflow.contrib.slim.variable": 1}
 # Elementwise TF functions: the result has the shape of their tensor arguments.
 _ELEMENTWISE = frozenset(("tensorflow.%s" % name for name in (
     "zeros_like", "ones_like", "identity", "multiply", "add", "subtract", "negative",
