@@ -13,7 +13,8 @@ _ALWAYS = ("None", "callable", "dict", "dtype")
 class NonTensorArgument(Rule):
     """A custom-gradient function gets a positional argument that is not a tensor.
 
-    What: `None`, a string, a bool, an int, a dict, a function, a float the function tests
+    What: `None`, a string, a bool, an int (also a list of ints, `len(parts)`, or
+    `tf.constant(3)`, an int32 tensor already), a dict, a function, a float the function tests
     in an `if` or hands to Python's `float()`, `int()`, `range()`, `max()`, `min()`,
     `round()` or a `math` function (`math.sqrt`), or a Python list of
     tensors
@@ -121,7 +122,9 @@ class NonTensorArgument(Rule):
             if kind and (kind in _ALWAYS or not module.eager or
                          module.runs_in_graph(call)):
                 what, why = _DESCRIPTIONS[kind]
-                if isinstance(arg, ast.Tuple):  # stacked the same way as a list
+                if kind == "int":
+                    what = _int_what(module, arg, what)
+                elif isinstance(arg, ast.Tuple):  # stacked the same way as a list
                     what = "a Python tuple"
                 if builtin is not None:
                     why = "graph mode makes it a tensor, which Python's `%s()` cannot take " \
@@ -152,6 +155,10 @@ class NonTensorArgument(Rule):
                 isinstance(element, ast.Constant) and type(element.value) in (int, float)
                 for element in arg.elts):
             return "list"  # a list of numbers is one vector, as its author means it
+        if _int_values(arg):
+            return "int"  # `[1, 2]`: one int32 vector
+        if isinstance(arg, ast.Call) and _int_call(module, arg):
+            return "int"  # `len(parts)`, `tf.constant(3)`
         if isinstance(arg, ast.Lambda):
             return "callable"
         if isinstance(arg, (ast.Name, ast.Attribute)):
@@ -164,7 +171,8 @@ class NonTensorArgument(Rule):
             if isinstance(arg, ast.Name):
                 # a local name assigned once: `is_training = mode == ModeKeys.TRAIN`
                 value = module.single_value(arg, module.names.scope_of(arg))
-                if isinstance(value, ast.Constant):
+                if isinstance(value, ast.Constant) or _int_values(value) or (
+                        isinstance(value, ast.Call) and _int_call(module, value)):
                     return NonTensorArgument._kind(module, value)
                 if _python_bool(module, value):
                     return "bool"
@@ -173,6 +181,41 @@ class NonTensorArgument(Rule):
             if qualname and qualname.startswith("tensorflow.") and qualname.split(".")[-1][:1].islower():
                 return "callable"
         return None
+
+
+def _int_values(node):
+    """`[1, 2]`, `(3, 4)`: a display of ints only, which graph mode makes an int32
+    tensor (a float among them makes it a float32 one)."""
+    return isinstance(node, (ast.List, ast.Tuple)) and bool(node.elts) and all(
+        isinstance(element, ast.Constant) and type(element.value) is int
+        for element in node.elts)
+
+
+def _int_call(module, call):
+    """`len(parts)`, and `tf.constant(3)` or `tf.constant([1, 2])` without a dtype: an int,
+    or already an int32 tensor."""
+    if isinstance(call.func, ast.Name) and call.func.id == "len" and \
+            module.names.is_builtin(call.func):
+        return True
+    if module.resolve(call.func) not in ("tensorflow.constant", "tensorflow.convert_to_tensor"):
+        return False
+    if len(call.args) != 1 or call.keywords:
+        return False  # a dtype (or anything else) may make it a float tensor
+    value = call.args[0]
+    return _int_values(value) or (isinstance(value, ast.Constant) and type(value.value) is int)
+
+
+def _int_what(module, arg, what):
+    """How an int argument is named in the message: by what the call shows."""
+    value = arg
+    if isinstance(arg, ast.Name):
+        value = module.single_value(arg, module.names.scope_of(arg))
+    if _int_values(value):
+        return "a Python list of ints"
+    if isinstance(value, ast.Call):
+        return "an int (`len()`)" if isinstance(value.func, ast.Name) and \
+            value.func.id == "len" else "an int32 tensor"
+    return what
 
 
 # Comparisons that give a Python bool even of tensors (`==` compares the objects in
@@ -238,7 +281,9 @@ _INT_TENSOR_PARAMETERS = {"tensorflow." + name: frozenset(params.split()) for na
         ("expand_dims", "axis dim"), ("cumsum", "axis"), ("cumprod", "axis"),
         ("argmax", "axis dimension"), ("argmin", "axis dimension"),
         ("nn.l2_normalize", "axis dim"), ("matrix_band_part", "num_lower num_upper"),
-        ("linspace", "num"), ("manip.roll", "shift axis")] + [
+        ("linspace", "num"), ("manip.roll", "shift axis"), ("reshape", "shape"),
+        ("tile", "multiples"), ("transpose", "perm"), ("slice", "begin size"),
+        ("pad", "paddings"), ("random_normal", "shape"), ("random_uniform", "shape")] + [
         ("reduce_" + op, "axis reduction_indices")
         for op in ("sum", "mean", "max", "min", "prod", "any", "all", "logsumexp")] + [
         ("unsorted_segment_" + op, "segment_ids num_segments")
