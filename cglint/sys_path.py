@@ -31,6 +31,7 @@ _SAME_PATH_CALLS = frozenset(("str", "Path", "PurePath", "PosixPath", "fspath", 
                               "absolute", "expanduser"))
 _WORKING_DIRECTORY_CALLS = frozenset(("getcwd", "getcwdu"))
 _MAX_DEPTH = 12  # names bound to names, nested calls
+_MAX_VALUES = 16  # folders one expression may be
 
 
 @dataclass(frozen=True)
@@ -129,6 +130,12 @@ class _Evaluator:
         return [os.path.normpath(value) for value in self._values(expr, 0)]
 
     def _values(self, expr, depth):
+        values = self._all_values(expr, depth)
+        if len(values) > _MAX_VALUES:
+            raise _Unknown()  # relative parts joined to relative parts, many times over
+        return values
+
+    def _all_values(self, expr, depth):
         if depth > _MAX_DEPTH:
             raise _Unknown()
         depth += 1

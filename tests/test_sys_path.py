@@ -176,3 +176,11 @@ def test_a_src_layouts_packages_are_found_from_its_scripts(tmp_path, capsys):
     assert cg202([tmp_path / "scripts" / "train.py"], capsys) == []
     assert project.search_roots(str(tmp_path / "scripts" / "train.py"))[-1] == str(
         tmp_path / "src")
+
+
+def test_hostile_path_expressions_end_as_unknown(tmp_path):
+    # names bound to each other, a sum of 500 strings: no hang, no RecursionError
+    cycle = "import sys\nA = B\nB = A\nsys.path.append(A)\n"
+    chain = "import sys\nsys.path.append(" + " + ".join(['"a"'] * 500) + ")\n"
+    for code in (cycle, chain):
+        assert changes(tmp_path, code) == ([], True)
