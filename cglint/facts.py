@@ -77,7 +77,19 @@ COUNTED_BY_ARGUMENT = {"gradients": ("xs", 1, 0), "hessians": ("xs", 1, 0)}
 # `clip_by_global_norm`'s (clipped list, norm) are in ModuleFacts._call_items;
 # tests/test_output_counts.py measures them all under TF 1.8.
 SHAPED_LIKE_ARGUMENT = {"tuple": ("tensors", 0), "identity_n": ("input", 0)}
-MULTI_OUTPUT = MULTI_OUTPUT | frozenset(FIXED_OUTPUT_COUNTS) | frozenset(COUNTED_BY_ARGUMENT)
+# TensorFlow's namedtuple classes, by their fields: a call of one builds a tuple that
+# nest.flatten splits (`tf.contrib.rnn.LSTMStateTuple(c, h)` is two outputs);
+# tests/test_counts_structures.py measures them under TF 1.8.
+TF_NAMEDTUPLES = {"contrib.rnn.LSTMStateTuple": ("c", "h"),
+                  "nn.rnn_cell.LSTMStateTuple": ("c", "h")}
+MULTI_OUTPUT = MULTI_OUTPUT | frozenset(FIXED_OUTPUT_COUNTS) | frozenset(
+    COUNTED_BY_ARGUMENT) | frozenset(TF_NAMEDTUPLES) | frozenset(
+        path + "._make" for path in TF_NAMEDTUPLES)
+# What makes a namedtuple class (`Out = collections.namedtuple("Out", "y aux")`, `class
+# Out(typing.NamedTuple)`) and a dict whose values nest.flatten gives (`OrderedDict([("mu",
+# mu), ("logvar", lv)])`), by qualified name.
+NAMEDTUPLE_MAKERS = frozenset(("collections.namedtuple", "typing.NamedTuple"))
+DICT_MAKERS = frozenset(("collections.OrderedDict",))
 # Those whose list or tuple holds tensors only (or None), never a nested list: each name
 # unpacked from one (`ga, gb = tf.split(grad, 2)`) is one gradient. Not every function
 # outside MULTI_OUTPUT gives one tensor (`outputs, state = tf.nn.dynamic_rnn(...)` may
@@ -1545,6 +1557,9 @@ class ModuleFacts:
             items = self._call_items(expr, scope, depth, arguments)
             if items is not None:
                 return self._count_items(items, depth)
+            built = self._built(expr, scope, depth, arguments)
+            if built is not None:  # a namedtuple's fields, a dict's values
+                return self._count_items(built[0], depth)
             branches = self._cond_branches(expr, scope)
             if branches is not None:  # tf.cond gives what its branches give
                 return _agreed(self.count_values(body, branch_scope, depth + 1, arguments)
@@ -1662,6 +1677,124 @@ class ModuleFacts:
                                                (ONE_TENSOR, scope, None)]
         return None if count is None else [(ONE_TENSOR, scope, None)] * count
 
+    @cached_property
+    def _builds_containers(self):
+        """Whether the text may build a namedtuple or an OrderedDict at all: without the
+        words, no call is looked up as one (the check every other call makes)."""
+        return any(word in self.text for word in (
+            "namedtuple", "NamedTuple", "StateTuple", "OrderedDict", "dict("))
+
+    @cached_property
+    def _namedtuple_classes(self):
+        return {}  # id(the binding's node) -> the fields of the class it makes, or None
+
+    def _built(self, call, scope, depth, arguments):
+        """([(item, its scope, its arguments)], whether they are a dict's values) of what
+        nest.flatten splits a call's result into, for Python containers of known
+        contents: an instance of a namedtuple class (one item per field: see
+        _namedtuple_fields) made by a call (`Out(y, aux=a)`, every field given) or by
+        `Out._make([y, a])`, and a dict made by `collections.OrderedDict` or `dict` from
+        pairs of string keys and values (`OrderedDict([("mu", mu)], logvar=lv)`); else
+        None."""
+        if not self._builds_containers or any(
+                isinstance(a, ast.Starred) for a in call.args) or any(
+                    k.arg is None for k in call.keywords):
+            return None
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr == "_make":
+            fields = self._namedtuple_fields(func.value, scope)
+            if fields is None or len(call.args) != 1 or call.keywords:
+                return None
+            items = self._items(call.args[0], scope, depth + 1, arguments)
+            return (items, False) if items is not None and len(items) == len(fields) else None
+        if (isinstance(func, ast.Name) and func.id == "dict" and self.names.is_builtin(func)) \
+                or self.names.resolve(func, scope) in DICT_MAKERS:
+            values = _dict_values(call)
+            return None if values is None else ([(v, scope, arguments) for v in values], True)
+        fields = self._namedtuple_fields(func, scope)
+        if fields is None or len(call.args) > len(fields):
+            return None
+        given = dict(zip(fields, call.args))
+        for keyword in call.keywords:
+            if keyword.arg not in fields or keyword.arg in given:
+                return None  # a TypeError
+            given[keyword.arg] = keyword.value
+        if len(given) != len(fields):
+            return None  # a field left to its default (Python 3.7's `defaults=`), or an error
+        return [(given[name], scope, arguments) for name in fields], False
+
+    def _namedtuple_fields(self, func, scope, depth=0):
+        """The fields of the namedtuple class `func` names, in order, or None: TensorFlow's
+        (TF_NAMEDTUPLES), or one the module binds once to a `collections.namedtuple` or
+        `typing.NamedTuple` call, or defines as a class deriving from `typing.NamedTuple`
+        (its annotated names) or from one namedtuple class without a `__new__` of its
+        own (`class State(namedtuple("State", "h c")): __slots__ = ()`)."""
+        path = self._tf_function(func, scope)
+        if path is not None:
+            return TF_NAMEDTUPLES.get(path)
+        if not isinstance(func, ast.Name) or depth > _MAX_DEPTH:
+            return None
+        bindings = self.names.lookup(func.id, scope)
+        if len(bindings) != 1 or bindings[0].kind not in ("assign", "class"):
+            return None
+        binding = bindings[0]
+        known = self._namedtuple_classes
+        if id(binding.node) not in known:
+            known[id(binding.node)] = None  # while it is worked out: a class of itself
+            fields = None
+            if binding.kind == "assign" and isinstance(binding.node, ast.Call):
+                fields = self._namedtuple_made(binding.node, binding.scope)
+            elif binding.kind == "class":
+                fields = self._namedtuple_derived(binding.node, binding.scope, depth)
+            if fields is not None and binding.scope is self.names.module and \
+                    self.names.declared_global(func.id):
+                fields = None  # `global Out` in a def that may bind another
+            known[id(binding.node)] = fields
+        return known[id(binding.node)]
+
+    def _namedtuple_made(self, call, scope):
+        """The fields a `collections.namedtuple(name, fields)` or `typing.NamedTuple(name,
+        [(field, type), ...])` call gives its class, when they are literals; else None."""
+        maker = self.names.resolve(call.func, scope)
+        if maker not in NAMEDTUPLE_MAKERS or any(
+                isinstance(a, ast.Starred) for a in call.args) or any(
+                    k.arg in (None, "rename") for k in call.keywords):
+            return None  # `rename=True` may rename fields the keywords name
+        if maker == "typing.NamedTuple":
+            given = passed_argument(call, 1, "fields")
+            if given is None:  # `NamedTuple("Out", y=tf.Tensor)` (Python 3.6+)
+                return [k.arg for k in call.keywords] if len(call.args) == 1 else None
+            if not isinstance(given, (ast.List, ast.Tuple)):
+                return None
+            pairs = [e.elts for e in given.elts if isinstance(e, (ast.Tuple, ast.List))]
+            names = [p[0].value for p in pairs if len(p) == 2 and isinstance(
+                p[0], ast.Constant) and isinstance(p[0].value, str)]
+            return names if len(names) == len(given.elts) else None
+        given = passed_argument(call, 1, "field_names")
+        if isinstance(given, ast.Constant) and isinstance(given.value, str):
+            return given.value.replace(",", " ").split()
+        if isinstance(given, (ast.List, ast.Tuple)):
+            names = [e.value for e in given.elts if isinstance(e, ast.Constant) and isinstance(
+                e.value, str)]
+            return names if len(names) == len(given.elts) else None
+        return None
+
+    def _namedtuple_derived(self, classdef, scope, depth):
+        """The fields of a class deriving from `typing.NamedTuple` or from one namedtuple
+        class, or None (see _namedtuple_fields)."""
+        if classdef.decorator_list or classdef.keywords or len(classdef.bases) != 1:
+            return None
+        own = self.names.scope_for_def[id(classdef)]
+        if "__new__" in own.bindings or "_make" in own.bindings:
+            return None  # it may build another tuple
+        base = classdef.bases[0]
+        if self.names.resolve(base, scope) == "typing.NamedTuple":
+            return [s.target.id for s in classdef.body if isinstance(s, ast.AnnAssign)
+                    and isinstance(s.target, ast.Name)]
+        if isinstance(base, ast.Call):
+            return self._namedtuple_made(base, scope)
+        return self._namedtuple_fields(base, scope, depth + 1)
+
     def _items(self, expr, scope, depth, arguments):
         """[(item, its scope, its arguments)] of a list or tuple whose items are known: a
         display, a TensorFlow call of known structure, a helper of the module with one
@@ -1680,6 +1813,9 @@ class ModuleFacts:
             items = self._call_items(expr, scope, depth, arguments)
             if items is not None:
                 return items
+            built = self._built(expr, scope, depth, arguments)
+            if built is not None:  # a namedtuple's fields; a dict's values are no list
+                return None if built[1] else built[0]
             returned = self._returned_values(expr, scope, arguments)
             if returned is None or len(returned[0]) != 1:
                 return None
@@ -2364,6 +2500,32 @@ def call_arguments(call, function, caller):
         if keyword.arg in keyword_params:
             passed[keyword.arg] = (keyword.value, caller)
     return passed
+
+
+def _dict_values(call):
+    """The values of the dict `OrderedDict([("mu", mu)], logvar=lv)` (or `dict(...)`,
+    `OrderedDict({"mu": mu})`) makes, a later value of a key replacing an earlier one,
+    when every key is a string literal; else None."""
+    if len(call.args) > 1:
+        return None
+    found = {}
+    if call.args:
+        given = call.args[0]
+        if isinstance(given, ast.Dict):
+            pairs = [(key, value) for key, value in zip(given.keys, given.values)]
+        elif isinstance(given, (ast.List, ast.Tuple)):
+            pairs = [tuple(e.elts) if isinstance(e, (ast.Tuple, ast.List)) else ()
+                     for e in given.elts]
+        else:
+            return None
+        for pair in pairs:
+            if len(pair) != 2 or not (isinstance(pair[0], ast.Constant) and isinstance(
+                    pair[0].value, str)):
+                return None
+            found[pair[0].value] = pair[1]
+    for keyword in call.keywords:
+        found[keyword.arg] = keyword.value
+    return list(found.values())
 
 
 def _is_dataset(qualname):

@@ -6,7 +6,10 @@ class GradParameterCountMismatch(Rule):
     """The gradient function takes a different number of arguments than there are outputs.
 
     What: a `@tf.custom_gradient` function returns M outputs (for example `(y1, y2), grad`),
-    but its gradient function does not take M positional arguments.
+    but its gradient function does not take M positional arguments. Outputs are counted
+    as TF flattens them: each tensor of a tuple, list or dict, of a namedtuple
+    (`collections.namedtuple`, `typing.NamedTuple`, `X._make([...])`, TF's
+    `LSTMStateTuple`) and of an `OrderedDict` built from string keys is one output.
 
     Why it breaks on TF 1.8: the gradient function is called with one upstream gradient per
     output, as separate positional arguments, never as a list. A mismatch raises
