@@ -85,6 +85,9 @@ TF_NAMEDTUPLES = {"contrib.rnn.LSTMStateTuple": ("c", "h"),
 MULTI_OUTPUT = MULTI_OUTPUT | frozenset(FIXED_OUTPUT_COUNTS) | frozenset(
     COUNTED_BY_ARGUMENT) | frozenset(TF_NAMEDTUPLES) | frozenset(
         path + "._make" for path in TF_NAMEDTUPLES)
+# The builtins that make a list or tuple of the items of another (`tuple(tf.split(x,
+# 3))`, `list(map(f, grads))`): ModuleFacts._converted counts them.
+_SEQUENCE_BUILTINS = frozenset(("tuple", "list", "map"))
 # What makes a namedtuple class (`Out = collections.namedtuple("Out", "y aux")`, `class
 # Out(typing.NamedTuple)`) and a dict whose values nest.flatten gives (`OrderedDict([("mu",
 # mu), ("logvar", lv)])`), by qualified name.
@@ -1691,16 +1694,21 @@ class ModuleFacts:
     def _built(self, call, scope, depth, arguments):
         """([(item, its scope, its arguments)], whether they are a dict's values) of what
         nest.flatten splits a call's result into, for Python containers of known
-        contents: an instance of a namedtuple class (one item per field: see
-        _namedtuple_fields) made by a call (`Out(y, aux=a)`, every field given) or by
+        contents: `tuple(S)`, `list(S)` and `map(f, S)` (see _converted); an instance
+        of a namedtuple class (one item per field: see _namedtuple_fields) made by a call (`Out(y, aux=a)`, every field given) or by
         `Out._make([y, a])`, and a dict made by `collections.OrderedDict` or `dict` from
         pairs of string keys and values (`OrderedDict([("mu", mu)], logvar=lv)`); else
         None."""
-        if not self._builds_containers or any(
-                isinstance(a, ast.Starred) for a in call.args) or any(
-                    k.arg is None for k in call.keywords):
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(
+                k.arg is None for k in call.keywords):
             return None
         func = call.func
+        if isinstance(func, ast.Name) and func.id in _SEQUENCE_BUILTINS and not (
+                call.keywords) and self.names.is_builtin(func):
+            items = self._converted(call, scope, depth, arguments)
+            return None if items is None else (items, False)
+        if not self._builds_containers:
+            return None
         if isinstance(func, ast.Attribute) and func.attr == "_make":
             fields = self._namedtuple_fields(func.value, scope)
             if fields is None or len(call.args) != 1 or call.keywords:
@@ -1722,6 +1730,43 @@ class ModuleFacts:
         if len(given) != len(fields):
             return None  # a field left to its default (Python 3.7's `defaults=`), or an error
         return [(given[name], scope, arguments) for name in fields], False
+
+    def _converted(self, call, scope, depth, arguments):
+        """The items of `tuple(S)` or `list(S)` (S's own, when S is a list or tuple of
+        known items, or a comprehension giving one tensor an iteration: see
+        _count_comprehension), and of `map(f, S)` with a function `f` of one argument
+        giving one tensor for one (one per item of S; Python 2 only when not wrapped in
+        `tuple`/`list`: Python 3's map object is one leaf to nest.flatten); else None."""
+        if call.func.id == "map":
+            if self.target_python[0] >= 3:
+                return None
+            return self._mapped(call, scope, depth, arguments)
+        if not call.args:
+            return []
+        if len(call.args) != 1:
+            return None
+        given = call.args[0]
+        if isinstance(given, ast.Call) and isinstance(given.func, ast.Name) and \
+                given.func.id == "map" and self.names.is_builtin(given.func):
+            return self._mapped(given, scope, depth, arguments)
+        if isinstance(given, (ast.ListComp, ast.GeneratorExp)):
+            count = self._count_comprehension(given, scope, depth, arguments)
+            return None if count is None else [(ONE_TENSOR, scope, None)] * count
+        return self._items(given, scope, depth + 1, arguments)
+
+    def _mapped(self, call, scope, depth, arguments):
+        """One tensor for each item of S in `map(f, S)` when `f` takes one argument and
+        gives one tensor for one (see _maps_one_to_one); else None."""
+        if len(call.args) != 2 or call.keywords:
+            return None
+        function, given = call.args
+        if isinstance(function, ast.Lambda) and (
+                len(function.args.args) != 1 or function.args.vararg):
+            return None
+        if not self._maps_one_to_one(function, scope, depth):
+            return None
+        items = self._items(given, scope, depth + 1, arguments)
+        return None if items is None else [(ONE_TENSOR, scope, None)] * len(items)
 
     def _namedtuple_fields(self, func, scope, depth=0):
         """The fields of the namedtuple class `func` names, in order, or None: TensorFlow's

@@ -132,3 +132,20 @@ class Made(namedtuple("Made", "a b")):
 def test_a_one_field_namedtuple_is_one_output():
     assert _cglint_count(PRELUDE, "Single(x)") == 1
     assert _cglint_count(PRELUDE, "Single(value=x)") == 1
+
+
+MAPPED = "map(lambda t: t * 0.5, (x, x, x))"
+
+
+@pytest.mark.parametrize("name", envs.INTERPRETERS)
+def test_a_bare_map_is_counted_for_python_2_only(interpreters, name):
+    """Python 2's map gives a list, one tensor per item; Python 3's map object is one leaf
+    of nest (and no gradient TF can use): not counted."""
+    ran = subprocess.run([interpreters[name], "-c", PROGRAM % (PRELUDE, [MAPPED])],
+                         capture_output=True, timeout=300)
+    assert ran.returncode == 0, ran.stderr.decode()[-2000:]
+    measured = json.loads(ran.stdout.decode().strip().splitlines()[-1])[MAPPED]
+    if name == "py27":
+        assert _cglint_count(PRELUDE, MAPPED, (2, 7)) == measured == 3
+    else:
+        assert measured == 1 and _cglint_count(PRELUDE, MAPPED, (3, 6)) is None

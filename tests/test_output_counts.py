@@ -125,6 +125,18 @@ STRUCTURED = [
     "tf.nn.moments(x, [0])[-1]",
     "tf.unstack(x)[0]",
     "([x, x], x)[0]",
+    # tuple() and list() keep the items of a list of known items; map() of a function
+    # giving one tensor for one gives one per item (ModuleFacts._converted)
+    "tuple(tf.split(x, 2))",
+    "list(tf.split(x, 4)[1:3])",
+    "list(tf.nn.moments(x, [0]))",
+    "tuple([x, (x, x)])",
+    "tuple()",
+    "tuple(map(lambda t: t * 0.5, (x, x, x)))",
+    "list(map(tf.identity, [x, x]))",
+    "tuple(t * 2.0 for t in (x, x))",
+    "list([t * 2.0 for t in range(3)])",
+    "tuple(tf.split(x, 2))[1]",
 ]
 
 
@@ -160,6 +172,14 @@ def test_cglint_counts_structured_results_as_tf18_flattens_them(interpreters, na
     "tf.clip_by_global_norm([x, x], 1.0)[i]",
     "tf.unstack(x)",
     "tf.meshgrid(*xs)",
+    "tuple(x)",  # iterating a tensor: a TypeError in graph mode
+    "tuple({'a': x})",  # its keys
+    "tuple(xs)",
+    "tuple(map(lambda a, b: a * b, (x, x)))",  # a TypeError
+    "tuple(map(helper, (x, x)))",
+    "tuple(map(lambda t: (t, t), (x, x)))",
+    "list(tf.split(x, 2), key)",
+    "map(lambda t: t * 0.5, (x, x))",  # Python 3's map object is one leaf of nest
 ])
 def test_unknown_structures_are_not_counted(call):
     assert _cglint_count(call) is None

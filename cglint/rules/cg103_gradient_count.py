@@ -26,7 +26,9 @@ class GradientCountMismatch(Rule):
     unknown structure is left alone. A name unpacked from `tf.split`, `tf.unstack` and the like
     (`ga, gb = tf.split(dy, 2)`) is one gradient, and so is an operation no list takes
     part in (`ga * 0.5`, `-g`, `g / 2`); a list comprehension over `range(3)` or a tuple
-    display gives one gradient per item when its element is one. A name bound by a
+    display gives one gradient per item when its element is one; `tuple(S)` and `list(S)`
+    give what S gives, and `tuple(map(f, S))` one gradient per item of S when `f` takes
+    one argument and gives one tensor. A name bound by a
     chained assignment (`ga = gb = dy * 0.5`), or unpacked from a list or tuple display
     (`ga, gb = dy * 0.5, dy * 0.5`) or from a helper of the module that returns one
     (`ga, gb = _pair(dy)`), counts as the value it gets.

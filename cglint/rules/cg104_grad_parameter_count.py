@@ -9,7 +9,8 @@ class GradParameterCountMismatch(Rule):
     but its gradient function does not take M positional arguments. Outputs are counted
     as TF flattens them: each tensor of a tuple, list or dict, of a namedtuple
     (`collections.namedtuple`, `typing.NamedTuple`, `X._make([...])`, TF's
-    `LSTMStateTuple`) and of an `OrderedDict` built from string keys is one output.
+    `LSTMStateTuple`) and of an `OrderedDict` built from string keys is one output, and
+    `tuple(S)` or `list(S)` has the outputs of S (`tuple(tf.split(x, 3))` is three).
 
     Why it breaks on TF 1.8: the gradient function is called with one upstream gradient per
     output, as separate positional arguments, never as a list. A mismatch raises
