@@ -85,6 +85,15 @@ TF_NAMEDTUPLES = {"contrib.rnn.LSTMStateTuple": ("c", "h"),
 MULTI_OUTPUT = MULTI_OUTPUT | frozenset(FIXED_OUTPUT_COUNTS) | frozenset(
     COUNTED_BY_ARGUMENT) | frozenset(TF_NAMEDTUPLES) | frozenset(
         path + "._make" for path in TF_NAMEDTUPLES)
+# `tf.py_func(f, inp, Tout)` and its eager twin: a list of one tensor per dtype when Tout
+# is a list or tuple, one tensor when it is a dtype (ModuleFacts._call_items, _is_tensor;
+# tests/test_output_counts.py measures them).
+PY_FUNCS = frozenset(("py_func", "contrib.eager.py_func"))
+MULTI_OUTPUT = MULTI_OUTPUT | PY_FUNCS
+# The dtypes a Tout names (`tf.float32`, `np.float32`, `tf.dtypes.int64`), by last name.
+_DTYPE_NAMES = frozenset((
+    "float16 float32 float64 bfloat16 half double int8 int16 int32 int64 uint8 uint16 "
+    "bool string complex64 complex128").split())
 # The builtins that make a list or tuple of the items of another (`tuple(tf.split(x,
 # 3))`, `list(map(f, grads))`): ModuleFacts._converted counts them.
 _SEQUENCE_BUILTINS = frozenset(("tuple", "list", "map"))
@@ -1678,6 +1687,11 @@ class ModuleFacts:
             given = passed_argument(call, 0, "t_list")
             return None if given is None else [(given, scope, arguments),
                                                (ONE_TENSOR, scope, None)]
+        elif path in PY_FUNCS:  # `tf.py_func(f, [x], [tf.float32, tf.float32])`: a list of 2
+            given = passed_argument(call, 2, "Tout")
+            dtypes = None if given is None or self._one_dtype(given, scope) else self._items(
+                given, scope, depth + 1, arguments)
+            count = len(dtypes) if dtypes else None  # (`[]` gives the op itself)
         return None if count is None else [(ONE_TENSOR, scope, None)] * count
 
     @cached_property
@@ -2432,6 +2446,8 @@ class ModuleFacts:
             return True
         if isinstance(expr, ast.Call):
             path = self._tf_function(expr.func, scope)
+            if path in PY_FUNCS:  # `tf.py_func(f, [x], tf.float32)`: one tensor
+                return self._one_dtype(passed_argument(expr, 2, "Tout"), scope)
             return path is not None and path not in MULTI_OUTPUT and _nest_function(
                 path) is None
         if isinstance(expr, ast.BinOp):
@@ -2463,6 +2479,17 @@ class ModuleFacts:
                 return self._unpacked_tensor(expr, scope) if unpacked is None else unpacked
             return self._is_tensor(value, scope, depth + 1, arguments)
         return False
+
+    def _one_dtype(self, expr, scope):
+        """Whether `expr` is one dtype, no list of them: `tf.float32`, `np.float32`,
+        `x.dtype`, `tf.as_dtype(...)`."""
+        if isinstance(expr, ast.Attribute) and expr.attr in ("dtype", "base_dtype"):
+            return True
+        if isinstance(expr, ast.Call):
+            return self.names.resolve(expr.func, scope) == "tensorflow.as_dtype"
+        qualname = self.names.resolve(expr, scope) if expr is not None else None
+        return bool(qualname) and qualname.startswith(("tensorflow.", "numpy.")) and (
+            qualname.rpartition(".")[2] in _DTYPE_NAMES)
 
     def _is_parameter(self, expr, scope, depth=0, arguments=None):
         """True for a parameter of `scope` holding one tensor: any parameter of a gradient

@@ -137,6 +137,16 @@ STRUCTURED = [
     "tuple(t * 2.0 for t in (x, x))",
     "list([t * 2.0 for t in range(3)])",
     "tuple(tf.split(x, 2))[1]",
+    # tf.py_func: a list of one tensor per dtype of a Tout list, one tensor for a dtype
+    "tf.py_func(lambda a: (a, a), [x], [tf.float32, tf.float32])",
+    "tf.py_func(lambda a: (a, a), [x], (tf.float32, tf.float32))[1]",
+    "tf.py_func(lambda a: [a], [x], [tf.float32])",
+    "tf.py_func(lambda a: a, [x], tf.float32)",
+    "tf.py_func(lambda a: a, [x], Tout=x.dtype)",
+    "tf.py_func(lambda a: a, [x], tf.as_dtype('float32'))",
+    "tf.contrib.eager.py_func(lambda a: (a, a), [x], [tf.float32, tf.float32])",
+    "tf.contrib.eager.py_func(lambda a: a, [x], tf.float32)",
+    "[tf.py_func(lambda a: a, [x], tf.float32), tf.py_func(lambda a: a, [x], [tf.float32])]",
 ]
 
 
@@ -180,6 +190,21 @@ def test_cglint_counts_structured_results_as_tf18_flattens_them(interpreters, na
     "tuple(map(lambda t: (t, t), (x, x)))",
     "list(tf.split(x, 2), key)",
     "map(lambda t: t * 0.5, (x, x))",  # Python 3's map object is one leaf of nest
+    "tf.py_func(f, [x], touts)",
+    "tf.py_func(f, [x], [])",  # the op itself
+    "tf.py_func(f, [x], [*touts])",
 ])
 def test_unknown_structures_are_not_counted(call):
     assert _cglint_count(call) is None
+
+
+def test_a_py_func_tout_bound_to_a_name_is_counted():
+    from cglint.facts import ModuleFacts
+    from cglint.parse import parse
+
+    text = ("import tensorflow as tf\ndef f(x):\n    touts = [tf.float32, tf.float32]\n"
+            "    outs = tf.py_func(lambda a: (a, a), [x], touts)\n    return outs\n")
+    module = ModuleFacts("m.py", text, parse(text), (3, 6), "1.8")
+    function = module.tree.body[1]
+    value = function.body[-1].value
+    assert module.count_values(value, module.names.scope_for_def[id(function)]) == 2

@@ -10,7 +10,9 @@ class GradParameterCountMismatch(Rule):
     as TF flattens them: each tensor of a tuple, list or dict, of a namedtuple
     (`collections.namedtuple`, `typing.NamedTuple`, `X._make([...])`, TF's
     `LSTMStateTuple`) and of an `OrderedDict` built from string keys is one output, and
-    `tuple(S)` or `list(S)` has the outputs of S (`tuple(tf.split(x, 3))` is three).
+    `tuple(S)` or `list(S)` has the outputs of S (`tuple(tf.split(x, 3))` is three);
+    `tf.py_func(f, inp, [tf.float32, tf.float32])` gives a list of two tensors (whole or
+    unpacked), with a single dtype for Tout one tensor.
 
     Why it breaks on TF 1.8: the gradient function is called with one upstream gradient per
     output, as separate positional arguments, never as a list. A mismatch raises
