@@ -1531,7 +1531,10 @@ class ModuleFacts:
         if isinstance(expr, (ast.Tuple, ast.List)):
             total = 0
             for element in expr.elts:
-                count = self.count_values(element, scope, depth + 1, arguments)
+                if isinstance(element, ast.Starred):  # `(dy, *[None] * 3)`: its items
+                    count = self._count_spread(element.value, scope, depth + 1, arguments)
+                else:
+                    count = self.count_values(element, scope, depth + 1, arguments)
                 if count is None:
                     return None
                 total += count
@@ -1603,6 +1606,15 @@ class ModuleFacts:
             # `grad[0]` of one tensor: one tensor
             return 1 if self._is_tensor(expr, scope, depth, arguments) else None
         return None
+
+    def _count_spread(self, value, scope, depth, arguments):
+        """What `*value` in a list or tuple display adds: the count of a list or tuple of
+        known items (a display, repeated or concatenated, a comprehension, see _items);
+        None for anything else (a tensor, a dict's keys, a string's characters)."""
+        if _is_sequence(value) or isinstance(value, ast.ListComp):
+            return self.count_values(value, scope, depth, arguments)
+        items = self._items(value, scope, depth, arguments)
+        return None if items is None else self._count_items(items, depth)
 
     def _count_items(self, items, depth):
         """The count of [(item, its scope, its arguments)] together, or None."""
@@ -1861,9 +1873,18 @@ class ModuleFacts:
         if depth > _MAX_DEPTH or expr is None:
             return None
         if isinstance(expr, (ast.Tuple, ast.List)):
-            if any(isinstance(element, ast.Starred) for element in expr.elts):
-                return None
-            return [(element, scope, arguments) for element in expr.elts]
+            found = []
+            for element in expr.elts:
+                if not isinstance(element, ast.Starred):
+                    found.append((element, scope, arguments))
+                    continue
+                spread = self._items(element.value, scope, depth + 1, arguments)
+                if spread is None:
+                    return None
+                found.extend(spread)  # `(dy, *[None] * 2)`: the items it spreads
+            return found
+        if isinstance(expr, ast.BinOp) and _is_sequence(expr):
+            return self._sequence_items(expr, scope, depth, arguments)
         if isinstance(expr, ast.Call):
             shaped = self._shaped_like(expr, scope, depth, arguments)
             if shaped is not None:
@@ -1895,6 +1916,21 @@ class ModuleFacts:
             if unpacked is not None and len(unpacked) == 1:
                 value, where, passed = unpacked[0]
                 return self._items(value, where, depth + 1, passed)
+        return None
+
+    def _sequence_items(self, operation, scope, depth, arguments):
+        """The items of `[dy] + [None] * 2` (_is_sequence): a concatenation's sides' items,
+        a display's repeated an int literal of times; else None."""
+        if isinstance(operation.op, ast.Add):
+            sides = [self._items(side, scope, depth + 1, arguments)
+                     for side in (operation.left, operation.right)]
+            return None if None in sides else sides[0] + sides[1]
+        for sequence, times in ((operation.left, operation.right),
+                                (operation.right, operation.left)):
+            if isinstance(sequence, (ast.List, ast.Tuple)) and isinstance(
+                    times, ast.Constant) and type(times.value) is int:
+                items = self._items(sequence, scope, depth + 1, arguments)
+                return None if items is None else items * times.value
         return None
 
     def _picked(self, subscript, scope, depth, arguments):

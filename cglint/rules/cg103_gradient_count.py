@@ -14,7 +14,8 @@ class GradientCountMismatch(Rule):
     cover; or a `def f(*xs)` whose gradient function returns a fixed number of gradients is
     called with another number of inputs. Lambdas count too
     (`h = tf.custom_gradient(lambda x: (y, lambda dy: ...))`). Gradients are counted
-    through tuples, lists (also one built by `append`/`extend` statements), `tf.split` and
+    through tuples, lists (also one built by `append`/`extend` statements, and `*` items
+    of known length: `(dy, *[None] * 2)`), `tf.split` and
     `tf.unstack` with a literal count, `tf.cond` branches and helpers of the module, and
     a `tf.gradients` call by its `xs` (the custom-gradient function's inputs it names are
     one tensor each); through results of known structure: `tf.tuple` and `tf.identity_n`
