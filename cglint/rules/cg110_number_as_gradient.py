@@ -12,7 +12,8 @@ class NumberAsGradient(Rule):
     `int` or
     `float` where a tensor (or None) belongs, also through a helper of the module that
     returns one or a module-level constant bound once (`ZERO = 0.0`), in a conditional
-    expression (`dw if TRAIN else 0.0`), a concatenated list (`[dx] + [0.0]`) or as
+    expression (`dw if TRAIN else 0.0`), a concatenated or repeated list (`[dx] + [0.0]`,
+    `[dy] + [0] * 2`), a `*` item (`(dy, *[0] * 2)`) or as
     `float(0)`; likewise a NumPy value (`np.zeros(2)`).
 
     Why it breaks on TF 1.8: `tf.gradients` treats each returned gradient as a tensor and
@@ -209,9 +210,12 @@ def _numbers(module, value):
         if isinstance(element, (ast.Tuple, ast.List)):
             stack.extend(reversed(element.elts))
         elif isinstance(element, ast.BinOp) and isinstance(element.op, ast.Add) and all(
-                isinstance(side, (ast.Tuple, ast.List)) for side in (element.left,
-                                                                     element.right)):
+                _is_list(side) for side in (element.left, element.right)):
             stack.extend((element.right, element.left))  # `[dy * s] + [0.0]`
+        elif _repeated(element) is not None:
+            stack.append(_repeated(element))  # `[0] * 2`: its items
+        elif isinstance(element, ast.Starred):
+            stack.append(element.value)  # `(dy, *[0] * 2)`
         elif isinstance(element, ast.IfExp):  # `(dy * s if TRAIN else 0.0)`
             stack.extend((element.orelse, element.body))
         elif _is_number(element) or _number_call(module, element):
@@ -224,6 +228,26 @@ def _numbers(module, value):
             yield element, "the NumPy value %s" % ast.unparse(element)
         elif isinstance(element, ast.Call) and _returns_a_number(module, element):
             yield element, "`%s` (a number)" % ast.unparse(element)
+
+
+def _is_list(node):
+    """A list or tuple display, repeated (`[0] * 2`) or concatenated (`[dy] + [0] * 2`)."""
+    while isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        if not _is_list(node.right):
+            return False
+        node = node.left
+    return isinstance(node, (ast.Tuple, ast.List)) or _repeated(node) is not None
+
+
+def _repeated(node):
+    """The display of `[0] * 2` or `2 * (0,)` (repeated an int literal of times), or None."""
+    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)):
+        return None
+    for sequence, times in ((node.left, node.right), (node.right, node.left)):
+        if isinstance(sequence, (ast.Tuple, ast.List)) and isinstance(
+                times, ast.Constant) and type(times.value) is int:
+            return sequence
+    return None
 
 
 def _returns_a_number(module, call):
