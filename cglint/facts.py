@@ -457,15 +457,53 @@ def gradient_count(module, site, ret, value):
     return module.count_values(value, grad.scope)
 
 
+def unreachable_returns(grad):
+    """The ids of the returns of a gradient function TF 1.8 never runs: under `if dy is
+    None:` (or the `else` of `if dy is not None:`) for a positional parameter `dy` that
+    the body never rebinds. TF passes one tensor for each, zeros for an output that was
+    not differentiated, never None (tf18-facts e5), so `if dy is None: return None`
+    decides no count."""
+    if isinstance(grad.node, ast.Lambda):
+        return frozenset()
+    variables = grad.variables_param
+    params = {arg.arg for arg in grad.params.nodes[:grad.params.required]
+              if arg is not variables and len(grad.scope.bindings.get(arg.arg, ())) == 1}
+    dead = set()
+    for node in own_nodes(grad.node) if params else ():
+        if isinstance(node, ast.If):
+            tested = _tests_none(node.test, params)
+            if tested is not None:
+                dead.update(id(ret) for ret in same_scope_nodes(
+                    node.body if tested else node.orelse) if isinstance(ret, ast.Return))
+    return dead
+
+
+def _tests_none(test, params):
+    """True for `p is None` (`None is p`), False for `p is not None`, of a name in
+    `params`; None for any other test."""
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(
+            test.ops[0], (ast.Is, ast.IsNot))):
+        return None
+    sides = (test.left, test.comparators[0])
+    if any(isinstance(side, ast.Name) and side.id in params for side in sides) and any(
+            is_none(side) for side in sides):
+        return isinstance(test.ops[0], ast.Is)
+    return None
+
+
 def gradient_counts(module, site):
     """({the gradient counts the site's gradient functions return}, whether every one of
-    its returns has a known count and gradient function)."""
+    its returns has a known count and gradient function). A return TF 1.8 never runs
+    (unreachable_returns) is left out."""
     counts, complete = set(), True
     for ret in site.returns:
         if ret.grad is None:
             complete = False
             continue
-        for _, value in ret.grad.returns:
+        dead = unreachable_returns(ret.grad)
+        for anchor, value in ret.grad.returns:
+            if id(anchor) in dead:
+                continue
             count = gradient_count(module, site, ret, value)
             if count is None:
                 complete = False

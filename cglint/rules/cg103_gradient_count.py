@@ -1,6 +1,6 @@
 import ast
 
-from cglint.facts import gradient_count, gradient_counts, variable_gradients
+from cglint.facts import gradient_count, gradient_counts, unreachable_returns, variable_gradients
 from cglint.rules.base import Rule
 from cglint.wording import counted
 
@@ -32,7 +32,9 @@ class GradientCountMismatch(Rule):
     one argument and gives one tensor. A name bound by a
     chained assignment (`ga = gb = dy * 0.5`), or unpacked from a list or tuple display
     (`ga, gb = dy * 0.5, dy * 0.5`) or from a helper of the module that returns one
-    (`ga, gb = _pair(dy)`), counts as the value it gets.
+    (`ga, gb = _pair(dy)`), counts as the value it gets. A return under `if dy is None:`
+    for a parameter `dy` of the gradient function is not counted: TF 1.8 always passes a
+    tensor there (zeros for an output not differentiated), so it never runs.
 
     Why it breaks on TF 1.8: in graph mode `tf.gradients` raises
     `ValueError: Num gradients 3 generated for op name: "IdentityN" ... do not match num
@@ -69,7 +71,10 @@ class GradientCountMismatch(Rule):
                 grad = ret.grad
                 if grad is None:
                     continue
+                dead = unreachable_returns(grad)
                 for anchor, value in grad.returns:
+                    if id(anchor) in dead:
+                        continue  # `if dy is None: return None`: TF 1.8 never runs it
                     if variable_gradients(module, site, grad, value) is not None:
                         continue  # CG107 explains this one
                     count = gradient_count(module, site, ret, value)
