@@ -3103,7 +3103,9 @@ def _imported_modules(node):
     if isinstance(node, ast.Import):
         return [(alias.name, 0) for alias in node.names]
     module = node.module or ""
-    return ([(module, node.level)] if module else []) + [
+    # `from . import f` / `from . import *` load the package itself too: f may be a name
+    # its `__init__` defines (Python takes the package's attribute when no submodule f is)
+    return ([(module, node.level)] if module or node.level else []) + [
         ("%s.%s" % (module, alias.name) if module else alias.name, node.level)
         for alias in node.names if alias.name != "*"]
 

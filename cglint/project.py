@@ -505,6 +505,8 @@ class Project:
             return False, None
         found = self._offers.get(path)
         if found is None:
+            # (packages importing each other: a cycle asks again before the answer is in)
+            self._offers[path] = ((False, None), frozenset())
             found = self._offers[path] = self._recording(self._offers_sites, path)
         answer, absent = found
         self._absent.update(absent)
@@ -518,6 +520,14 @@ class Project:
         offers = bool(summary.sites) or any(
             self.imported_site(path, source, name, source_level, 1)[0] is not None
             for source, source_level, name in summary.reexports.values())
+        if not offers and os.path.basename(path) == "__init__.py":
+            # `from . import layers` in a package's `__init__`: `import lib` then
+            # `lib.layers.grl(...)` calls what the submodule defines
+            offers = any(
+                self._offers_from(path, "%s.%s" % (source, name) if source else name,
+                                  source_level)[0]
+                for source, source_level, name in summary.reexports.values()
+                if source_level)
         return offers, Dependency(summary.path, summary.digest)
 
     def _recording(self, compute, *arguments):
