@@ -1460,6 +1460,14 @@ class ModuleFacts:
         return offered
 
     def _imported_site(self, expr, qualname):
+        if qualname is None and isinstance(expr, ast.Attribute) and isinstance(
+                expr.value, ast.Call) and isinstance(expr.value.func, (ast.Name, ast.Attribute)):
+            # `Ops().grl(x)`: the staticmethod `Ops.grl` of an imported class
+            made = self._import_target(expr.value.func, self.resolve(expr.value.func))
+            if made is None:
+                return None
+            module, level, name = made
+            return self._imported_site_of((module, level, name + "." + expr.attr))
         target = self._import_target(expr, qualname)
         if target is None:
             # `from ops import *` then `scale_grad(x)`: the last star import that offers
@@ -2710,6 +2718,13 @@ def _decorator_name(decorator):
     return decorator.id if isinstance(decorator, ast.Name) else None
 
 
+def static_first(function):
+    """Whether a def's outermost decorator is `staticmethod` (stacked over the others, the
+    right order for `@tf.custom_gradient`: the class then hands out the plain function)."""
+    decorators = getattr(function, "decorator_list", ())
+    return bool(decorators) and _decorator_name(decorators[0]) == "staticmethod"
+
+
 class _OneTensor(ast.expr):
     """An item TensorFlow gives as one tensor (an output of `tf.split`, the norm of
     `tf.clip_by_global_norm`), where no expression of the module stands for it."""
@@ -2805,6 +2820,7 @@ class _SiteFinder:
         self.module = module
         self.names = module.names
         self.grads = {}  # id(def or lambda) -> its GradFunction: one per function
+        self._statics = None  # _static_names, worked out when first asked
 
     def find(self):
         sites = []
@@ -3055,7 +3071,10 @@ class _SiteFinder:
         `h = tf.custom_gradient(f)`, also through plain aliases (`sg = scale_grad`) and
         an attribute a class's methods set to one once (`self.act = soft_clip`)."""
         scope = self.names.scope_of(where)
-        if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
+        if isinstance(expr, ast.Attribute):
+            site = self._static_site(expr, scope, by_func)
+            if site is not None or not isinstance(expr.value, ast.Name):
+                return site
             owner = self.module.instance_class(expr.value, scope)
             if owner is None:
                 return None
@@ -3066,6 +3085,73 @@ class _SiteFinder:
             value, method_scope = stores[0]
             return self._site_of_name(value, method_scope, by_func, wrapped, 0)
         return self._site_of_name(expr, scope, by_func, wrapped, 0)
+
+    def _static_site(self, expr, scope, by_func):
+        """The site of a staticmethod stacked over the decorator, called through its class
+        (`Ops.grl(x)`), an instance (`self.grl(x)`, `Ops().grl(x)`, `ops.grl(x)` for `ops
+        = Ops()`) or `cls` in a classmethod; None else."""
+        if "staticmethod" not in self.module.text or expr.attr not in self._static_names(by_func):
+            return None
+        found = self._receiver_class(expr.value, scope)
+        if found is None:
+            return None
+        owner, instance, subclassed = found
+        methods = owner.bindings.get(expr.attr, ()) if owner is not None else ()
+        if len(methods) != 1 or methods[0].kind != "def":
+            return None
+        site = by_func.get(id(methods[0].node))
+        if site is None or not static_first(methods[0].node):
+            return None
+        if subclassed and self.module._overridden(owner.node.name, expr.attr):
+            return None  # `self` may be of a subclass with its own method
+        if instance and any(attr == expr.attr for attr, _, _
+                            in self.module._class_attribute_stores(owner)):
+            return None  # an instance attribute of the name hides it
+        return site
+
+    def _static_names(self, by_func):
+        """The names of the staticmethods stacked over the decorator (worked out once)."""
+        if self._statics is None:
+            self._statics = frozenset(
+                site.func.name for site in by_func.values() if static_first(site.func))
+        return self._statics
+
+    def _receiver_class(self, receiver, scope):
+        """(class scope, whether `receiver` is an instance, whether it may be of a
+        subclass) for a class of the module named, made or bound as `self`/`cls`."""
+        if isinstance(receiver, ast.Call):
+            if not isinstance(receiver.func, ast.Name):
+                return None
+            made = self.names.definitions(receiver.func, scope)
+            if made is None or made.kind != "class":
+                return None
+            return self.names.scope_for_def.get(id(made.node)), True, False
+        if not isinstance(receiver, ast.Name):
+            return None
+        owner = self.module.instance_class(receiver, scope)
+        if owner is not None:
+            return owner, True, True
+        bindings = self.names.lookup(receiver.id, scope)
+        if len(bindings) != 1:
+            return None
+        binding = bindings[0]
+        if binding.kind == "class":
+            return self.names.scope_for_def.get(id(binding.node)), False, False
+        if binding.kind == "param":  # `cls` of a classmethod
+            method = binding.scope.node
+            owner = binding.scope.parent
+            if owner is None or owner.kind != "class" or not isinstance(
+                    method, (ast.FunctionDef, ast.AsyncFunctionDef)) or "classmethod" not in [
+                        _decorator_name(d) for d in method.decorator_list]:
+                return None
+            positional = list(getattr(method.args, "posonlyargs", [])) + list(method.args.args)
+            if not positional or positional[0] is not binding.node:
+                return None
+            return owner, False, True
+        made = self.module.class_made_by(binding)
+        if made is None:
+            return None
+        return self.names.scope_for_def.get(id(made)), True, False
 
     def _site_of_name(self, expr, scope, by_func, wrapped, depth):
         if not isinstance(expr, ast.Name) or depth > _MAX_ALIASES:

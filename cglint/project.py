@@ -414,6 +414,12 @@ class Project:
         `importer`, following re-exports through `__init__` modules; (None, deps) else."""
         path = self.module_path(importer, module, level)
         if path is None:
+            head, _, owner = module.rpartition(".")
+            if (head or level) and "." not in name and depth < MAX_REEXPORT_DEPTH:
+                # `ops.Ops.grl(x)` / `from ops import Ops; Ops.grl(x)`: no module
+                # `ops.Ops`, so the staticmethod `Ops.grl` of the module `ops`
+                return self.imported_site(importer, head, owner + "." + name, level,
+                                          depth + 1)
             return None, []
         summary = self.summary(path)
         if summary is None:
@@ -421,9 +427,11 @@ class Project:
         dependencies = [Dependency(summary.path, summary.digest)]
         if name in summary.sites:
             return summary.sites[name], dependencies
-        if name in summary.reexports and depth < MAX_REEXPORT_DEPTH:
-            source, source_level, source_name = summary.reexports[name]
-            site, more = self.imported_site(path, source, source_name, source_level, depth + 1)
+        first, dot, rest = name.partition(".")  # `Ops.grl`: the class `Ops` re-exported
+        if first in summary.reexports and depth < MAX_REEXPORT_DEPTH:
+            source, source_level, source_name = summary.reexports[first]
+            site, more = self.imported_site(path, source, source_name + dot + rest,
+                                            source_level, depth + 1)
             return site, dependencies + more
         return None, dependencies
 
@@ -518,7 +526,7 @@ class Project:
             return False, None
         # Worked out once per run (its re-exports are looked up on disk, as it is now).
         offers = bool(summary.sites) or any(
-            self.imported_site(path, source, name, source_level, 1)[0] is not None
+            self._reexport_offers(path, source, name, source_level)
             for source, source_level, name in summary.reexports.values())
         if not offers and os.path.basename(path) == "__init__.py":
             # `from . import layers` in a package's `__init__`: `import lib` then
@@ -529,6 +537,15 @@ class Project:
                 for source, source_level, name in summary.reexports.values()
                 if source_level)
         return offers, Dependency(summary.path, summary.digest)
+
+    def _reexport_offers(self, path, source, name, level):
+        """Whether `from source import name` in `path` brings a custom-gradient function,
+        or a class with one as a staticmethod (`Ops` for `Ops.grl`)."""
+        if self.imported_site(path, source, name, level, 1)[0] is not None:
+            return True
+        found = self.module_path(path, source, level)
+        summary = None if found is None else self.summary(found)
+        return summary is not None and any(key.startswith(name + ".") for key in summary.sites)
 
     def _recording(self, compute, *arguments):
         """(compute(*arguments), the files its lookups looked for in vain): a memo keeps
@@ -1063,6 +1080,8 @@ def _summarize(path, with_imports):
         # `f = wrap(f)` after the def, or a def per branch: importers may get another f
         if len(module.names.module.bindings.get(name, ())) != 1:
             del summary.sites[name]
+    for name, site in _static_sites(module):
+        _add_site(summary, module, site, name)
     if registers or maps:
         from cglint import overrides
         facts = module.overrides
@@ -1085,6 +1104,28 @@ def _add_site(summary, module, site, name):
     summary.sites[name] = ImportedSite(
         name, summary.path, site.func.lineno, tuple(site.params.names), site.params.required,
         site.params.vararg is not None, frozenset(counts), unreduced_slots(module, site))
+
+
+def _static_sites(module):
+    """("Cls.f", site) for each staticmethod stacked over the decorator in a class the
+    module binds once at its top level, bound once in the class and set on no instance:
+    importers call `Cls.f(x)` or `Cls().f(x)`."""
+    if "staticmethod" not in module.text:
+        return
+    from cglint.facts import static_first
+    top = module.names.module
+    for site in module.sites:
+        scope = module.names.scope_of(site.func)
+        if scope.kind != "class" or scope.parent is not top or not static_first(site.func):
+            continue
+        owner = scope.node.name
+        classes = top.bindings.get(owner, ())
+        if len(classes) != 1 or classes[0].node is not scope.node or len(
+                scope.bindings.get(site.func.name, ())) != 1:
+            continue
+        if any(attr == site.func.name for attr, _, _ in module._class_attribute_stores(scope)):
+            continue  # `self.f = ...` hides it on instances
+        yield "%s.%s" % (owner, site.func.name), site
 
 
 def _module_level_wraps(module):
