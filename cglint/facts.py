@@ -2820,7 +2820,8 @@ class _SiteFinder:
         self.module = module
         self.names = module.names
         self.grads = {}  # id(def or lambda) -> its GradFunction: one per function
-        self._statics = None  # _static_names, worked out when first asked
+        self._any_nested = None  # _nested_sites, worked out when first asked
+        self._statics = None  # _static_names, likewise
 
     def find(self):
         sites = []
@@ -3071,6 +3072,9 @@ class _SiteFinder:
         `h = tf.custom_gradient(f)`, also through plain aliases (`sg = scale_grad`) and
         an attribute a class's methods set to one once (`self.act = soft_clip`)."""
         scope = self.names.scope_of(where)
+        if isinstance(expr, ast.Call):
+            # `make_clipper("clipped")(x, 0.1)`: the function the factory returns
+            return self._made_site(expr, scope, by_func)
         if isinstance(expr, ast.Attribute):
             site = self._static_site(expr, scope, by_func)
             if site is not None or not isinstance(expr.value, ast.Name):
@@ -3085,6 +3089,25 @@ class _SiteFinder:
             value, method_scope = stores[0]
             return self._site_of_name(value, method_scope, by_func, wrapped, 0)
         return self._site_of_name(expr, scope, by_func, wrapped, 0)
+
+    def _made_site(self, call, scope, by_func):
+        """The site of the decorated def that every return of the factory `call` runs
+        hands back (`def make_clipper(name): @tf.custom_gradient def clip(x): ...;
+        return clip`), or None."""
+        if not self._nested_sites(by_func):
+            return None
+        made = {id(function): function for function in self.module.made_functions(call, scope)}
+        if len(made) != 1:
+            return None
+        return by_func.get(next(iter(made)))
+
+    def _nested_sites(self, by_func):
+        """Whether some decorated custom-gradient def is made inside a def (a factory's)."""
+        if self._any_nested is None:
+            self._any_nested = any(
+                site.func is not None and self.names.scope_of(site.func).kind == "function"
+                for site in by_func.values())
+        return self._any_nested
 
     def _static_site(self, expr, scope, by_func):
         """The site of a staticmethod stacked over the decorator, called through its class
@@ -3173,6 +3196,9 @@ class _SiteFinder:
                 inner = self.names.definitions(target.args[0], binding.scope)
                 if inner is not None:
                     site = by_func.get(id(inner.node)) or wrapped.get(id(inner.node))
+            else:
+                # `clip = make_clipper("clipped")`: the function the factory returns
+                site = self._made_site(target, binding.scope, by_func)
         return site
 
 

@@ -1,0 +1,57 @@
+"""Calls of a custom-gradient function that a factory makes (`make_x(...)(x)`, `clip =
+make_x(...); clip(x)`), every return of the factory handing back the same decorated inner
+def: the call-site rules judge them as calls of that def."""
+from conftest import lint
+
+RULES = ["CG103", "CG105", "CG108", "CG111"]
+
+
+def check(code):
+    return lint(code, select=RULES)
+
+
+def test_a_factory_made_function():
+    code = """
+    import tensorflow as tf
+
+    def make_clipper(name):
+        @tf.custom_gradient
+        def clip_grad(x, bound=1.0):
+            def grad(dy):
+                return tf.clip_by_value(dy, -bound, bound)
+            return tf.identity(x, name=name), grad
+        return clip_grad
+
+    x = tf.ones([2])
+    clip = make_clipper("a")
+    y = clip(x, bound=0.1)
+    z = make_clipper("b")(x, 0.1)
+    """
+    assert check(code) == [("CG105", 14, 5), ("CG103", 15, 5)]
+
+
+def test_factory_near_misses_stay_clean():
+    code = """
+    import tensorflow as tf
+
+    def make_clipper(bound):
+        @tf.custom_gradient
+        def clip_grad(x):
+            return tf.identity(x), lambda dy: tf.clip_by_value(dy, -bound, bound)
+        return clip_grad
+
+    def make_either(fast):
+        @tf.custom_gradient
+        def quick(x, scale=1.0):
+            return tf.identity(x), lambda dy: dy * scale
+        def slow(x, scale=1.0):
+            return x * scale
+        return quick if fast else slow
+
+    x = tf.ones([2])
+    y = make_clipper(0.1)(x)
+    clip = make_clipper(0.2)
+    z = clip(y)
+    w = make_either(False)(x, scale=2.0)  # may be the plain one: not followed
+    """
+    assert check(code) == []
