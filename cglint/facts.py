@@ -3084,11 +3084,32 @@ class _SiteFinder:
                 return None
             stores = [(value, method_scope) for attr, value, method_scope
                       in self.module._class_attribute_stores(owner) if attr == expr.attr]
-            if len(stores) != 1 or not isinstance(stores[0][0], ast.Name):
-                return None  # set twice, or to what is no plain name
+            if len(stores) != 1:
+                return None  # set twice
             value, method_scope = stores[0]
+            if isinstance(value, ast.Call):
+                # `self._rev = tf.custom_gradient(self._forward)`, then `self._rev(x)`
+                return self._wrapped_site(value, method_scope, by_func, wrapped)
+            if not isinstance(value, ast.Name):
+                return None  # set to what is no plain name
             return self._site_of_name(value, method_scope, by_func, wrapped, 0)
         return self._site_of_name(expr, scope, by_func, wrapped, 0)
+
+    def _wrapped_site(self, call, scope, by_func, wrapped):
+        """The site of `tf.custom_gradient(f)` (`call`): f a def, a lambda or a bound
+        method `self._forward` of the class."""
+        if len(call.args) != 1 or call.keywords or self.names.resolve(
+                call.func, scope) not in CUSTOM_GRADIENT:
+            return None
+        function = call.args[0]
+        if isinstance(function, ast.Lambda):
+            return wrapped.get(id(function))
+        if isinstance(function, ast.Name):
+            inner = self.names.definitions(function, scope)
+            return None if inner is None else (
+                by_func.get(id(inner.node)) or wrapped.get(id(inner.node)))
+        method = self._bound_method(function, scope)
+        return None if method is None else wrapped.get(id(method.node))
 
     def _made_site(self, call, scope, by_func):
         """The site of the decorated def that every return of the factory `call` runs
