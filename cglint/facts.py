@@ -1468,6 +1468,15 @@ class ModuleFacts:
                 return None
             module, level, name = made
             return self._imported_site_of((module, level, name + "." + expr.attr))
+        factory = self._factory_call(expr) if qualname is None else None
+        if factory is not None:
+            # `make_clipper("c")(x)`, or `clip = make_clipper("c"); clip(x)`: the function
+            # an imported factory makes (its module lists it as `make_clipper()`)
+            made = self._import_target(factory.func, self.resolve(factory.func))
+            if made is None:
+                return None
+            module, level, name = made
+            return self._imported_site_of((module, level, name + "()"))
         target = self._import_target(expr, qualname)
         if target is None:
             # `from ops import *` then `scale_grad(x)`: the last star import that offers
@@ -1480,6 +1489,19 @@ class ModuleFacts:
                     return self._imported_site_of(star)
             return None
         return self._imported_site_of(target)
+
+    def _factory_call(self, expr):
+        """The call of a named function that a called expression is (`make(...)` of
+        `make(...)(x)`) or that a name is bound to once (`clip = make(...)`), or None."""
+        if isinstance(expr, ast.Name):
+            binding = self.names.definitions(expr, self.names.scope_of(expr))
+            if binding is None or binding.kind != "assign" or (
+                    binding.scope.kind == "module" and self.names.declared_global(expr.id)):
+                return None
+            expr = binding.node
+        if isinstance(expr, ast.Call) and isinstance(expr.func, (ast.Name, ast.Attribute)):
+            return expr
+        return None
 
     def _star_targets(self, expr):
         """(module, level, name) for each top-level `from m import *` of the module, the

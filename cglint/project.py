@@ -1082,6 +1082,8 @@ def _summarize(path, with_imports):
             del summary.sites[name]
     for name, site in _static_sites(module):
         _add_site(summary, module, site, name)
+    for name, site in _factory_sites(module):
+        _add_site(summary, module, site, name, site.name)
     if registers or maps:
         from cglint import overrides
         facts = module.overrides
@@ -1095,14 +1097,16 @@ def _summarize(path, with_imports):
     return summary
 
 
-def _add_site(summary, module, site, name):
+def _add_site(summary, module, site, name, shown=None):
+    """List `site` under `name` (what importers call: `f`, `Cls.f`, `make()`), shown in
+    messages as `shown` (default: the name)."""
     from cglint.facts import gradient_counts
     # The rule's own reading of gradient shapes, so an importer judges its calls alike.
     from cglint.rules.cg111_unreduced_scalar_gradient import unreduced_slots
 
     counts, _ = gradient_counts(module, site)
     summary.sites[name] = ImportedSite(
-        name, summary.path, site.func.lineno, tuple(site.params.names), site.params.required,
+        shown or name, summary.path, site.func.lineno, tuple(site.params.names), site.params.required,
         site.params.vararg is not None, frozenset(counts), unreduced_slots(module, site))
 
 
@@ -1126,6 +1130,33 @@ def _static_sites(module):
         if any(attr == site.func.name for attr, _, _ in module._class_attribute_stores(scope)):
             continue  # `self.f = ...` hides it on instances
         yield "%s.%s" % (owner, site.func.name), site
+
+
+def _factory_sites(module):
+    """("make()", site) for each top-level def `make`, bound once and undecorated, every
+    `return` of which hands back the one custom-gradient def it decorates inside:
+    importers call `make(...)(x)`, or `clip = make(...)` then `clip(x)`."""
+    from cglint.facts import CUSTOM_GRADIENT, own_nodes
+
+    top = module.names.module
+    for site in module.sites:
+        function = site.func
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        scope = module.names.scope_of(function)
+        if scope.kind != "function" or scope.parent is not top or not any(
+                module.names.resolve(d, scope) in CUSTOM_GRADIENT
+                for d in function.decorator_list):
+            continue
+        factory = scope.node
+        if not isinstance(factory, (ast.FunctionDef, ast.AsyncFunctionDef)) or \
+                factory.decorator_list or len(top.bindings.get(factory.name, ())) != 1:
+            continue
+        values = [node.value for node in own_nodes(factory) if isinstance(node, ast.Return)]
+        if values and all(isinstance(value, ast.Name) and [
+                binding.node for binding in module.names.lookup(value.id, scope)] == [function]
+                          for value in values):
+            yield factory.name + "()", site
 
 
 def _module_level_wraps(module):

@@ -1,7 +1,9 @@
 """Calls of a custom-gradient function that a factory makes (`make_x(...)(x)`, `clip =
 make_x(...); clip(x)`), every return of the factory handing back the same decorated inner
-def: the call-site rules judge them as calls of that def."""
+def: the call-site rules judge them as calls of that def, also when the factory is
+imported from another project module."""
 from conftest import lint
+from test_call_sites_package_imports import findings
 
 RULES = ["CG103", "CG105", "CG108", "CG111"]
 
@@ -55,3 +57,45 @@ def test_factory_near_misses_stay_clean():
     w = make_either(False)(x, scale=2.0)  # may be the plain one: not followed
     """
     assert check(code) == []
+
+
+FACTORIES = """
+import tensorflow as tf
+
+
+def make_clipper(name):
+    @tf.custom_gradient
+    def clip_grad(x, bound=1.0):
+        def grad(dy):
+            return tf.clip_by_value(dy, -bound, bound)
+        return tf.identity(x, name=name), grad
+    return clip_grad
+
+
+def make_scaler():
+    def scale(x, factor=1.0):
+        return x * factor
+    return scale
+
+
+def make_either(fast):
+    @tf.custom_gradient
+    def quick(x, scale=1.0):
+        return tf.identity(x), lambda dy: dy * scale
+    def slow(x, scale=1.0):
+        return x * scale
+    return quick if fast else slow
+"""
+
+
+def test_an_imported_factory(tmp_path):
+    files = {"ops.py": FACTORIES,
+             "main.py": "import tensorflow as tf\nimport ops\n"
+                        "from ops import make_clipper, make_scaler, make_either\n"
+                        "x = tf.ones([2])\nclip = make_clipper('a')\n"
+                        "a = clip(x, bound=0.1)\nb = make_clipper('b')(x, 0.1)\n"
+                        "c = ops.make_clipper('c')(x, bound=2.0)\nd = clip(x)\n"
+                        "e = make_scaler()(x, factor=2.0)\n"
+                        "f = make_either(False)(x, scale=2.0)\n"}
+    assert findings(tmp_path, files) == {
+        "main.py": [("CG103", 7), ("CG105", 6), ("CG105", 8)]}
