@@ -1460,10 +1460,12 @@ class ModuleFacts:
         return offered
 
     def _imported_site(self, expr, qualname):
-        if qualname is None and isinstance(expr, ast.Attribute) and isinstance(
-                expr.value, ast.Call) and isinstance(expr.value.func, (ast.Name, ast.Attribute)):
-            # `Ops().grl(x)`: the staticmethod `Ops.grl` of an imported class
-            made = self._import_target(expr.value.func, self.resolve(expr.value.func))
+        instance = self._factory_call(expr.value) if qualname is None and isinstance(
+            expr, ast.Attribute) else None
+        if instance is not None:
+            # `Ops().grl(x)`, or `ops = Ops()` then `ops.grl(x)`: the staticmethod
+            # `Ops.grl` of an imported class
+            made = self._import_target(instance.func, self.resolve(instance.func))
             if made is None:
                 return None
             module, level, name = made

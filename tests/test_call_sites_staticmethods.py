@@ -97,7 +97,8 @@ def test_an_imported_class_s_staticmethod(tmp_path):
              "main.py": "import tensorflow as tf\nimport nets.ops\nfrom nets.ops import Ops\n"
                         "from nets import Ops as O\nx = tf.ones([2])\n"
                         "a = Ops().grl(x, lam=0.5)\nb = nets.ops.Ops.grl(x, 0.5)\n"
-                        "c = O.grl(O.weight(x, scale=2.0))\nd = Ops.grl(x, 'hard')\n"}
+                        "c = O.grl(O.weight(x, scale=2.0))\nd = Ops.grl(x, 'hard')\n"
+                        "ops = Ops()\ne = ops.grl(ops.weight(x, scale=2.0), lam=0.1)\n"}
     assert findings(tmp_path, files) == {
-        "main.py": [("CG103", 7), ("CG103", 9), ("CG105", 6), ("CG108", 9)],
+        "main.py": [("CG103", 7), ("CG103", 9), ("CG105", 6), ("CG105", 11), ("CG108", 9)],
         "nets/heads.py": [("CG105", 4)]}
