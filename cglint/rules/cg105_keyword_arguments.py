@@ -10,7 +10,11 @@ class KeywordArguments(Rule):
 
     What: `f(x, scale=3.0)` or `f(x, **options)` where `f` is decorated with
     `@tf.custom_gradient` (also called by a plain alias, `clip = f; clip(x, limit=2.0)`, or
-    kept on `self`, `self.act = f; self.act(x, limit=2.0)`);
+    kept on `self`, `self.act = f; self.act(x, limit=2.0)`; a staticmethod stacked over the
+    decorator, called as `Ops.f(...)`, `Ops().f(...)`, `self.f(...)` or `cls.f(...)`; the
+    function a factory returns, `make_clip("c")(x, limit=2.0)`; `self._rev =
+    tf.custom_gradient(self._forward)` called as `self._rev(x, alpha=0.5)`; and any of
+    these imported from another module of the project);
     `functools.partial(f, scale=3.0)`, which passes the keyword on each call; or `f` has a keyword-only parameter, or reads `kwargs["scale"]` from its
     `**kwargs`, which can only be filled by keyword. `**options` of a dict that stays empty
     (`{}`, only ever unpacked) passes no keyword and is not reported.
