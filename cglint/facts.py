@@ -3241,8 +3241,9 @@ class _SiteFinder:
                 inner = self.names.definitions(target.args[0], binding.scope)
                 if inner is not None:
                     site = by_func.get(id(inner.node)) or wrapped.get(id(inner.node))
-            else:
-                # `clip = make_clipper("clipped")`: the function the factory returns
+            elif not (binding.scope.kind == "module" and self.names.declared_global(expr.id)):
+                # `clip = make_clipper("clipped")`: the function the factory returns (unless
+                # a def may rebind the name: `global clip`)
                 site = self._made_site(target, binding.scope, by_func)
         return site
 

@@ -55,6 +55,14 @@ def test_factory_near_misses_stay_clean():
     clip = make_clipper(0.2)
     z = clip(y)
     w = make_either(False)(x, scale=2.0)  # may be the plain one: not followed
+
+    scaled = make_clipper(0.3)
+
+    def use_plain():
+        global scaled
+        scaled = lambda x, bound=1.0: x * bound
+
+    v = scaled(x, bound=0.1)  # a def may rebind it: not followed
     """
     assert check(code) == []
 
