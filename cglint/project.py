@@ -427,10 +427,12 @@ class Project:
         dependencies = [Dependency(summary.path, summary.digest)]
         if name in summary.sites:
             return summary.sites[name], dependencies
-        first, dot, rest = name.partition(".")  # `Ops.grl`: the class `Ops` re-exported
+        # `Ops.grl`: the class `Ops` re-exported; `make()`: the factory `make`
+        made = "()" if name.endswith("()") else ""
+        first, dot, rest = name[:len(name) - len(made)].partition(".")
         if first in summary.reexports and depth < MAX_REEXPORT_DEPTH:
             source, source_level, source_name = summary.reexports[first]
-            site, more = self.imported_site(path, source, source_name + dot + rest,
+            site, more = self.imported_site(path, source, source_name + dot + rest + made,
                                             source_level, depth + 1)
             return site, dependencies + more
         return None, dependencies
@@ -540,12 +542,14 @@ class Project:
 
     def _reexport_offers(self, path, source, name, level):
         """Whether `from source import name` in `path` brings a custom-gradient function,
-        or a class with one as a staticmethod (`Ops` for `Ops.grl`)."""
+        or a class or factory that makes one reachable (`Ops` for `Ops.grl`, `make` for
+        `make()`)."""
         if self.imported_site(path, source, name, level, 1)[0] is not None:
             return True
         found = self.module_path(path, source, level)
         summary = None if found is None else self.summary(found)
-        return summary is not None and any(key.startswith(name + ".") for key in summary.sites)
+        return summary is not None and any(
+            key.startswith((name + ".", name + "(")) for key in summary.sites)
 
     def _recording(self, compute, *arguments):
         """(compute(*arguments), the files its lookups looked for in vain): a memo keeps

@@ -107,3 +107,12 @@ def test_an_imported_factory(tmp_path):
                         "f = make_either(False)(x, scale=2.0)\n"}
     assert findings(tmp_path, files) == {
         "main.py": [("CG103", 7), ("CG105", 6), ("CG105", 8)]}
+
+
+def test_a_factory_re_exported_by_a_package(tmp_path):
+    files = {"layers/__init__.py": "from .clipping import make_clipper, make_scaler\n",
+             "layers/clipping.py": FACTORIES,
+             "main.py": "import tensorflow as tf\nfrom layers import make_clipper, make_scaler\n"
+                        "x = tf.ones([2])\ny = make_clipper('a')(x, bound=0.1)\n"
+                        "z = make_scaler()(x, factor=2.0)\n"}
+    assert findings(tmp_path, files) == {"main.py": [("CG105", 4)]}
