@@ -1452,11 +1452,11 @@ class ModuleFacts:
         for module, level in wanted:
             if _tensorflow_module(module, level):
                 continue  # TensorFlow's own functions: the API tables' business
-            offers, dependency = where.offers_sites(self.path, module, level)
+            offers, dependencies = where.offers_sites(self.path, module, level)
             offered = offered or offers
-            if dependency is not None:
-                # Whether it offers any is itself drawn from the module's content.
-                self.dependencies.add(dependency)
+            # Whether it offers any is itself drawn from the content of the modules it was
+            # looked up in.
+            self.dependencies.update(dependencies)
         return offered
 
     def _imported_site(self, expr, qualname):

@@ -489,7 +489,9 @@ class Project:
 
     def offers_sites(self, importer, module, level=0):
         """(whether importing `module` may bring a custom-gradient function: it defines
-        one, or is a package `__init__` that re-exports; the Dependency on it, or None)."""
+        one, or is a package `__init__` that re-exports one or imports a submodule that
+        does; the Dependencies the answer rests on: the module, and the modules its
+        re-exports and submodules were looked up in)."""
         # The answer depends on the importing folder only, and a run checks a folder's
         # files one after another, which import much the same modules: kept per folder
         # (a memo of every folder's would grow with the tree).
@@ -512,11 +514,11 @@ class Project:
     def _offers_from(self, importer, module, level):
         path = self.module_path(importer, module, level)
         if path is None:
-            return False, None
+            return False, ()
         found = self._offers.get(path)
         if found is None:
             # (packages importing each other: a cycle asks again before the answer is in)
-            self._offers[path] = ((False, None), frozenset())
+            self._offers[path] = ((False, ()), frozenset())
             found = self._offers[path] = self._recording(self._offers_sites, path)
         answer, absent = found
         self._absent.update(absent)
@@ -525,31 +527,41 @@ class Project:
     def _offers_sites(self, path):
         summary = self.summary(path)
         if summary is None:
-            return False, None
+            return False, ()
         # Worked out once per run (its re-exports are looked up on disk, as it is now).
-        offers = bool(summary.sites) or any(
-            self._reexport_offers(path, source, name, source_level)
-            for source, source_level, name in summary.reexports.values())
+        # A "no" rests on every module looked in: `grl` of the module a re-export names
+        # may become a custom gradient without the `__init__` changing.
+        dependencies = [Dependency(summary.path, summary.digest)]
+        offers = bool(summary.sites)
+        for source, source_level, name in summary.reexports.values():
+            if offers:
+                break
+            offers, more = self._reexport_offers(path, source, name, source_level)
+            dependencies += more
         if not offers and os.path.basename(path) == "__init__.py":
             # `from . import layers` in a package's `__init__`: `import lib` then
             # `lib.layers.grl(...)` calls what the submodule defines
-            offers = any(
-                self._offers_from(path, "%s.%s" % (source, name) if source else name,
-                                  source_level)[0]
-                for source, source_level, name in summary.reexports.values()
-                if source_level)
-        return offers, Dependency(summary.path, summary.digest)
+            for source, source_level, name in summary.reexports.values():
+                if offers or not source_level:
+                    continue
+                offers, more = self._offers_from(
+                    path, "%s.%s" % (source, name) if source else name, source_level)
+                dependencies += more
+        return offers, tuple(dependencies)
 
     def _reexport_offers(self, path, source, name, level):
-        """Whether `from source import name` in `path` brings a custom-gradient function,
+        """(whether `from source import name` in `path` brings a custom-gradient function,
         or a class or factory that makes one reachable (`Ops` for `Ops.grl`, `make` for
-        `make()`)."""
-        if self.imported_site(path, source, name, level, 1)[0] is not None:
-            return True
+        `make()`); the Dependencies on the modules looked in)."""
+        site, dependencies = self.imported_site(path, source, name, level, 1)
+        if site is not None:
+            return True, dependencies
         found = self.module_path(path, source, level)
         summary = None if found is None else self.summary(found)
-        return summary is not None and any(
-            key.startswith((name + ".", name + "(")) for key in summary.sites)
+        if summary is None:
+            return False, dependencies
+        return any(key.startswith((name + ".", name + "(")) for key in summary.sites), \
+            dependencies + [Dependency(summary.path, summary.digest)]
 
     def _recording(self, compute, *arguments):
         """(compute(*arguments), the files its lookups looked for in vain): a memo keeps

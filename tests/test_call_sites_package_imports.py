@@ -85,3 +85,26 @@ def test_positional_tensor_calls_stay_clean(tmp_path):
                              " factor=0.5)\n",
              "pkg/star.py": "from . import *\n\ndef f(h):\n    return grl(grl(h))\n"}
     assert findings(tmp_path, files) == {}
+
+
+def test_a_cached_clean_result_is_dropped_when_a_reexported_module_changes(
+        tmp_path, monkeypatch, capsys, recorded_caches):
+    # main.py is clean while `grl` is plain; the package `__init__`s only name the modules
+    # where it lives, so the answer "no custom gradient here" rests on those modules too.
+    from cglint.cli import main
+
+    monkeypatch.chdir(tmp_path)
+    plain = "def grl(x, lam=1.0):\n    return x\n"
+    write(tmp_path, {"pkg/__init__.py": "from .ops import grl\n", "pkg/ops.py": plain,
+                     "lib/__init__.py": "from . import layers\n", "lib/layers.py": plain,
+                     "main.py": "import tensorflow as tf\nfrom pkg import grl\nimport lib\n"
+                                "x = tf.ones([2])\na = grl(x, lam=0.1)\n"
+                                "b = lib.layers.grl(x, lam=0.1)\n"})
+    assert main(["-q", "--isolated", "main.py"]) == 0
+    capsys.readouterr()
+    for name in ("pkg/ops.py", "lib/layers.py"):
+        (tmp_path / name).write_text(textwrap.dedent(GRL))
+    assert main(["-q", "--isolated", "main.py"]) == 1
+    out = capsys.readouterr().out
+    assert "main.py:5:5: CG105" in out and "main.py:6:5: CG105" in out
+    assert recorded_caches[1].hits == 0
