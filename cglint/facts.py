@@ -3112,8 +3112,10 @@ class _SiteFinder:
                 return None  # set twice
             value, method_scope = stores[0]
             if isinstance(value, ast.Call):
-                # `self._rev = tf.custom_gradient(self._forward)`, then `self._rev(x)`
-                return self._wrapped_site(value, method_scope, by_func, wrapped)
+                # `self._rev = tf.custom_gradient(self._forward)`, then `self._rev(x)`; or
+                # `self.clip = make_clipper("c")`, then `self.clip(x)`
+                return self._wrapped_site(value, method_scope, by_func, wrapped) or \
+                    self._made_site(value, method_scope, by_func)
             if not isinstance(value, ast.Name):
                 return None  # set to what is no plain name
             return self._site_of_name(value, method_scope, by_func, wrapped, 0)

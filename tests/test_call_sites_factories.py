@@ -32,6 +32,32 @@ def test_a_factory_made_function():
     assert check(code) == [("CG105", 14, 5), ("CG103", 15, 5)]
 
 
+def test_a_factory_made_function_kept_on_self():
+    code = """
+    import tensorflow as tf
+
+    def make_clipper(name):
+        @tf.custom_gradient
+        def clip_grad(x, bound=1.0):
+            return tf.identity(x, name=name), lambda dy: tf.clip_by_value(dy, -bound, bound)
+        return clip_grad
+
+    def make_scaler():
+        def scale(x, factor=1.0):
+            return x * factor
+        return scale
+
+    class Head(object):
+        def __init__(self):
+            self.clip = make_clipper("h")
+            self.scale = make_scaler()
+
+        def __call__(self, x):
+            return self.scale(self.clip(x), factor=2.0) + self.clip(x, bound=0.1)
+    """
+    assert check(code) == [("CG105", 21, 55)]
+
+
 def test_factory_near_misses_stay_clean():
     code = """
     import tensorflow as tf
