@@ -142,3 +142,22 @@ def test_a_factory_re_exported_by_a_package(tmp_path):
                         "x = tf.ones([2])\ny = make_clipper('a')(x, bound=0.1)\n"
                         "z = make_scaler()(x, factor=2.0)\n"}
     assert findings(tmp_path, files) == {"main.py": [("CG105", 4)]}
+
+
+def test_a_scalar_variable_passed_to_a_factory_made_function_is_cg111():
+    code = """
+    import tensorflow as tf
+
+    def make_scale():
+        @tf.custom_gradient
+        def scale(x, w):
+            def grad(dy):
+                return dy * w, dy * x
+            return x * w, grad
+        return scale
+
+    x = tf.ones([3])
+    w = tf.Variable(2.0)
+    b = make_scale()(x, w)
+    """
+    assert check(code) == [("CG111", 8, 28)]

@@ -102,3 +102,22 @@ def test_an_imported_class_s_staticmethod(tmp_path):
     assert findings(tmp_path, files) == {
         "main.py": [("CG103", 7), ("CG103", 9), ("CG105", 6), ("CG105", 11), ("CG108", 9)],
         "nets/heads.py": [("CG105", 4)]}
+
+
+def test_a_scalar_variable_passed_to_a_staticmethod_is_cg111():
+    code = """
+    import tensorflow as tf
+
+    class Ops(object):
+        @staticmethod
+        @tf.custom_gradient
+        def scale(x, w):
+            def grad(dy):
+                return dy * w, dy * x
+            return x * w, grad
+
+    x = tf.ones([3])
+    w = tf.Variable(2.0)
+    a = Ops.scale(x, w)
+    """
+    assert check(code) == [("CG111", 9, 28)]
