@@ -58,12 +58,14 @@ MINIMUM_VERSION = {
     "underscore in a numeric literal": (3, 6),
     "`from __future__ import annotations`": (3, 7),
     "assignment expression `:=`": (3, 8),
+    "`continue` in a `finally` block": (3, 8),
     "positional-only parameter marker `/`": (3, 8),
     "f-string `=` specifier": (3, 8),
     "unparenthesized unpacking in `return`/`yield`": (3, 8),
     "subscripted builtin in an evaluated annotation": (3, 9),
     "parenthesized context manager list": (3, 9),
     "decorator that is not a dotted name or call": (3, 9),
+    "unparenthesized unpacking in a `for` iterable": (3, 9),
     "`X | Y` union in an evaluated annotation": (3, 10),
     "`match` statement": (3, 10),
     "`except*`": (3, 11),
@@ -99,6 +101,10 @@ NOTES = {
     "`TypeError` even with `from __future__ import print_function`); call "
     "`sys.stdout.flush()` after the print",
     "`print()` with `*` unpacking": "or add `from __future__ import print_function`",
+    "`continue` in a `finally` block": "older Pythons refuse it when compiling "
+    "(`SyntaxError: 'continue' not supported inside 'finally' clause`)",
+    "unparenthesized unpacking in a `for` iterable": "3.5 to 3.8 take it only in "
+    "parentheses: `for x in (*a, *b):`",
     "`print` used as a value": "or add `from __future__ import print_function`",
 }
 
@@ -155,6 +161,7 @@ EXPRESSION_MARKERS = {
     "`rb` string prefix": (marks.raw_bytes_prefixes,),
     "assignment expression `:=`": (":=",),
     "unparenthesized unpacking in `return`/`yield`": (marks.unpacking_stars,),
+    "unparenthesized unpacking in a `for` iterable": (marks.unpacking_stars,),
     "`*` unpacking in a subscript": (marks.unpacking_stars,),
 }
 # Found on a `print` call only while `print` is a statement (no print_function import).
@@ -548,6 +555,24 @@ class _Checker:
     def _AsyncFor(self, node):
         yield node, "`async for`", None
 
+    def _Try(self, node):
+        """`continue` in a `finally` block (not in a loop of its own there): 3.8."""
+        if not node.finalbody or self.target >= (3, 8) or not self.index.get(ast.Continue):
+            return
+        stack = list(node.finalbody)
+        while stack:
+            statement = stack.pop()
+            if isinstance(statement, ast.Continue):
+                yield statement, "`continue` in a `finally` block", None
+            elif isinstance(statement, (ast.For, ast.AsyncFor, ast.While)):
+                stack.extend(statement.orelse)  # its body's `continue` is the loop's own
+            elif not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                            ast.ClassDef)):
+                for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+                    for part in getattr(statement, name, ()):
+                        # an except handler or a match case: its own body
+                        stack.extend(part.body if not isinstance(part, ast.stmt) else [part])
+
     def _AsyncWith(self, node):
         yield node, "`async with`", None
         yield from self._With(node)
@@ -604,8 +629,29 @@ class _Checker:
             yield node, "`*` unpacking in a subscript", None
         elif any(parent.value is node for parent in self.nodes(ast.Return, ast.Yield)) and not self._starts_with(node, "("):
             yield node, "unparenthesized unpacking in `return`/`yield`", None
+        elif any(parent.iter is node for parent in self.nodes(ast.For, ast.AsyncFor)) and \
+                not self._wholly_parenthesized(node):
+            yield node, "unparenthesized unpacking in a `for` iterable", None
         else:
             yield node, "iterable unpacking in a display", None
+
+    def _wholly_parenthesized(self, node):
+        """Whether one pair of parentheses holds all of `node` (`(*a, *b)`, not `(a), *b`)."""
+        segment = self._segment(node)
+        if not (segment.startswith("(") and segment.endswith(")")):
+            return False
+        depth = 0
+        try:
+            for token in tokenize.generate_tokens(io.StringIO(segment).readline):
+                if token.type != tokenize.OP:
+                    continue
+                depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(token.string, 0)
+                if depth == 0:  # the first parenthesis closed: it must be the last
+                    return (token.start[0], token.end[1]) == (
+                        segment.count("\n") + 1, len(segment.rsplit("\n", 1)[-1]))
+        except (tokenize.TokenError, SyntaxError):
+            pass
+        return False
 
     def _Dict(self, node):
         if None in node.keys:

@@ -83,6 +83,15 @@ FLAGGED = [
     ("@buttons[0].clicked.connect\ndef f(): pass", (3, 6), ["decorator that is not a dotted name or call"]),
     ('s = f"{x=}"', (3, 6), ["f-string `=` specifier"]),
     ('s = f"{x = !r:>{w}}"', (3, 7), ["f-string `=` specifier"]),
+    # 2.7 to 3.7: `SyntaxError: 'continue' not supported inside 'finally' clause`
+    ("for i in x:\n  try: pass\n  finally:\n    continue", (3, 7), ["`continue` in a `finally` block"]),
+    ("while x:\n  try: pass\n  finally:\n    try: pass\n    except E: continue", (2, 7), ["`continue` in a `finally` block"]),
+    ("for i in x:\n  try: pass\n  finally:\n    for j in y: pass\n    else: continue", (3, 6), ["`continue` in a `finally` block"]),
+    # 3.5 to 3.8 take starred items in a `for` iterable in parentheses only
+    ("for x in *a, *b: pass", (3, 8), ["unparenthesized unpacking in a `for` iterable"]),
+    ("for x in 1, *a: pass", (2, 7), ["unparenthesized unpacking in a `for` iterable"]),
+    ("for x in (a), *b: pass", (3, 6), ["unparenthesized unpacking in a `for` iterable"]),
+    ("async def f():\n  async for x in *a, *b: pass", (3, 6), ["unparenthesized unpacking in a `for` iterable"]),
 ]
 if sys.version_info >= (3, 10):
     FLAGGED.append(("match x:\n  case 1: pass", (3, 6), ["`match` statement"]))
@@ -124,6 +133,8 @@ VALID = [
     ("@tf.custom_gradient\ndef f(x): pass\n@a.b(c)\ndef g(): pass", (3, 6)),
     ("def g(a, b):\n  return (*a, *b)", (3, 6)),
     ("async def f():\n  await g()", (3, 5)),
+    ("for i in x:\n  try: pass\n  finally:\n    for j in y: continue\n    while z: continue\n    def g():\n      for k in w: continue", (2, 7)),
+    ("for x in (*a, *b): pass\nfor y in a, b: pass", (3, 5)),
     ("def f(a, b=1,):\n    return g(a, b,)\ny = h(*a)\nz = h(**k)", (2, 7)),
     ("def f(*args, **kwargs,):\n    return g(*args,)", (3, 6)),
     # Python 2's print statement to a file, which Python 3 reads as `print >> f`

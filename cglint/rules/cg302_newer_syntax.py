@@ -10,7 +10,8 @@ class NewerSyntaxRule(Rule):
     does not have, named with the first version that has it: keyword-only parameters and
     annotations (3.0), `nonlocal`, `raise ... from`, starred assignment targets, `yield
     from` (3.3), async/await and `@` (3.5), `*`/`**` unpacking in displays and calls (3.5),
-    variable annotations (3.6), `:=` and `/` parameters and `f"{x=}"` (3.8), `match`
+    variable annotations (3.6), `:=` and `/` parameters and `f"{x=}"` (3.8), `continue`
+    in a `finally` block (3.8), `for x in *a, *b:` without parentheses (3.9), `match`
     (3.10), `except*` (3.11), and more. Under 2.7 it also reports `print(..., end=...)`
     without `from __future__ import print_function`, `print(..., flush=...)` (3.3, with
     or without that import), an argument-less `super()`, and non-ASCII text (a Chinese
