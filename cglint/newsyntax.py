@@ -56,6 +56,7 @@ MINIMUM_VERSION = {
     "asynchronous comprehension": (3, 6),
     "`await` in a comprehension": (3, 6),
     "underscore in a numeric literal": (3, 6),
+    "asynchronous generator expression outside an `async def`": (3, 7),
     "`from __future__ import annotations`": (3, 7),
     "assignment expression `:=`": (3, 8),
     "`continue` in a `finally` block": (3, 8),
@@ -70,6 +71,7 @@ MINIMUM_VERSION = {
     "`match` statement": (3, 10),
     "`except*`": (3, 11),
     "`*` unpacking in a subscript": (3, 11),
+    "asynchronous comprehension within another comprehension": (3, 11),
     "type parameter list": (3, 12),
     "`type` statement": (3, 12),
     "f-string expression reusing the enclosing quote": (3, 12),
@@ -156,6 +158,8 @@ EXPRESSION_MARKERS = {
     "trailing comma after `*args`, `**kwargs` or keyword-only parameters": (
         marks.lambdas_with_special_parameters,),
     "asynchronous comprehension": ("async",),
+    "asynchronous generator expression outside an `async def`": ("async", "await"),
+    "asynchronous comprehension within another comprehension": ("async", "await"),
     "`await` in a comprehension": ("await",),
     "underscore in a numeric literal": (marks.number_underscores,),
     "`rb` string prefix": (marks.raw_bytes_prefixes,),
@@ -536,9 +540,24 @@ class _Checker:
         yield node, "`yield from`", None
 
     def _Await(self, node):
+        if id(node) in self._async_placements():
+            return  # outside an `async def`: no Python compiles it (CG001)
         yield node, "`await`", None
         if id(node) in self._in_comprehensions():
             yield node, "`await` in a comprehension", None
+
+    def _async_placements(self):
+        """{id(node): oldest Python or NEVER} of the asynchronous comprehensions and of
+        the `await`s outside an `async def` (async_placements)."""
+        if not hasattr(self, "_placements"):
+            placements = async_placements(self.tree)
+            self._placements = {id(node): oldest for node, oldest in placements}
+            for node, oldest in placements:
+                if oldest is NEVER and not isinstance(node, ast.Await):
+                    # its own `await`s are CG001's with it
+                    self._placements.update((id(inner), NEVER) for inner in _inside(node)
+                                            if isinstance(inner, ast.Await))
+        return self._placements
 
     def _in_comprehensions(self):
         if not hasattr(self, "_comprehended"):
@@ -547,8 +566,17 @@ class _Checker:
         return self._comprehended
 
     def _comprehensions(self, node):
-        if any(generator.is_async for generator in node.generators):
+        placements = self._async_placements()
+        if id(node) not in placements:
+            return
+        oldest = placements[id(node)]
+        if oldest == (3, 7):
+            yield node, "asynchronous generator expression outside an `async def`", None
+        elif oldest == (3, 11):
+            yield node, "asynchronous comprehension within another comprehension", None
+        elif oldest is not NEVER and any(generator.is_async for generator in node.generators):
             yield node, "asynchronous comprehension", None
+        # NEVER: no Python compiles it, which is CG001's
 
     _ListComp = _SetComp = _DictComp = _GeneratorExp = _comprehensions
 
@@ -788,3 +816,85 @@ def _dotted(node):
 
 def _builtin_type(node):
     return (isinstance(node, ast.Name) and node.id in BUILTIN_TYPES) or (isinstance(node, ast.Constant) and node.value is None)
+
+
+# Where an asynchronous comprehension (one with `async for`, or an `await` in its own
+# scope) may stand depends on the Python (each case measured with compile() on 2.7, 3.6,
+# 3.7, 3.8, 3.10, 3.11 and 3.13): directly in an `async def` or in an asynchronous
+# comprehension there, 3.6+; a generator expression anywhere, 3.7+; a list, set or dict
+# comprehension in another comprehension within an `async def`, 3.11+; elsewhere never.
+NEVER = None
+
+
+def async_placements(tree):
+    """(node, oldest Python that accepts it, or NEVER) of every asynchronous
+    comprehension of `tree`, and (node, NEVER) of every `await` outside an `async def`
+    (a lambda in one included; an `await` in a comprehension makes the comprehension
+    asynchronous instead). Walks the whole tree: for texts that hold `async` or
+    `await`."""
+    found = []
+    # (node, innermost function: "async" / "sync" / None at module or class level,
+    #  comprehensions between it and the node, outermost first)
+    stack = [(tree, None, ())]
+    awaiting = set()  # ids of the comprehensions that hold an `await` of their own
+    comprehensions = []
+    while stack:
+        node, function, chain = stack.pop()
+        if isinstance(node, ast.Await):
+            if chain:
+                awaiting.add(id(chain[-1]))
+            elif function != "async":
+                found.append((node, NEVER))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            inner = "async" if isinstance(node, ast.AsyncFunctionDef) else "sync"
+            # defaults, decorators and annotations are evaluated where the def stands
+            outside = list(getattr(node, "decorator_list", ()))
+            arguments = node.args
+            outside += arguments.defaults + [d for d in arguments.kw_defaults if d]
+            outside += [arg.annotation for arg in arguments.posonlyargs + arguments.args +
+                        arguments.kwonlyargs + [arguments.vararg, arguments.kwarg]
+                        if arg is not None and arg.annotation is not None]
+            if getattr(node, "returns", None) is not None:
+                outside.append(node.returns)
+            stack.extend((child, function, chain) for child in outside)
+            body = node.body if isinstance(node.body, list) else [node.body]
+            stack.extend((child, inner, ()) for child in body)
+        elif isinstance(node, ast.ClassDef):
+            stack.extend((child, function, chain) for child in
+                         node.decorator_list + node.bases + node.keywords)
+            stack.extend((child, None, ()) for child in node.body)
+        elif isinstance(node, COMPREHENSIONS):
+            comprehensions.append((node, function, chain))
+            first = node.generators[0]
+            stack.append((first.iter, function, chain))  # evaluated in the enclosing scope
+            inner_chain = chain + (node,)
+            for child in children(node):
+                if child is not first:
+                    stack.append((child, function, inner_chain))
+            stack.extend((child, function, inner_chain) for child in [first.target] + first.ifs)
+        else:
+            stack.extend((child, function, chain) for child in children(node))
+    accepted = {}  # id(asynchronous comprehension) -> oldest Python, or NEVER
+    for node, function, chain in sorted(comprehensions, key=lambda each: len(each[2])):
+        if not (id(node) in awaiting or any(each.is_async for each in node.generators)):
+            continue
+        generator = isinstance(node, ast.GeneratorExp)
+        enclosing = chain[-1] if chain else None
+        if enclosing is not None and id(enclosing) in accepted:
+            # in an asynchronous comprehension: wherever that one is accepted
+            oldest = accepted[id(enclosing)]
+            accepted[id(node)] = oldest
+            if oldest is NEVER:
+                continue  # that one is reported
+        elif enclosing is None and function == "async":
+            oldest = (3, 6)
+        elif generator:
+            oldest = (3, 7)
+        elif enclosing is not None and (function == "async" or any(
+                isinstance(outer, ast.GeneratorExp) for outer in chain)):
+            oldest = (3, 11)
+        else:
+            oldest = NEVER
+        accepted[id(node)] = oldest
+        found.append((node, oldest))
+    return found

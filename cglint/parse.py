@@ -119,7 +119,179 @@ def parse(text, target_python=(2, 7)):
                 "file (only the module docstring may come before them)",)
         else:
             parsed.error = _unknown_future_feature(parsed)
+    if parsed.tree is not None and parsed.error is None:
+        parsed.error = _compiler_error(parsed, target_python)
     return parsed
+
+
+# The errors Python's compiler raises (its symbol table and code generator) on a tree
+# `ast.parse` accepts, each with the oldest Python that raises it: the target's compiler
+# refuses the file from that version on (older ones compile it, with a SyntaxWarning at
+# most). Measured with compile() on 2.7, 3.6, 3.7, 3.8, 3.9, 3.11 and 3.13; 3.0-3.5 made
+# the `global`/`nonlocal` ordering errors SyntaxWarnings ("What's New In Python 3.6").
+# A message not listed is left alone: the host's compiler may refuse what the target
+# takes (`'yield' inside list comprehension` below 3.8).
+_COMPILER_ERRORS = tuple((re.compile(pattern), oldest) for pattern, oldest in (
+    (r"'return' outside function", (2, 7)),
+    (r"'yield' outside function", (2, 7)),
+    (r"'break' outside loop", (2, 7)),
+    (r"'continue' not properly in loop", (2, 7)),
+    (r"duplicate argument ", (2, 7)),
+    (r"default 'except:' must be last", (2, 7)),
+    (r"too many statically nested blocks", (2, 7)),
+    (r"name '[^']*' is parameter and global", (2, 7)),  # 2.7: "is local and global"
+    (r"'yield from' inside async function", (2, 7)),  # (no Python takes either)
+    (r"'return' with value in async generator", (2, 7)),
+    (r"name '[^']*' is parameter and nonlocal", (3, 0)),  # below 3.0: CG302's `nonlocal`
+    (r"name '[^']*' is nonlocal and global", (3, 0)),
+    (r"nonlocal declaration not allowed at module level", (3, 0)),
+    (r"no binding for nonlocal '[^']*' found", (3, 0)),
+    (r"import \* only allowed at module level", (3, 0)),  # 2.7 warns
+    (r"name '[^']*' is (?:used|assigned to) prior to (?:global|nonlocal) declaration", (3, 6)),
+    (r"name '[^']*' is assigned to before (?:global|nonlocal) declaration", (3, 6)),
+    (r"annotated name '[^']*' can't be (?:global|nonlocal)", (3, 6)),
+    (r"assignment expression cannot ", (3, 8)),  # below 3.8: CG302's `:=`
+))
+# The errors of Python 3 where 2.7 only warns (and runs the file), and what is added to say so.
+_WARNS_ON_PYTHON2 = re.compile(r"name '[^']*' is (?:used prior to|assigned to before) global|"
+                               r"import \*")
+_WARNED_ON_PYTHON2 = "; Python 2.7 only warns"
+# `global x` or `nonlocal x`: a statement when only blanks, or a `;` or `:`, come before
+# it on its line (a literal first: the re module scans for it fast).
+_DECLARATION = re.compile(r"(?:global|nonlocal)[ \t]+[A-Za-z_]")
+_ASYNC_DEF = re.compile(r"async[ \t]+def\b")
+# What an asynchronous comprehension or an `await` needs in the text.
+_ASYNC_USE = re.compile(r"await\b|async[ \t]+for\b")
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+_SIMPLE_STATEMENTS = (ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Import, ast.ImportFrom,
+                      ast.Pass, ast.Raise, ast.Assert, ast.Delete, ast.Global, ast.Nonlocal)
+
+
+def _compiler_error(parsed, target_python):
+    """(line, col, message) of an error the target's compiler raises on a tree that
+    parses, or None: an asynchronous comprehension or `await` outside an `async def`
+    (found in the tree), or what the host's compiler raises (_COMPILER_ERRORS), which it
+    is asked only when the text or a walk of the statements says it may: for a Python 3
+    target (2.7 only warns of these) a `global` or `nonlocal` statement or an indented
+    `import *`; an `async def`; `:=` for 3.8+; or outside functions a `return`,
+    `yield`, `break` or `continue` out of place, a duplicate parameter, a bare `except:`
+    before others, deep nesting."""
+    text, tree = parsed.text, parsed.tree
+    found = []
+    if ("async" in text or "await" in text) and _ASYNC_USE.search(text):
+        from cglint.newsyntax import NEVER, async_placements
+
+        for node, oldest in async_placements(tree):
+            if oldest is NEVER:
+                found.append(_position(parsed, node) + (
+                    "'await' outside async function" if isinstance(node, ast.Await) else
+                    "asynchronous comprehension outside of an asynchronous function",))
+    python3 = target_python >= (3, 0)
+    if (python3 and (_declares(text) or _imports_all_in_a_function(text))) or (
+            "async" in text and _ASYNC_DEF.search(text)) or (
+            target_python >= (3, 8) and ":=" in text) or _statements_out_of_place(tree):
+        error = _host_compiler_error(tree)
+        if error is not None:
+            message, line, offset = error
+            for pattern, oldest in _COMPILER_ERRORS:
+                if pattern.match(message) and target_python >= oldest:
+                    if _WARNS_ON_PYTHON2.match(message):
+                        message += _WARNED_ON_PYTHON2
+                    col = parsed.original_col(line, max(offset - 1, 0)) + 1
+                    found.append((line, col, message))
+                    break
+    return min(found) if found else None
+
+
+def _declares(text):
+    """Whether `text` may hold a `global` or `nonlocal` statement."""
+    if "global" not in text and "nonlocal" not in text:
+        return False
+    for match in _DECLARATION.finditer(text):
+        start = match.start()
+        before = text[text.rfind("\n", 0, start) + 1 : start].rstrip()
+        if not before or before[-1] in ";:":
+            return True
+    return False
+
+
+def _host_compiler_error(tree):
+    """(message, line, 1-based offset) of the SyntaxError the running Python's compiler
+    raises on `tree`, or None."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(tree, "<cglint>", "exec", dont_inherit=True)
+    except SyntaxError as error:
+        error.__traceback__ = None
+        return error.msg or "", error.lineno or 1, error.offset or 1
+    except (ValueError, TypeError, RecursionError, MemoryError):
+        pass
+    return None
+
+
+def _statements_out_of_place(tree):
+    """Whether a walk of the statements outside functions (no expression visited, no
+    function body entered) finds what only the compiler refuses: `return` or `yield`
+    outside a function, `break` or `continue` outside a loop, a parameter named twice,
+    a bare `except:` before other handlers, or blocks nested more than 20 deep. Function
+    bodies are most of a file's statements, and these errors are rare: they are left."""
+    stack = [(tree.body, False, 0)]
+    while stack:
+        body, loop, depth = stack.pop()
+        for node in body:
+            kind = type(node)
+            if kind is ast.Expr:
+                if isinstance(node.value, (ast.Yield, ast.YieldFrom)):
+                    return True
+            elif kind in _SIMPLE_STATEMENTS:
+                continue
+            elif kind is ast.Return:
+                return True
+            elif kind is ast.Break or kind is ast.Continue:
+                if not loop:
+                    return True
+            elif kind in _DEFS:
+                arguments = node.args
+                names = [arg.arg for arg in arguments.posonlyargs + arguments.args +
+                         arguments.kwonlyargs + [arguments.vararg, arguments.kwarg] if arg]
+                if len(set(names)) < len(names):
+                    return True
+            elif kind is ast.ClassDef:
+                stack.append((node.body, False, 0))
+            else:
+                if depth >= 20 and kind is not ast.If:  # (an `if` is no block)
+                    return True
+                inner = depth if kind is ast.If else depth + 1
+                if kind in _LOOPS:
+                    stack.append((node.body, True, inner))
+                    stack.append((node.orelse, loop, inner))
+                    continue
+                for name in ("body", "orelse", "finalbody"):
+                    part = getattr(node, name, None)
+                    if part:
+                        stack.append((part, loop, inner))
+                handlers = getattr(node, "handlers", None)
+                if handlers:
+                    if any(handler.type is None for handler in handlers[:-1]):
+                        return True
+                    for handler in handlers:
+                        stack.append((handler.body, loop, inner))
+                for case in getattr(node, "cases", ()):
+                    stack.append((case.body, loop, inner))
+    return False
+
+
+def _imports_all_in_a_function(text):
+    """Whether `text` may hold an `import *` in a function: on an indented line."""
+    at = text.find("import *")
+    while at >= 0:
+        line_start = text.rfind("\n", 0, at) + 1
+        if text[line_start : line_start + 1] in (" ", "\t"):
+            return True
+        at = text.find("import *", at + 8)
+    return False
 
 
 def _unknown_future_feature(parsed):

@@ -92,6 +92,13 @@ FLAGGED = [
     ("for x in 1, *a: pass", (2, 7), ["unparenthesized unpacking in a `for` iterable"]),
     ("for x in (a), *b: pass", (3, 6), ["unparenthesized unpacking in a `for` iterable"]),
     ("async def f():\n  async for x in *a, *b: pass", (3, 6), ["unparenthesized unpacking in a `for` iterable"]),
+    # asynchronous generator expressions outside an `async def`: 3.7
+    ("def f(a):\n  return (x async for x in a)", (3, 6), ["asynchronous generator expression outside an `async def`"]),
+    ("def f(a):\n  return (await x for x in a)", (3, 6), ["asynchronous generator expression outside an `async def`"]),
+    ("async def f(a, b):\n  return [(x async for x in a) for y in b]", (3, 6), ["asynchronous generator expression outside an `async def`"]),
+    # an asynchronous list comprehension in another comprehension: 3.11
+    ("async def f(a, b):\n  return [[x async for x in a] for y in b]", (3, 10), ["asynchronous comprehension within another comprehension"]),
+    ("async def f(a, b):\n  return [[await x for x in a] for y in b]", (3, 6), ["asynchronous comprehension within another comprehension"]),
 ]
 if sys.version_info >= (3, 10):
     FLAGGED.append(("match x:\n  case 1: pass", (3, 6), ["`match` statement"]))
@@ -135,6 +142,10 @@ VALID = [
     ("async def f():\n  await g()", (3, 5)),
     ("for i in x:\n  try: pass\n  finally:\n    for j in y: continue\n    while z: continue\n    def g():\n      for k in w: continue", (2, 7)),
     ("for x in (*a, *b): pass\nfor y in a, b: pass", (3, 5)),
+    ("async def f(a, b):\n  return [[x async for x in a] async for y in b], (x async for x in a)", (3, 6)),
+    # No Python compiles these: CG001's (cglint.parse), not a newer construct
+    ("def f(a):\n  return [x async for x in a], [await y for y in a]", (2, 7)),
+    ("def f(a):\n  return await a", (2, 7)),
     ("def f(a, b=1,):\n    return g(a, b,)\ny = h(*a)\nz = h(**k)", (2, 7)),
     ("def f(*args, **kwargs,):\n    return g(*args,)", (3, 6)),
     # Python 2's print statement to a file, which Python 3 reads as `print >> f`

@@ -430,3 +430,80 @@ def test_nul_bytes_before_the_last_line_are_an_error_everywhere(text):
     for target in ((2, 7), (3, 6)):
         parsed = parse(text, target)
         assert parsed.tree is None and parsed.error[2] == "source code cannot contain null bytes"
+
+
+# Errors of Python's compiler (symbol table, code generator) on trees that ast.parse
+# accepts. Each measured with compile() on 2.7.18, 3.6.15, 3.7-3.9 and 3.11: (code, the
+# error on a 2.7 target, the error on a 3.6 target); None where that Python compiles it.
+COMPILER_ERRORS = [
+    # A name used before its `global` declaration: 3.6+ refuse it, 2.7 only warns.
+    ("x = 1\ndef f():\n    print(x)\n    global x\n", None,
+     (4, 5, "name 'x' is used prior to global declaration; Python 2.7 only warns")),
+    ("x = 1\ndef f():\n    x = 2\n    global x\n", None,
+     (4, 5, "name 'x' is assigned to before global declaration; Python 2.7 only warns")),
+    ("x = 1\nprint(x)\nglobal x\n", None,
+     (3, 1, "name 'x' is used prior to global declaration; Python 2.7 only warns")),
+    ("def g():\n    x = 1\n    def f():\n        print(x)\n        nonlocal x\n", None,
+     (5, 9, "name 'x' is used prior to nonlocal declaration")),
+    ("def g():\n    def f():\n        nonlocal x\n", None,
+     (3, 9, "no binding for nonlocal 'x' found")),
+    ("def f():\n    from os import *\n", None,
+     (2, 20, "import * only allowed at module level; Python 2.7 only warns")),
+    # Refused by every Python.
+    ("def f():\n    print(1)\nreturn 2\n", (3, 1, "'return' outside function"),
+     (3, 1, "'return' outside function")),
+    ("class A(object):\n    yield 1\n", (2, 5, "'yield' outside function"),
+     (2, 5, "'yield' outside function")),
+    ("if x:\n    break\n", (2, 5, "'break' outside loop"), (2, 5, "'break' outside loop")),
+    ("def f(a, b, a):\n    pass\n", (1, 13, "duplicate argument 'a' in function definition"),
+     (1, 13, "duplicate argument 'a' in function definition")),
+    ("try:\n    pass\nexcept:\n    pass\nexcept ValueError:\n    pass\n",
+     (3, 1, "default 'except:' must be last"), (3, 1, "default 'except:' must be last")),
+    ("async def f(a):\n    yield 1\n    return 2\n",
+     (3, 5, "'return' with value in async generator"),  # (and CG302's `async def`)
+     (3, 5, "'return' with value in async generator")),
+    ("def f(a):\n    return [x async for x in a]\n",
+     (2, 12, "asynchronous comprehension outside of an asynchronous function"),
+     (2, 12, "asynchronous comprehension outside of an asynchronous function")),
+    ("def f(a):\n    return [await x for x in a]\n",
+     (2, 12, "asynchronous comprehension outside of an asynchronous function"),
+     (2, 12, "asynchronous comprehension outside of an asynchronous function")),
+    ("def f(a):\n    return await a\n", (2, 12, "'await' outside async function"),
+     (2, 12, "'await' outside async function")),
+    ("async def f(a):\n    return lambda: [x async for x in a]\n",
+     (2, 20, "asynchronous comprehension outside of an asynchronous function"),
+     (2, 20, "asynchronous comprehension outside of an asynchronous function")),
+]
+
+
+@pytest.mark.parametrize("code, on_27, on_36", COMPILER_ERRORS)
+def test_errors_of_the_compiler_are_syntax_errors_where_the_target_raises_them(
+        code, on_27, on_36):
+    for target, error in (((2, 7), on_27), ((3, 6), on_36)):
+        parsed = parse(code, target_python=target)
+        assert parsed.tree is not None  # the tree is sound: the other rules read it
+        assert parsed.error == error, target
+
+
+@pytest.mark.parametrize("code", [
+    "x = 1\ndef f():\n    global x\n    print(x)\n",
+    "# global x is read below\nx = 1\nprint(x)\n",
+    "def f():\n    for i in x:\n        try:\n            pass\n        finally:\n            break\n",
+    "class A(object):\n    def f(self):\n        return 1\n",
+    "while x:\n    if y:\n        continue\n    else:\n        break\n",
+    "from os import *\nif x:\n    from sys import *\n",
+    "async def f(a):\n    return [x async for x in a], (await y for y in a)\n",
+    "def f(a):\n    return (x async for x in a)\n",  # 3.7+; CG302's below
+    "def f(a):\n    return [(yield x) for x in a]\n",  # 3.8+ refuse it; 3.6 warns at most
+    "def f(async_=1):\n    await_ = 2\n",
+])
+def test_what_the_target_compiles_is_no_syntax_error(code):
+    for target in ((2, 7), (3, 6)):
+        assert parse(code, target_python=target).error is None
+
+
+def test_a_compiler_error_in_a_python2_file_is_at_the_column_as_written():
+    code = "print 'a'\nif x:\n    print 'b'; break\n"
+    parsed = parse(code, target_python=(2, 7))
+    assert parsed.python2_syntax
+    assert parsed.error == (3, 16, "'break' outside loop")

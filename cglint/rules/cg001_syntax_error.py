@@ -13,15 +13,21 @@ class SyntaxErrorRule(Rule):
     compiler of 2.7 and 3.x refuses: `SyntaxError: from __future__ imports must occur at
     the beginning of the file` (only the module docstring may come before them; 2.7 takes
     one string anywhere among them), or of a feature no Python has (`SyntaxError: future
-    feature google_type_annotations is not defined`).
+    feature google_type_annotations is not defined`). Also the errors the target's
+    compiler raises on code that parses: a name used or assigned before its `global` or
+    `nonlocal` declaration (3.6+; 2.7 only warns), `import *` in a function (3.x), a
+    `nonlocal` with no binding, `return`/`yield` outside a function or `break` outside a
+    loop, a parameter named twice, a bare `except:` before other handlers, an
+    asynchronous list comprehension or `await` outside an `async def` (no Python
+    compiles them), with the compiler's own message.
 
     Why it breaks on TF 1.8: Python refuses the whole file before any line runs, so not even
     `import tensorflow` happens; a module that imports it fails at that import.
 
     Fix: correct the syntax at the reported position (move `from __future__` imports to
     the top, below the module docstring only). cglint still checks the rest of the run;
-    this file gets no other findings until it parses, but for a misplaced or unknown
-    `__future__` import, and Python 2 syntax or bytes beyond ASCII that a Python 3 target
+    this file gets no other findings until it parses, but for a compiler's error (a
+    misplaced or unknown `__future__` import, the errors above), and Python 2 syntax or bytes beyond ASCII that a Python 3 target
     refuses: then the file is read as it stands (as Python 2).
     """
 
