@@ -17,7 +17,7 @@ from functools import cached_property
 from typing import Optional
 
 from cglint.containers import ADDING_METHODS
-from cglint.facts import GradFunction, Parameters, own_nodes
+from cglint.facts import GradFunction, Parameters, _tensorflow_module, own_nodes
 from cglint.names import same_scope_nodes
 from cglint.ops import load as load_ops
 from cglint.project import catches_key_error, dynamic_imports, imported_by_calls
@@ -835,13 +835,94 @@ class _Builder:
             return None if None in values else _formatted(lambda: template.format(*values))
         if isinstance(expr, ast.Name):
             bindings = self.names.lookup(expr.id, scope)
+            if len(bindings) == 1 and (bindings[0].kind == "import" or isinstance(
+                    bindings[0].node, ast.ImportFrom)):  # (a relative import's is "other")
+                return self._imported_constant(expr, depth)  # `from names import GRAD`
             if len(bindings) != 1 or bindings[0].kind != "assign":
                 return None
             binding = bindings[0]
             if binding.scope.kind == "module" and self.names.declared_global(expr.id):
                 return None
             return self.constant_string(binding.node, binding.scope, depth + 1)
+        if isinstance(expr, ast.Attribute) and isinstance(expr.ctx, ast.Load):
+            found = None
+            if isinstance(expr.value, ast.Name):
+                found = self._class_constant(expr, scope, depth)  # `self.GRAD`, `Cls.GRAD`
+            if found is None:
+                found = self._imported_constant(expr, depth)  # `names.GRAD`, `pkg.names.GRAD`
+            return found
         return None
+
+    def _imported_constant(self, expr, depth):
+        """The string a project module binds once at its top level (`GRAD = "Name"`) that
+        `expr` reads through an import (`from names import GRAD`, `import names` then
+        `names.GRAD`), found on disk (a dependency of the findings): alone or in a
+        whole-tree run alike. None for TensorFlow's modules and anything else."""
+        module = self.module
+        if module.path == "-":
+            return None
+        target = module._import_target(expr, module.resolve(expr))
+        if target is None or _tensorflow_module(target[0], target[1]):
+            return None
+        from cglint import project  # only files with project imports get this far
+
+        imported_from, level, name = target
+        found = project.current().top_level_value(module.path, imported_from, name, level)
+        if found is None:
+            return None
+        other, value, dependency = found
+        module.dependencies.add(dependency)
+        if isinstance(value, ast.Constant):
+            return value.value if isinstance(value.value, str) else None
+        # `GRAD = PREFIX + "Relu"`: worked out in that module, within the same depth
+        builder = _Builder(other)
+        return builder.constant_string(value, other.names.module, depth + 1)
+
+    def _class_constant(self, expr, scope, depth):
+        """The string a class attribute is bound to once in its class body (`GRAD_NAME =
+        "GuidedRelu"`), read as `self.GRAD_NAME` or `cls.GRAD_NAME` in a method (or a
+        function nested in one), or as `Cls.GRAD_NAME`; None when the module assigns the
+        attribute anywhere (`self.GRAD_NAME = ...`) or a subclass here binds it again."""
+        bindings = self.names.lookup(expr.value.id, scope)
+        if len(bindings) != 1:
+            return None
+        binding = bindings[0]
+        if binding.kind == "class":
+            owner = self.names.scope_for_def.get(id(binding.node))
+        elif binding.kind == "param" and binding.scope.kind == "function" and \
+                binding.scope.parent is not None and binding.scope.parent.kind == "class":
+            method = binding.scope.node
+            positional = method.args.posonlyargs + method.args.args
+            if not positional or positional[0].arg != expr.value.id or any(
+                    isinstance(decorator, ast.Name) and decorator.id == "staticmethod"
+                    for decorator in method.decorator_list):
+                return None
+            owner = binding.scope.parent
+        else:
+            return None
+        if owner is None or owner.kind != "class":
+            return None
+        attributes = owner.bindings.get(expr.attr, [])
+        if len(attributes) != 1 or attributes[0].kind != "assign" or \
+                self._attribute_rebound(expr.attr, owner.node):
+            return None
+        return self.constant_string(attributes[0].node, owner, depth + 1)
+
+    def _attribute_rebound(self, attribute, class_node):
+        """Whether the module may give `attribute` another value than its class body's:
+        an assignment to `x.attribute` anywhere, or a subclass here that binds it."""
+        key = ("attribute", attribute, id(class_node))
+        if key not in self._strings:
+            rebound = any(node.attr == attribute and not isinstance(node.ctx, ast.Load)
+                          for node in self.module.nodes[ast.Attribute])
+            for other in self.module.nodes[ast.ClassDef]:
+                if rebound:
+                    break
+                rebound = attribute in self.names.scope_for_def[id(other)].bindings and any(
+                    isinstance(base, ast.Name) and base.id == class_node.name
+                    for base in other.bases)
+            self._strings[key] = rebound
+        return self._strings[key]
 
     def _module_dict(self, name):
         """The dict display a module-level name is bound to once (`OVERRIDES = {...}`),

@@ -16,7 +16,11 @@ class OverrideGradientNotRegistered(Rule):
     `tf.NotDifferentiable`), and TF 1.8 has no gradient of that name either; often a typo
     or a case mismatch (`"clippedrelugrad"`). The map may be a module constant bound once
     (`OVERRIDES = {...}`) or `dict(Relu=...)`, and names may be built from constants
-    (`"Guided_%s" % LAYER`, `"Scaled{}".format(IDX)`, `f"Guided_{LAYER}"`). Names built at
+    (`"Guided_%s" % LAYER`, `"Scaled{}".format(IDX)`, `f"Guided_{LAYER}"`), constants of
+    other project modules (`from names import GRAD`, `names.GRAD`, found on disk, so a
+    file checked alone is judged alike) or class attributes bound once in the class body
+    (`self.GRAD_NAME`, `cls.GRAD_NAME`, `GuidedBackprop.GRAD_NAME`; not when the module
+    assigns the attribute elsewhere or a subclass binds it again). Names built at
     run time (uuid, counters, f-strings of other values) cannot be checked and are left
     alone; so is a run where some helper registers names passed in by its callers. A module
     loaded by a literal name (`importlib.import_module("plugins.guided")`,
