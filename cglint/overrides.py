@@ -20,7 +20,8 @@ from cglint.containers import ADDING_METHODS
 from cglint.facts import GradFunction, Parameters, _tensorflow_module, own_nodes
 from cglint.names import same_scope_nodes
 from cglint.ops import load as load_ops
-from cglint.project import catches_key_error, dynamic_imports, imported_by_calls
+from cglint.project import (LOAD_OPS_WORD, catches_key_error, dynamic_imports,
+                            imported_by_calls)
 from cglint.tfpackage import is_tensorflow_file
 
 REGISTER_GRADIENT = frozenset((
@@ -244,6 +245,34 @@ def loaded_on_disk(module):
         found = module.__dict__["_loaded_on_disk"] = [
             summary for summary in summaries if not is_tensorflow_file(summary.path)]
     return found
+
+
+# What a TF op type's name looks like: one of a loaded op library may have any such name.
+OP_NAME = re.compile(r"(?:_.*|[A-Z][A-Za-z0-9]*)\Z")  # (`.`: no line break, as RE2)
+
+
+def loads_custom_ops(module):
+    """Whether the program defines op types of its own: it, or a project module loaded
+    with it, calls `tf.load_op_library` (their names are in no table)."""
+    word = LOAD_OPS_WORD
+    calls_it = word in module.text and any(
+        qualname and qualname.endswith("." + word) for _, qualname in module.calls)
+    return calls_it or any(summary.loads_ops for summary in loaded_on_disk(module))
+
+
+def key_matches_no_op(module, key, ops, custom_ops):
+    """Whether CG201 reports `key` as no TF 1.8 op type (`"ReLU"`): no op has that type,
+    so TF 1.8 never looks the entry's value up, registered or not (probe z1, z01: the
+    program runs with Relu's own gradient). `custom_ops` caches, as its one item, whether
+    the program loads op types of its own (then a name spelled like an op type may be
+    one, and CG201 says nothing)."""
+    if key is None or ops.is_op(key):
+        return False
+    if OP_NAME.match(key):
+        if not custom_ops:
+            custom_ops.append(loads_custom_ops(module))
+        return not custom_ops[0]
+    return True
 
 
 def build(module):

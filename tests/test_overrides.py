@@ -2431,3 +2431,29 @@ def test_cg202_a_name_given_by_keyword_registers_and_none_given_is_no_finding():
     assert lint(code.format(args="")) == []
     assert lint(code.format(args="*NAMES")) == []
     assert [c for c, _, _ in lint(code.format(args="None"))] == ["CG202"]
+
+
+# probe z1, z01: a key that is no TF 1.8 op type matches no op, so TF 1.8 never looks up
+# the entry's value; the program runs (RESULT [0. 1.], Relu's own gradient, py27 and
+# py36). CG201 reports the key; CG202 must not promise a LookupError there.
+_BAD_KEY_AND_VALUE = """\
+import tensorflow as tf
+LOADS
+x = tf.constant([-1.0, 2.0])
+with tf.get_default_graph().gradient_override_map({KEY: "GuidedReluTypo"}):
+    y = tf.nn.relu(x)
+g = tf.gradients(tf.reduce_sum(y), [x])[0]
+"""
+
+
+@pytest.mark.parametrize("key, loads, expected", [
+    ('"ReLU"', "", [("CG201", 4, 52)]),
+    ('"relu"', "", [("CG201", 4, 52)]),
+    # an op type: TF looks the value up, and raises LookupError
+    ('"Relu"', "", [("CG202", 4, 60)]),
+    # a program with op types of its own: `ZeroOut` may be one, and CG201 says nothing
+    ('"ZeroOut"', 'tf.load_op_library("zero_out.so")', [("CG202", 4, 63)]),
+])
+def test_cg202_leaves_an_entry_whose_key_is_no_op_type_to_cg201(key, loads, expected):
+    code = _BAD_KEY_AND_VALUE.replace("KEY", key).replace("LOADS", loads)
+    assert lint(code) == expected

@@ -1,7 +1,6 @@
 import ast
-import re
 
-from cglint import overrides, project
+from cglint import overrides
 from cglint.facts import GRAPH
 from cglint.ops import load as load_ops
 from cglint.rules.base import Rule
@@ -214,7 +213,7 @@ def _inside_a_map_of(module, node, op_types):
 # What TF 1.8 accepts as an op type's name when an op library registers it (measured:
 # CamelCase from a capital, `Zero_Out` refused; anything after a leading `_`, `_Zero_Out`
 # and `_lower` taken): a key like `sign` is no op type of any library.
-_OP_NAME = re.compile(r"(?:_.*|[A-Z][A-Za-z0-9]*)\Z")  # (`.`: no line break, as RE2)
+_OP_NAME = overrides.OP_NAME
 # (TF's own modules' spellings, `ops.get_default_graph`, resolve to these: cglint.tfpublic)
 _GET_DEFAULT_GRAPH = frozenset(("tensorflow.get_default_graph",))
 _NEW_GRAPH = frozenset(("tensorflow.Graph",))
@@ -314,13 +313,7 @@ def _opens_new_graph(module, expr):
     return isinstance(graph, ast.Call) and module.resolve(graph.func) in _NEW_GRAPH
 
 
-def _loads_custom_ops(module):
-    """Whether the program defines op types of its own: it, or a project module loaded
-    with it, calls `tf.load_op_library` (their names are in no table)."""
-    word = project.LOAD_OPS_WORD
-    calls_it = word in module.text and any(
-        qualname and qualname.endswith("." + word) for _, qualname in module.calls)
-    return calls_it or any(summary.loads_ops for summary in overrides.loaded_on_disk(module))
+_loads_custom_ops = overrides.loads_custom_ops
 
 
 def _suggestion(entry, facts, ops):
