@@ -818,11 +818,14 @@ class Project:
         listed = self._listings.get(root)
         if listed is None:
             listed = []
-            for index, (candidate, problem) in enumerate(files.discover([root])):
-                if index >= MAX_SCANNED_FILES:
-                    break
-                if problem is None:
-                    listed.append(candidate)
+            try:
+                for index, (candidate, problem) in enumerate(files.discover([root])):
+                    if index >= MAX_SCANNED_FILES:
+                        break
+                    if problem is None:
+                        listed.append(candidate)
+            except OSError:
+                pass  # a tree changing under the scan: what was listed (the run goes on)
             self._listings[root] = listed
         return listed
 
