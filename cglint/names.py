@@ -191,6 +191,19 @@ def within(scope, outer):
     return False
 
 
+def dotted(node):
+    """`params.w` of a Name/Attribute chain, else None. (Not ast.dump: its recursive
+    helper leaves a reference cycle per call, and runs keep the collector paused.)"""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
 def is_none(node):
     return isinstance(node, ast.Constant) and node.value is None
 

@@ -16,6 +16,8 @@ import ast
 import os
 from dataclasses import dataclass
 
+from cglint.names import dotted
+
 # Words without which a module changes no search path.
 WORDS = ("sys.path", "addsitedir")
 # `os.path` functions (however imported: `os.path.join`, `osp.join`, `join`) that keep a
@@ -70,7 +72,7 @@ def _added_expressions(tree):
     """The expressions of the paths a module adds to sys.path, in source order."""
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            name, owner = node.func.attr, _dotted(node.func.value)
+            name, owner = node.func.attr, dotted(node.func.value)
             if owner == "sys.path" and name == "insert" and len(node.args) == 2:
                 yield node.args[1]
             elif owner == "sys.path" and name == "append" and len(node.args) == 1:
@@ -79,15 +81,15 @@ def _added_expressions(tree):
                 yield from _items(node.args[0])
             elif name == "addsitedir" and node.args:
                 yield node.args[0]
-        elif isinstance(node, ast.AugAssign) and _dotted(node.target) == "sys.path":
+        elif isinstance(node, ast.AugAssign) and dotted(node.target) == "sys.path":
             yield from _items(node.value)
         elif isinstance(node, ast.Assign) and any(_changes_path(t) for t in node.targets):
             yield from _items(node.value)
 
 
 def _changes_path(target):
-    return _dotted(target) == "sys.path" or (
-        isinstance(target, ast.Subscript) and _dotted(target.value) == "sys.path")
+    return dotted(target) == "sys.path" or (
+        isinstance(target, ast.Subscript) and dotted(target.value) == "sys.path")
 
 
 def _items(expr):
@@ -95,20 +97,11 @@ def _items(expr):
     if isinstance(expr, (ast.List, ast.Tuple)):
         return list(expr.elts)
     if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Add):
-        return [item for side in (expr.left, expr.right) if _dotted(side) != "sys.path"
+        return [item for side in (expr.left, expr.right) if dotted(side) != "sys.path"
                 for item in _items(side)]
     return [expr]  # a name or call: worked out, or unknown
 
 
-def _dotted(node):
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
 
 
 class _Evaluator:
@@ -155,7 +148,7 @@ class _Evaluator:
         if isinstance(expr, ast.Attribute):
             if expr.attr == "parent":  # pathlib
                 return [os.path.dirname(value) for value in self._values(expr.value, depth)]
-            if _dotted(expr) in ("os.curdir", "os.path.curdir"):
+            if dotted(expr) in ("os.curdir", "os.path.curdir"):
                 return list(self.working_directories)
             raise _Unknown()
         if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Attribute) and \
@@ -178,7 +171,7 @@ class _Evaluator:
         """A path's later part: a literal as written (not taken against a folder)."""
         if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
             return [expr.value]
-        if _dotted(expr) in ("os.sep", "os.path.sep"):
+        if dotted(expr) in ("os.sep", "os.path.sep"):
             return [os.sep]
         return self._values(expr, depth)
 

@@ -1,6 +1,7 @@
 import ast
 
 from cglint import site_variables
+from cglint.names import dotted
 from cglint.rules.base import Rule
 
 
@@ -92,29 +93,18 @@ def _passed_at_every_call(module, site, use):
         return False
     names = module.names
     bound = names.lookup(root.id, names.scope_of(root))
-    dotted = _dotted(read)
+    chain = dotted(read)
 
     def same(argument):
         base = argument
         while isinstance(base, ast.Attribute):
             base = base.value
-        return isinstance(base, ast.Name) and _dotted(argument) == dotted and \
+        return isinstance(base, ast.Name) and dotted(argument) == chain and \
             names.lookup(base.id, names.scope_of(base)) == bound
     return bool(bound) and all(any(same(argument) for argument in call.args)
                                for call in site.calls)
 
 
-def _dotted(node):
-    """`params.w` of a Name/Attribute chain, else None. (Not ast.dump: its recursive
-    helper leaves a reference cycle per call, and runs keep the collector paused.)"""
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
 
 
 # TensorFlow functions that run an RNN cell they are given (its weights made at the
