@@ -566,6 +566,9 @@ class _Checker:
         return self._comprehended
 
     def _comprehensions(self, node):
+        if not any(generator.is_async for generator in node.generators) and not any(
+                isinstance(inner, ast.Await) for inner in ast.walk(node)):
+            return  # no asynchronous comprehension: no walk of the whole tree for it
         placements = self._async_placements()
         if id(node) not in placements:
             return

@@ -179,7 +179,7 @@ def _compiler_error(parsed, target_python):
     before others, deep nesting."""
     text, tree = parsed.text, parsed.tree
     found = []
-    if ("async" in text or "await" in text) and _ASYNC_USE.search(text):
+    if ("async" in text or "await" in text) and _uses_async(text):
         from cglint.newsyntax import NEVER, async_placements
 
         for node, oldest in async_placements(tree):
@@ -202,6 +202,16 @@ def _compiler_error(parsed, target_python):
                     found.append((line, col, message))
                     break
     return min(found) if found else None
+
+
+def _uses_async(text):
+    """Whether `text` may hold an `await` or an `async for` outside a comment (the
+    word in a comment, `# await the reply`, is common in code that never uses it)."""
+    for match in _ASYNC_USE.finditer(text):
+        start = match.start()
+        if "#" not in text[text.rfind("\n", 0, start) + 1:start]:
+            return True
+    return False
 
 
 def _declares(text):

@@ -42,8 +42,15 @@ class KeywordArguments(Rule):
 
     def check(self, module):
         if not (module.sites or module.imported_calls or module.imported_partials) \
-                or (module.may_run_eager and not module.graph_traced):
+                or (module.eager and not module.graph_traced):
             return  # (eager asked last: it may look at the modules this one imports)
+        findings = list(self._findings(module))
+        # Whether a program importing the module turns eager execution on: a search of
+        # the project, made only for a module that has something to report
+        if findings and (module.graph_traced or not module.may_run_eager):
+            yield from findings
+
+    def _findings(self, module):
         known = {}
 
         def passed(call):

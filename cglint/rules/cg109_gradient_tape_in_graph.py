@@ -36,8 +36,15 @@ class GradientTapeInGraphMode(Rule):
     name = "gradient-tape-in-graph-mode"
 
     def check(self, module):
-        if not module.tape_calls or module.may_run_eager:
+        if not module.tape_calls or module.eager:
             return
+        findings = list(self._findings(module))
+        # Whether a program importing the module turns eager execution on: a search of
+        # the project, made only for a module that has something to report
+        if findings and not module.may_run_eager:
+            yield from findings
+
+    def _findings(self, module):
         # Worked out once per module and per scope, not per tape: a file may hold
         # thousands of tapes.
         sites, gradient_calls = {}, {}
