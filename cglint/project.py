@@ -265,25 +265,24 @@ def working_directories(path):
 _TOP_SEARCH_DEPTH = 8
 
 
-def project_top(folder, depth=_TOP_SEARCH_DEPTH):
+def project_top(folder):
     """The nearest folder at or above `folder` that marks a project's top (_PROJECT_TOPS),
-    within `depth` folders; None without one. Each folder is looked at once per run (the
-    folders of a tree share their parents; Project.new_run forgets them)."""
-    if depth <= 0:
-        return None
-    return _marked_top(folder) or _parents_top(folder, depth)
-
-
-def _parents_top(folder, depth):
-    parent = os.path.dirname(folder)
-    return None if parent == folder else project_top(parent, depth - 1)
+    within _TOP_SEARCH_DEPTH folders; None without one."""
+    for _ in range(_TOP_SEARCH_DEPTH):
+        if _marks_top(folder):
+            return folder
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+    return None
 
 
 @functools.lru_cache(maxsize=4096)
-def _marked_top(folder):
-    """`folder` when it holds a mark of a project's top, else None."""
-    return folder if any(os.path.exists(os.path.join(folder, top))
-                         for top in _PROJECT_TOPS) else None
+def _marks_top(folder):
+    """Whether `folder` holds a mark of a project's top: looked at once per run (the
+    folders of a tree share their parents; Project.new_run forgets them)."""
+    return any(os.path.exists(os.path.join(folder, top)) for top in _PROJECT_TOPS)
 
 
 def module_file(roots, dotted):
@@ -371,7 +370,7 @@ class Project:
         self._path_folders = _Memo(MEMO_LOOKUPS)  # importer -> path_folders()
         self._marks_this_run = _Memo(MEMO_LOOKUPS)  # path -> _marks()
         self._checking = (None, "")  # (path, text) of the file being checked
-        _marked_top.cache_clear()  # (a setup.py may have appeared since the last run)
+        _marks_top.cache_clear()  # (a setup.py may have appeared since the last run)
         # (what the disk resolves to, as the lookups above: per run)
         self._imports_resolved = _Memo(MEMO_SUMMARIES)  # (importer, digest) -> real paths
         self._real = _Memo(MEMO_LOOKUPS)  # path -> os.path.realpath(path)
@@ -619,7 +618,7 @@ class Project:
 
     def path_folders(self, importer):
         """The folders `importer` adds to sys.path (ModuleSummary.path_folders): most
-        files name no `sys.path`, which the read of their import words tells."""
+        files name no `sys.path`, which their marks tell (_marks)."""
         known = self._path_folders.get(importer)
         if known is None:
             known = self._path_folders[importer] = ()  # (its summary looks up imports)
@@ -739,20 +738,19 @@ class Project:
         the switch, never from every importer."""
         switching = self.eager_programs(path)
         dependencies = [Dependency(path, listing_digest(switching), EAGER_PROGRAMS)]
-        target = self._realpath(path)
+        target, stem = self._realpath(path), _module_word(path)
         for program in switching:
             if self._realpath(program) == target:
                 continue
             summary = self.summary(program, with_imports=True)
-            if summary is None or not summary.switches_eager:
-                if summary is not None:
-                    dependencies.append(Dependency(summary.path, summary.digest))
+            if summary is None:
                 continue
             dependencies.append(Dependency(summary.path, summary.digest))
+            if not summary.switches_eager:
+                continue
             imported = self._imported_files(program, summary)
             if target in imported:
                 return True, dependencies
-            stem = _module_word(path)
             for between in sorted(imported):
                 if stem not in self._import_words(between):
                     continue  # it cannot import `path` without naming it

@@ -23,7 +23,7 @@ WORDS = ("sys.path", "addsitedir")
 # `os.path` functions (however imported: `os.path.join`, `osp.join`, `join`) that keep a
 # path absolute; the value they give for absolute arguments.
 _PATH_FUNCTIONS = {
-    "join": lambda *parts: os.path.join(*parts),
+    "join": os.path.join,
     "dirname": os.path.dirname,
     "abspath": os.path.normpath,
     "realpath": os.path.normpath,

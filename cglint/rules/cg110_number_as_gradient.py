@@ -110,8 +110,7 @@ def _gates(value):
     """Whether a `gate_gradients=` value surely gates (True, 1, 2, GATE_OP, GATE_GRAPH)."""
     if isinstance(value, ast.Attribute):
         return value.attr in ("GATE_OP", "GATE_GRAPH")
-    return isinstance(value, ast.Constant) and value.value in (True, 1, 2) and \
-        value.value is not False
+    return isinstance(value, ast.Constant) and value.value in (True, 1, 2)
 
 
 class _Lazy:
