@@ -90,10 +90,12 @@ MULTI_OUTPUT = MULTI_OUTPUT | frozenset(FIXED_OUTPUT_COUNTS) | frozenset(
 # tests/test_output_counts.py measures them).
 PY_FUNCS = frozenset(("py_func", "contrib.eager.py_func"))
 MULTI_OUTPUT = MULTI_OUTPUT | PY_FUNCS
-# The dtypes a Tout names (`tf.float32`, `np.float32`, `tf.dtypes.int64`), by last name.
-_DTYPE_NAMES = frozenset((
+# The dtypes a Tout names (`tf.float32`, `np.float32`, `tf.dtypes.int64`), by last name;
+# and those only TensorFlow has (CG108 knows `tf.qint8` for a DType too).
+DTYPE_NAMES = frozenset((
     "float16 float32 float64 bfloat16 half double int8 int16 int32 int64 uint8 uint16 "
     "bool string complex64 complex128").split())
+TF_ONLY_DTYPE_NAMES = frozenset("qint8 quint8 qint16 quint16 qint32 resource variant".split())
 # The builtins that make a list or tuple of the items of another (`tuple(tf.split(x,
 # 3))`, `list(map(f, grads))`): ModuleFacts._converted counts them.
 _SEQUENCE_BUILTINS = frozenset(("tuple", "list", "map"))
@@ -2595,7 +2597,7 @@ class ModuleFacts:
             return self.names.resolve(expr.func, scope) == "tensorflow.as_dtype"
         qualname = self.names.resolve(expr, scope) if expr is not None else None
         return bool(qualname) and qualname.startswith(("tensorflow.", "numpy.")) and (
-            qualname.rpartition(".")[2] in _DTYPE_NAMES)
+            qualname.rpartition(".")[2] in DTYPE_NAMES)
 
     def _is_parameter(self, expr, scope, depth=0, arguments=None):
         """True for a parameter of `scope` holding one tensor: any parameter of a gradient

@@ -1,7 +1,8 @@
 import ast
 
 from cglint import tfapi
-from cglint.facts import CUSTOM_GRADIENT, gradient_counts
+from cglint.facts import (CUSTOM_GRADIENT, DTYPE_NAMES, TF_ONLY_DTYPE_NAMES,
+                          gradient_counts)
 from cglint.names import within
 from cglint.rules.base import Rule
 from cglint.wording import TRACED
@@ -640,10 +641,8 @@ _DESCRIPTIONS = {
                               "in a closure"),
 }
 # TF 1.8's dtype objects, as `tf.float32` or `tf.dtypes.float32` spells them.
-_DTYPES = frozenset("tensorflow.%s%s" % (module, name) for module in ("", "dtypes.") for name in (
-    "float16 float32 float64 bfloat16 half double int8 int16 int32 int64 uint8 uint16 "
-    "bool string complex64 complex128 qint8 quint8 qint16 quint16 qint32 resource "
-    "variant").split())
+_DTYPES = frozenset("tensorflow.%s%s" % (module, name) for module in ("", "dtypes.")
+                    for name in DTYPE_NAMES | TF_ONLY_DTYPE_NAMES)
 
 
 RULE = NonTensorArgument
