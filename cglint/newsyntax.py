@@ -114,6 +114,8 @@ FUTURE_FEATURES = {"annotations", "generator_stop"}
 GENERIC_BUILTINS = {"list", "dict", "tuple", "set", "frozenset", "type"}
 BUILTIN_TYPES = GENERIC_BUILTINS | {"int", "float", "complex", "str", "bytes", "bool", "object"}
 
+# How a bracket token moves the nesting depth, for the parenthesized checks below.
+_BRACKET_DEPTH = {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}
 # `with (` or `async with (`, blanks and line continuations allowed between.
 _OPENS_WITH_PARENTHESIS = re.compile(r"(?:async[ \t\f\\\r\n]+)?with[ \t\f\\\r\n]*\(")
 
@@ -628,7 +630,7 @@ class _Checker:
             if token.string != "(":
                 return False
             for token in tokens:
-                depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(token.string, 0)
+                depth += _BRACKET_DEPTH.get(token.string, 0)
                 if depth < 0:  # the first parenthesis closed: the header must end here
                     return next(tokens).string == ":"
         except (tokenize.TokenError, SyntaxError, StopIteration):
@@ -676,7 +678,7 @@ class _Checker:
             for token in tokenize.generate_tokens(io.StringIO(segment).readline):
                 if token.type != tokenize.OP:
                     continue
-                depth += {"(": 1, "[": 1, "{": 1, ")": -1, "]": -1, "}": -1}.get(token.string, 0)
+                depth += _BRACKET_DEPTH.get(token.string, 0)
                 if depth == 0:  # the first parenthesis closed: it must be the last
                     return (token.start[0], token.end[1]) == (
                         segment.count("\n") + 1, len(segment.rsplit("\n", 1)[-1]))
