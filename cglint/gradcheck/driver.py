@@ -314,7 +314,7 @@ class GraphBackend(object):
                 forward = run_stage("forward", lambda: sess.run(outputs))
                 upstream = [upstream_state.standard_normal(v.shape) for v in forward]
                 target = projected(tf, outputs, upstream)
-                sources = [a for a, k in zip(args, kinds) if k == "array"]
+                sources = arrays_of(args, kinds)
                 try:
                     grads = run_stage("tf.gradients", lambda: tf.gradients(target, sources + variables))
                 except Stop as stop:
@@ -365,7 +365,7 @@ class GraphBackend(object):
             grads = tf.gradients(target, holders)
             sess = tf.Session(graph=self.graph, config=session_config(tf))  # lives as long as evaluate()
             self.initialize(sess)
-        arrays = [v for v, k in zip(values, kinds) if k == "array"]
+        arrays = arrays_of(values, kinds)
         feed = dict(zip(holders, arrays))
         present = [g for g in grads if g is not None]
         computed = iter(sess.run(present, feed))
@@ -387,7 +387,7 @@ class EagerBackend(object):
         tf = self.tf
         args = [tf.constant(v.astype(self.np.float32)) if k == "array" else v
                 for v, k in zip(values, kinds)]
-        sources = [a for a, k in zip(args, kinds) if k == "array"]
+        sources = arrays_of(args, kinds)
         with tf.GradientTape() as tape:
             for source in sources:
                 tape.watch(source)
@@ -423,6 +423,12 @@ class EagerBackend(object):
             outputs = flatten_outputs(tf, fn(*arguments(points)))
             return [np.asarray(o.numpy(), dtype=np.float64) for o in outputs]
         return analytic, evaluate
+
+
+def arrays_of(items, kinds):
+    """The items that stand for array inputs (kinds from build_inputs), in order: what is
+    differentiated; numbers and expressions' other values are not."""
+    return [item for item, kind in zip(items, kinds) if kind == "array"]
 
 
 def fixed_argument(tf, value, kind, dtype):
@@ -736,7 +742,7 @@ class Run(object):
         self.payload.update(stage="check pass")
         dtype, tolerance, (analytic, evaluate), precision_note = self.check_pass(values, kinds, upstream)
         note = joined(note, precision_note)
-        points = [v for v, k in zip(values, kinds) if k == "array"]
+        points = arrays_of(values, kinds)
         try:
             forward = evaluate(points)
         except Exception as exc:
