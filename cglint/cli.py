@@ -212,6 +212,8 @@ def main(argv=None):
         return 128 + signal.SIGTERM
     except BrokenPipeError:  # `cglint src | head`
         return EXIT_FINDINGS
+    except Exception as error:  # a stop wrapped on its way up (interrupts.stop_behind)
+        return _stop_status(error)
     finally:
         if previous is not _NOT_INSTALLED:
             signal.signal(signal.SIGTERM, previous)
@@ -233,6 +235,8 @@ def console_main():
         status = 130
     except interrupts.Terminated:
         status = 128 + signal.SIGTERM
+    except Exception as error:
+        status = _stop_status(error)
     for stop in (signal.SIGINT, signal.SIGTERM):
         for _ in range(2):  # a pending stop raised before the change: set it again
             try:
@@ -243,6 +247,16 @@ def console_main():
             except interrupts.Terminated:
                 status = 128 + signal.SIGTERM
     return status
+
+
+def _stop_status(error):
+    """The exit status of a stop that reached the top wrapped in another exception (a
+    Ctrl-C landing in a lazy import of a dataclass module, on Python 3.11); any other
+    error is raised again, as the bug it is."""
+    stop = interrupts.stop_behind(error)
+    if stop is None:
+        raise error
+    return 130 if isinstance(stop, KeyboardInterrupt) else 128 + signal.SIGTERM
 
 
 _NOT_INSTALLED = object()

@@ -169,3 +169,42 @@ def test_a_stop_while_the_command_line_loads_ends_quietly(mode):
     assert done.stderr == "", done.stderr
     # an unraisable stop is kept until the import is over, and raised then
     assert done.stdout.strip() == ("cli loaded" if mode == "unraisable" else "cli not loaded")
+
+
+class _StopsWhenNamed:
+    """A class attribute whose __set_name__ raises a stop, as a Ctrl-C landing in a
+    dataclass field's does; Python 3.11 wraps it in a RuntimeError."""
+
+    def __init__(self, stop):
+        self.stop = stop
+
+    def __set_name__(self, owner, name):
+        raise self.stop
+
+
+@pytest.mark.parametrize("stop,status", [(KeyboardInterrupt, 130), (interrupts.Terminated, 143)])
+def test_a_stop_while_fix_imports_its_fixers_ends_quietly(tmp_path, monkeypatch, capsys, stop,
+                                                         status):
+    """CI saw it: SIGINT during `--fix`'s lazy import of autofix (a dataclass) came out as
+    RuntimeError("Error calling __set_name__ ...") with a traceback."""
+    (tmp_path / "m.py").write_text("x = f'{1}'\n")
+    monkeypatch.chdir(tmp_path)
+
+    def fixed(item, unsafe=False):
+        type("Fixed", (), {"rejected": _StopsWhenNamed(stop())})
+
+    monkeypatch.setattr("cglint.cli._fixed", fixed)
+    assert main([".", "--no-cache", "--jobs", "1", "--fix"]) == status
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_an_error_that_is_no_stop_is_not_taken_for_one(tmp_path, monkeypatch):
+    (tmp_path / "m.py").write_text("x = f'{1}'\n")
+    monkeypatch.chdir(tmp_path)
+
+    def fixed(item, unsafe=False):
+        raise RuntimeError("a bug") from ValueError("below")
+
+    monkeypatch.setattr("cglint.cli._fixed", fixed)
+    with pytest.raises(RuntimeError, match="a bug"):
+        main([".", "--no-cache", "--jobs", "1", "--fix"])
