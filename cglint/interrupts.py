@@ -101,11 +101,12 @@ def raise_pending():
 
 def stop_behind(error):
     """The stop an exception stands for, if any: Python 3.11 wraps one raised while a class
-    is created (in `__set_name__`, a dataclass field's) in a RuntimeError."""
+    is created (in `__set_name__`, a dataclass field's) in a RuntimeError, and code that
+    catches everything may raise another error while a stop is being handled."""
     seen = set()
     while error is not None and id(error) not in seen:
         if isinstance(error, STOPS):
             return error
         seen.add(id(error))
-        error = error.__cause__
+        error = error.__cause__ or error.__context__
     return None

@@ -208,3 +208,14 @@ def test_an_error_that_is_no_stop_is_not_taken_for_one(tmp_path, monkeypatch):
     monkeypatch.setattr("cglint.cli._fixed", fixed)
     with pytest.raises(RuntimeError, match="a bug"):
         main([".", "--no-cache", "--jobs", "1", "--fix"])
+
+
+def test_a_stop_behind_an_error_raised_while_handling_it_is_found():
+    try:
+        try:
+            raise KeyboardInterrupt
+        except BaseException:
+            raise OSError("cleanup failed")
+    except OSError as error:
+        assert isinstance(interrupts.stop_behind(error), KeyboardInterrupt)
+    assert interrupts.stop_behind(ValueError("alone")) is None
