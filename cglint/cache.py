@@ -24,7 +24,7 @@ import sys
 from dataclasses import replace
 
 import cglint
-from cglint import engine, project, suppress
+from cglint import engine, interrupts, project, suppress
 from cglint.diagnostics import Diagnostic, Edit, Result
 from cglint.source import Span
 
@@ -491,6 +491,7 @@ def _expect_summaries(summaries, path):
             # (a name a path may have: a rule may ask os.path about it, which refuses NUL)
             list(rule.check_run({path: summary, path + ".copy": summary}))
         except Exception as error:  # whatever a wrong shape raises in a rule
+            interrupts.raise_stop_behind(error)
             raise ValueError("damaged cache entry: %s" % error)
 
 

@@ -2,7 +2,7 @@
 summaries of a whole run. The stages around it (reading, `noqa`) are cglint.check's."""
 import functools
 
-from cglint import project
+from cglint import interrupts, project
 from cglint.diagnostics import Diagnostic, Result
 from cglint.facts import ModuleFacts
 from cglint.options import Options  # noqa: F401 (engine.Options: what a check is for)
@@ -31,6 +31,7 @@ def lint_text(path, text, options, bom=False):
             result.diagnostics.append(
                 Diagnostic(path, 1, 1, "CG001", "too deeply nested to analyse"))
     except Exception as error:  # a cglint bug: say so, and let the run go on
+        interrupts.raise_stop_behind(error)
         result.error = "%s: %s" % (type(error).__name__, error)
     result.diagnostics.sort()
     return result

@@ -99,6 +99,14 @@ def raise_pending():
         raise stop
 
 
+def raise_stop_behind(error):
+    """Raise the stop behind `error`, if any: for a handler that takes every Exception
+    (a bug's, a tokenizer's) and must not swallow a Ctrl-C wrapped in one."""
+    stop = stop_behind(error)
+    if stop is not None:
+        raise stop
+
+
 def stop_behind(error):
     """The stop an exception stands for, if any: Python 3.11 wraps one raised while a class
     is created (in `__set_name__`, a dataclass field's) in a RuntimeError, and code that

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Optional
 
+from cglint import interrupts
 from cglint.source import LineIndex
 
 # 2to3 fixers that only rewrite Python-2-only syntax, each within its own lines.
@@ -540,7 +541,8 @@ def _python2_error(text):
         if context and len(context) == 2 and isinstance(context[1], tuple):
             line, col = context[1]
             return line, col + 1
-    except Exception:  # a tokenizer error: no position worth more than Python 3's
+    except Exception as error:  # a tokenizer error: no position worth more than Python 3's
+        interrupts.raise_stop_behind(error)  # (fissix is imported on first use)
         return None
     return None
 
@@ -553,7 +555,8 @@ def _from_python2(text):
         _mend_python2_leftovers(tree)
         rewritten = str(tree)
         _unlink(tree)
-    except Exception:  # fissix raises ParseError, TokenError, IndentationError, ...
+    except Exception as error:  # fissix raises ParseError, TokenError, IndentationError, ...
+        interrupts.raise_stop_behind(error)
         return None
     rewritten = _expand_indentation_tabs(rewritten)
     try:

@@ -219,3 +219,22 @@ def test_a_stop_behind_an_error_raised_while_handling_it_is_found():
     except OSError as error:
         assert isinstance(interrupts.stop_behind(error), KeyboardInterrupt)
     assert interrupts.stop_behind(ValueError("alone")) is None
+
+
+@pytest.mark.parametrize("stop,status", [(KeyboardInterrupt, 130), (interrupts.Terminated, 143)])
+def test_a_wrapped_stop_inside_a_rule_is_not_taken_for_a_cglint_bug(tmp_path, monkeypatch, capsys,
+                                                                    stop, status):
+    """The engine reports a rule's exception as an internal error and goes on; a stop
+    wrapped in one (a Ctrl-C in a rule's first import of astroid or fissix) stops the run."""
+    (tmp_path / "m.py").write_text("import tensorflow as tf\nx = f'{1}'\n")
+    monkeypatch.chdir(tmp_path)
+    from cglint import facts
+
+    def wrapped(*args, **kwargs):
+        type("Lazy", (), {"field": _StopsWhenNamed(stop())})
+
+    monkeypatch.setattr(facts, "ModuleFacts", wrapped)
+    monkeypatch.setattr("cglint.engine.ModuleFacts", wrapped)
+    assert main([".", "--no-cache", "--jobs", "1"]) == status
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and "internal error" not in err.lower(), err
