@@ -19,6 +19,7 @@ _MODULES = (
     "cg109_gradient_tape_in_graph",
     "cg110_number_as_gradient",
     "cg111_unreduced_scalar_gradient",
+    "cg112_defun_gradient_reads_call_values",
     "cg201_override_key",
     "cg202_override_unregistered",
     "cg203_gradient_registered_twice",
