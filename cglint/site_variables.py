@@ -19,6 +19,7 @@ from cglint.facts import own_nodes
 from cglint.names import within
 from cglint.variable_creators import (LAYER_MODULES, always_makes_a_new_variable,
                                       creates_trained_variables, creates_variables)
+from cglint.wording import tf_name
 
 # Calls followed from the custom-gradient function's body into helpers, and helpers in all.
 MAX_HELPER_DEPTH = 3
@@ -44,13 +45,15 @@ class Use:
     inner: ast.AST  # the use itself (node, when it is in the function's own body)
     helper: Optional[ast.AST] = None  # the def the use is in, when not the function's
     path: Optional[str] = None  # the helper's file, when it is another module's
+    shown: Optional[str] = None  # how the creator is reached, when not called by name
 
     def where(self):
         """`dense()` (line 7) or `dense()` (layers.py:7): the helper and the use's line."""
         line = self.inner.lineno
+        name = "`%s()`" % self.helper.name if hasattr(self.helper, "name") else "a lambda"
         if self.path is None:
-            return "`%s()` (line %d)" % (self.helper.name, line)
-        return "`%s()` (%s:%d)" % (self.helper.name, os.path.basename(self.path), line)
+            return "%s (line %d)" % (name, line)
+        return "%s (%s:%d)" % (name, os.path.basename(self.path), line)
 
 
 def created(module, site):
@@ -59,7 +62,7 @@ def created(module, site):
     gradient function updates) that graph mode makes anew each run, or reuses by
     AUTO_REUSE: nothing asks for its gradient, and nothing fails."""
     found = []
-    for facts, function, scope, via in _bodies(module, site):
+    for facts, function, scope, via in _bodies(module, site, classes=True):
         for node in own_nodes(function):
             if isinstance(node, ast.Call):
                 qualname = facts.resolve(node.func)
@@ -72,7 +75,52 @@ def created(module, site):
                 elif _layer_weight(facts, node):
                     found.append(_use(module, facts, node, ast.unparse(node.func), function,
                                       via))
+                else:
+                    indirect = _creator_by_value(facts, node)
+                    if indirect is not None:
+                        use = _use(module, facts, node, indirect[0], function, via)
+                        found.append(Use(use.node, use.name, use.inner, use.helper, use.path,
+                                         indirect[1]))
     return found
+
+
+# TensorFlow functions that call a layer function they are given: `slim.stack(x,
+# slim.fully_connected, [32, 16])`, `slim.repeat(x, 2, slim.conv2d, 64, [3, 3])`.
+_LAYER_RUNNERS = frozenset("tensorflow.contrib.%s.%s" % (package, name)
+                           for package in ("layers", "slim") for name in ("stack", "repeat"))
+_PARTIALS = frozenset(("functools.partial",))
+
+
+def _creator_by_value(facts, call):
+    """(creator's qualified name, how the call reaches it) when the call runs a creator
+    it does not name: a name bound once to `functools.partial(tf.layers.dense, ...)`,
+    or to a lambda that calls one (`fc = lambda h: tf.layers.dense(h, 4)`), or a layer
+    runner given one (`slim.stack(x, slim.fully_connected, [4, 2])`); else None."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        binding = facts.names.definitions(func, facts.names.scope_of(call))
+        value = binding.node if binding is not None and binding.kind == "assign" else None
+        if isinstance(value, ast.Call) and value.args and \
+                facts.names.resolve(value.func, binding.scope) in _PARTIALS:
+            made = facts.names.resolve(value.args[0], binding.scope)
+            if creates_trained_variables(value, made):
+                return made, "`%s`, a `functools.partial` of `%s`," % (
+                    func.id, tf_name(made))
+        elif isinstance(value, ast.Lambda):
+            for inner in own_nodes(value):
+                if isinstance(inner, ast.Call):
+                    made = facts.resolve(inner.func)
+                    if creates_trained_variables(inner, made):
+                        return made, "`%s`, a lambda calling `%s`," % (func.id, tf_name(made))
+        return None
+    runner = facts.resolve(func)
+    if runner in _LAYER_RUNNERS:
+        for argument in call.args[1:3]:
+            made = facts.resolve(argument) if isinstance(
+                argument, (ast.Name, ast.Attribute)) else None
+            if creates_variables(made):
+                return made, "`%s` running `%s`" % (tf_name(runner), tf_name(made))
+    return None
 
 
 def _made_anew_or_reused(facts, call, qualname, function):
@@ -201,10 +249,12 @@ def _use(module, facts, node, name, function, via):
     return Use(via, name, node, function, None if facts is module else facts.path)
 
 
-def _bodies(module, site):
+def _bodies(module, site, classes=False):
     """(ModuleFacts of its module, def, its scope, the call of the site's body that leads
     there or None): the site first, then the helpers its forward body calls, in this
-    module or imported from another of the project, breadth first."""
+    module or imported from another of the project, breadth first. With `classes`, also
+    the methods that make an instance's variables when a class of the module is made
+    there (see _made_class_methods)."""
     bodies = [(module, site.func, site.scope, None)]
     seen = {id(site.func)}
     frontier = list(bodies)
@@ -215,19 +265,66 @@ def _bodies(module, site):
                 if not isinstance(node, ast.Call):
                     continue
                 found = facts.def_called(node, scope)
-                if found is None:
-                    continue
-                helper_facts, helper = found
-                if helper_facts is not facts:
-                    module.dependencies.update(facts.dependencies)
-                if id(helper) in seen or len(seen) > MAX_HELPERS:
-                    continue
-                seen.add(id(helper))
-                following.append((helper_facts, helper,
-                                  helper_facts.names.scope_for_def[id(helper)], via or node))
+                if found is not None:
+                    helpers = [found]
+                else:
+                    helpers = [(facts, helper) for helper in _other_helpers(
+                        facts, node, classes)]
+                for helper_facts, helper in helpers:
+                    if helper_facts is not facts:
+                        module.dependencies.update(facts.dependencies)
+                    if id(helper) in seen or len(seen) > MAX_HELPERS:
+                        continue
+                    seen.add(id(helper))
+                    following.append((helper_facts, helper,
+                                      helper_facts.names.scope_for_def[id(helper)],
+                                      via or node))
         bodies += following
         frontier = following
     return bodies
+
+
+def _other_helpers(facts, call, classes):
+    """The defs of this module a call runs that ModuleFacts.def_called does not name: a
+    staticmethod or classmethod called on its class (`Ops.weight(shape)`), and, with
+    `classes`, the methods of a class of the module made by the call."""
+    func = call.func
+    scope = facts.names.scope_of(call)
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        owner = _module_class(facts, func.value, scope)
+        if owner is not None:
+            methods = owner.bindings.get(func.attr, [])
+            if len(methods) == 1 and methods[0].kind == "def" and any(
+                    isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
+                    for d in methods[0].node.decorator_list):
+                return [methods[0].node]
+        return []
+    if classes and isinstance(func, ast.Name):
+        owner = _module_class(facts, func, scope)
+        if owner is not None:
+            return _made_class_methods(facts, owner)
+    return []
+
+
+def _module_class(facts, name, scope):
+    """The scope of the class of the module that `name` is bound to once, or None."""
+    binding = facts.names.definitions(name, scope)
+    if binding is None or binding.kind != "class":
+        return None
+    return facts.names.scope_for_def.get(id(binding.node))
+
+
+def _made_class_methods(facts, owner):
+    """The methods whose variables making an instance of a class of the module brings:
+    its `__init__`; for a Keras or tf.layers layer or model (derived from a TensorFlow
+    class), also its `build`, which the layer's first call runs."""
+    names = ("__init__", "build") if facts.tensorflow_class(owner) else ("__init__",)
+    found = []
+    for name in names:
+        methods = owner.bindings.get(name, [])
+        if len(methods) == 1 and methods[0].kind == "def":
+            found.append(methods[0].node)
+    return found
 
 
 def _read_variable(module, node, scope, site):

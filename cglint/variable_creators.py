@@ -61,6 +61,10 @@ WEIGHTED_LAYERS = frozenset((
     "embedding", "Embedding", "embed_sequence", "LSTM", "GRU", "SimpleRNN", "LSTMCell",
     "GRUCell", "SimpleRNNCell", "ConvLSTM2D", "PReLU", "LocallyConnected1D",
     "LocallyConnected2D", "bias_add",
+    # tf.contrib.layers' other layers with weights (`instance_norm`: a beta; `group_norm`:
+    # a gamma and a beta; `spatial_softmax`: a trainable temperature)
+    "instance_norm", "group_norm", "conv2d_in_plane", "convolution2d_in_plane",
+    "legacy_fully_connected", "bow_encoder", "spatial_softmax",
     "BasicRNNCell", "BasicLSTMCell", "MultiRNNCell", "LSTMBlockCell", "GRUBlockCell",
     "LayerNormBasicLSTMCell", "NASCell", "UGRNNCell", "IntersectionRNNCell", "GLSTMCell",
     "ConvLSTMCell", "Conv2DLSTMCell", "DropoutWrapper", "ResidualWrapper",

@@ -2,7 +2,8 @@ import ast
 
 from cglint import site_variables
 from cglint.rules.base import Rule
-from cglint.variable_creators import always_makes_a_new_variable, creates_trained_variables
+from cglint.variable_creators import (always_makes_a_new_variable, creates_trained_variables,
+                                      creates_variables)
 from cglint.wording import tf_name
 
 
@@ -13,8 +14,13 @@ class VariableCreatedInside(Rule):
     `tf.contrib.layers.fully_connected`, standalone Keras's layers and `K.variable` (on
     the TF backend their variables are TF's) and the like called in the body of a function
     decorated with `@tf.custom_gradient`, or in a function that its body calls (a helper
-    that builds a layer, in the module or imported from another module of the project),
-    reported at that call. A variable no optimizer trains (`trainable=False`, a local
+    that builds a layer, in the module or imported from another module of the project, or
+    a staticmethod called on its class, `Ops.weight(shape)`), reported at that call; also
+    a creator reached by value: a name bound to `functools.partial(tf.layers.dense, ...)`
+    or to a lambda calling one, a layer function given to `slim.stack` or `slim.repeat`;
+    and an instance of a class of the module made there, whose `__init__` makes a
+    variable, or, for a Keras or tf.layers layer or model class, whose `build` does
+    (`self.add_weight(...)`), as its first call runs it. A variable no optimizer trains (`trainable=False`, a local
     variable) is left alone where running the function again cannot fail: a new
     `tf.Variable`, or `tf.get_variable` under `variable_scope(..., reuse=tf.AUTO_REUSE)`.
 
@@ -49,8 +55,14 @@ class VariableCreatedInside(Rule):
                 if use.name.startswith("tensorflow.python.") and isinstance(use.node, ast.Call):
                     shown = ast.unparse(use.node.func)  # as written: `vs.variable`
                 what = "`%s`%s %s a variable" % (shown, where, _verb(use.name))
-                untrained = isinstance(use.inner, ast.Call) and not creates_trained_variables(
-                    use.inner, use.name)  # trainable=False: no gradient is wanted
+                if use.shown is not None:  # `dense`, a functools.partial of `tf.layers.dense`,
+                    what = "%s%s %s a variable" % (use.shown, where, _verb(use.name))
+                untrained = isinstance(use.inner, ast.Call) and (
+                    not creates_trained_variables(use.inner, use.name)
+                    if creates_variables(use.name) else  # a layer's `self.add_weight(...)`
+                    any(k.arg == "trainable" and isinstance(k.value, ast.Constant)
+                        and k.value.value is False for k in use.inner.keywords))
+                # trainable=False: no gradient is wanted
                 if module.eager and (untrained or use.name == "tensorflow.Variable"):
                     why = "under eager execution TF 1.8's `tf.Variable` raises RuntimeError; " \
                           "use `tf.contrib.eager.Variable`, or create it outside"

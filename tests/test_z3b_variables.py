@@ -1,0 +1,94 @@
+"""CG101/CG102: variables made or read in a custom gradient the way real code spells them
+(probe z3b; every bad case checked under TF 1.8 on 2.7 and 3.6: a None gradient)."""
+import pytest
+
+from conftest import lint
+
+_SITE = """
+import functools
+import tensorflow as tf
+slim = tf.contrib.slim
+
+PRELUDE
+
+@tf.custom_gradient
+def f(x):
+    y = BODY
+    def grad(dy):
+        return dy
+    return y, grad
+"""
+
+
+def _site(prelude, body):
+    return _SITE.replace("PRELUDE", prelude).replace("BODY", body)
+
+
+@pytest.mark.parametrize("prelude, body", [
+    # contrib layers with weights that were missing from the table
+    ("", "tf.contrib.layers.instance_norm(x)"),
+    ("", "tf.contrib.layers.group_norm(x, groups=2)"),
+    # a creator reached by value: a partial, a lambda, a layer runner
+    ("dense = functools.partial(tf.layers.dense, units=4)", "dense(x)"),
+    ("fc = lambda h: tf.layers.dense(h, 2)", "fc(x)"),
+    ("", "slim.stack(x, slim.fully_connected, [4, 2])"),
+    ("", "slim.repeat(x, 2, slim.conv2d, 3, [3, 3])"),
+    # a class of the module made inside: its __init__ (and a layer's build) run
+    ("class Scale(tf.keras.layers.Layer):\n"
+     "    def build(self, shape):\n"
+     "        self.k = self.add_weight('k', shape=(3,))\n"
+     "    def call(self, x):\n"
+     "        return x * self.k", "Scale()(x)"),
+    ("class Tiny(tf.keras.Model):\n"
+     "    def __init__(self):\n"
+     "        super(Tiny, self).__init__()\n"
+     "        self.d = tf.keras.layers.Dense(2)\n"
+     "    def call(self, x):\n"
+     "        return self.d(x)", "Tiny()(x)"),
+    ("class Linear(object):\n"
+     "    def __init__(self):\n"
+     "        self.w = tf.get_variable('w', [3])", "x * Linear().w"),
+    # a staticmethod helper called on its class
+    ("class Ops(object):\n"
+     "    @staticmethod\n"
+     "    def weight(shape):\n"
+     "        return tf.Variable(tf.ones(shape))", "x * Ops.weight([3])"),
+])
+def test_cg101_creators_the_body_reaches(prelude, body):
+    found = lint(_site(prelude, body), select=["CG101"])
+    assert [code for code, _, _ in found] == ["CG101"], found
+
+
+@pytest.mark.parametrize("prelude, body", [
+    ("act = functools.partial(tf.nn.leaky_relu, alpha=0.1)", "act(x)"),
+    ("sq = lambda t: tf.square(t)", "sq(x)"),
+    ("", "slim.stack(x, tf.nn.relu, [1, 2])"),
+    ("class Double(tf.keras.layers.Layer):\n"
+     "    def build(self, shape):\n"
+     "        self.factor = 2.0\n"
+     "    def call(self, x):\n"
+     "        return x * self.factor", "Double()(x)"),
+    ("class Cfg(object):\n"
+     "    def __init__(self):\n"
+     "        self.scale = 0.5", "x * Cfg().scale"),
+    ("dense = functools.partial(tf.layers.dense, units=4, trainable=False)", "dense(x)"),
+])
+def test_cg101_near_misses_reached_by_value(prelude, body):
+    assert lint(_site(prelude, body), select=["CG101"]) == []
+
+
+def test_cg101_message_names_the_partial_and_a_layer_weight_gets_no_gradient():
+    from cglint import check, engine
+    code = _site("dense = functools.partial(tf.layers.dense, units=4)", "dense(x)")
+    result = check.check_alone("snippet.py", code, engine.Options(select=("CG101",)))
+    message = result.diagnostics[0].message
+    assert message.startswith("`dense`, a `functools.partial` of `tf.layers.dense`, creates")
+    code = _site("class Scale(tf.keras.layers.Layer):\n"
+                 "    def build(self, shape):\n"
+                 "        self.k = self.add_weight('k', shape=(3,))\n"
+                 "    def call(self, x):\n"
+                 "        return x * self.k", "Scale()(x)")
+    result = check.check_alone("snippet.py", code, engine.Options(select=("CG101",)))
+    # a trainable layer weight: no gradient (not "already exists", which a new Keras
+    # layer never raises)
+    assert "no gradient (None)" in result.diagnostics[0].message
