@@ -34,6 +34,10 @@ _SCOPES = frozenset(("tensorflow.variable_scope", "tensorflow.compat.v1.variable
 _AUTO_REUSE = frozenset(("tensorflow.AUTO_REUSE",
                          "tensorflow.python.ops.variable_scope.AUTO_REUSE"))
 _STOP_GRADIENT = frozenset(("tensorflow.stop_gradient", "tensorflow.compat.v1.stop_gradient"))
+# TensorFlow calls whose result has no gradient with respect to their argument: they
+# read only its shape (`tf.shape(w)[0]`), or make a new tensor like it (`tf.zeros_like`).
+_NO_GRADIENT = _STOP_GRADIENT | frozenset("tensorflow.%s" % name for name in (
+    "shape", "shape_n", "size", "rank", "zeros_like", "ones_like"))
 
 
 @dataclass(frozen=True)
@@ -172,9 +176,10 @@ def read(module, site):
         body = list(own_nodes(function))
         described = {id(n.value) for n in body
                      if isinstance(n, ast.Attribute) and n.attr in _DESCRIPTIONS}
-        # `tf.stop_gradient(w)`: the code itself asks for no gradient there
+        # `tf.stop_gradient(w)`: the code itself asks for no gradient there (nor does it
+        # with `tf.shape(w)`, which reads only the shape)
         described.update(id(inner) for n in body if isinstance(n, ast.Call)
-                         and facts.resolve(n.func) in _STOP_GRADIENT
+                         and facts.resolve(n.func) in _NO_GRADIENT
                          for argument in n.args for inner in ast.walk(argument))
         # `weights['h1']`: the element read stands for the name it is read from
         described.update(id(n.value) for n in body if isinstance(n, ast.Subscript)
@@ -189,6 +194,8 @@ def read(module, site):
                 if node.id not in answers:
                     answers[node.id] = _read_variable(facts, node, scope, site)
                 shown = answers[node.id]
+                if shown is None and _whole_container(facts, node, scope, site):
+                    shown = node.id  # (asked per read: an element read is not one)
             else:
                 shown = _read_variable(facts, node, scope, site)
             if shown is not None and (facts.path, shown) not in seen:
@@ -342,7 +349,59 @@ def _read_variable(module, node, scope, site):
     if bindings and all(_is_outer_variable(module, binding, scope, site)
                         for binding in bindings):
         return node.id
+    if len(bindings) == 1 and _unpacked_variable(module, bindings[0], scope, site):
+        return node.id
     return None
+
+
+def _unpacked_variable(module, binding, scope, site):
+    """A name bound, outside the site and the reading function, by unpacking a tuple
+    display whose element at its place makes a new variable: `w, b =
+    tf.get_variable(...), tf.get_variable(...)`."""
+    target = binding.node
+    if binding.kind != "other" or not isinstance(target, ast.Name) or within(
+            binding.scope, site.scope) or binding.scope is scope:
+        return False
+    names = module.parent_of(target)
+    statement = module.parent_of(names) if isinstance(names, (ast.Tuple, ast.List)) else None
+    if not (isinstance(statement, ast.Assign) and statement.targets == [names] and
+            isinstance(statement.value, (ast.Tuple, ast.List)) and
+            len(statement.value.elts) == len(names.elts) and not any(
+                isinstance(e, ast.Starred) for e in names.elts + statement.value.elts)):
+        return False
+    value = statement.value.elts[names.elts.index(target)]
+    return isinstance(value, ast.Call) and creates_trained_variables(
+        value, module.names.resolve(value.func, binding.scope))
+
+
+def _whole_container(module, node, scope, site):
+    """`weights` itself, read whole (`for w in weights:`, `w1, w2 = weights`,
+    `tf.add_n(weights)`; not an element or a slice), where it is bound, outside the site and the reading function,
+    to a list or tuple display or comprehension of new variables, and the module puts
+    nothing else in (see _held_variable). Its length (`len(weights)`) is no read."""
+    bindings = module.names.lookup(node.id, scope)
+    if len(bindings) != 1:
+        return False
+    binding = bindings[0]
+    display = binding.node
+    if binding.kind != "assign" or not isinstance(
+            display, (ast.List, ast.Tuple, ast.ListComp)) or within(
+            binding.scope, site.scope) or binding.scope is scope:
+        return False
+    parent = module.parent_of(node)
+    if isinstance(parent, ast.Subscript) and parent.value is node:
+        return False  # an element or a slice: _held_variable's
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and \
+            parent.func.id == "len" and module.names.is_builtin(parent.func):
+        return False
+    elements = [display.elt] if isinstance(display, ast.ListComp) else display.elts
+    # (nothing can put anything in a tuple)
+    added = [] if isinstance(display, ast.Tuple) else _added_elements(module, node.id, binding)
+    if added is None or not elements:
+        return False
+    chosen = list(elements) + [value for _, value in added]
+    return all(isinstance(value, ast.Call) and creates_trained_variables(
+        value, module.names.resolve(value.func, binding.scope)) for value in chosen)
 
 
 def _held_variable(module, node, scope, site):
@@ -586,7 +645,40 @@ def _is_outer_variable(module, binding, scope, site):
     value = binding.node
     if isinstance(value, ast.Attribute):  # `w = self.w` in the enclosing method
         return instance_variable(module, value, binding.scope) is not None
-    return isinstance(value, ast.Call) and creates_trained_variables(
-        value, module.names.resolve(value.func, binding.scope))
+    if not isinstance(value, ast.Call):
+        return False
+    return creates_trained_variables(value, module.names.resolve(value.func, binding.scope)) \
+        or _returns_new_variable(module, value) or _makes_own_layer(module, value, binding.scope)
+
+
+def _makes_own_layer(module, call, scope):
+    """Whether `call` makes an instance of a Keras or tf.layers layer (or model) class of
+    the module that has variables of its own (`self.k = self.add_weight(...)` in its
+    `build`, or `self.dense = tf.keras.layers.Dense(2)`)."""
+    owner = _module_class(module, call.func, scope) if isinstance(call.func, ast.Name) else None
+    return owner is not None and module.tensorflow_class(owner) and bool(
+        module.instance_variables(owner))
+
+
+def _returns_new_variable(module, call):
+    """Whether `call` runs a def of the module every `return` of which gives a new
+    trainable variable: the tutorials' `W = weight_variable([784, 10])`, whose helper
+    returns `tf.Variable(initial)`."""
+    returned = module.returned_by_call(call)
+    if not returned:
+        return False
+    helper = module.called_function(call, module.names.scope_of(call))
+    own = module.names.scope_for_def[id(helper)]
+    for value in returned:
+        if isinstance(value, ast.Name):  # `w = tf.get_variable(...)` ... `return w`
+            bindings = module.names.lookup(value.id, own)
+            if len(bindings) != 1 or bindings[0].kind != "assign" or \
+                    bindings[0].scope is not own:
+                return False
+            value = bindings[0].node
+        if not (isinstance(value, ast.Call) and creates_trained_variables(
+                value, module.names.resolve(value.func, own))):
+            return False
+    return True
 
 

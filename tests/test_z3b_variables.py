@@ -92,3 +92,53 @@ def test_cg101_message_names_the_partial_and_a_layer_weight_gets_no_gradient():
     # a trainable layer weight: no gradient (not "already exists", which a new Keras
     # layer never raises)
     assert "no gradient (None)" in result.diagnostics[0].message
+
+
+@pytest.mark.parametrize("prelude, body", [
+    # the tutorials' helper that returns a new variable
+    ("def weight_variable(shape):\n"
+     "    initial = tf.truncated_normal(shape, stddev=0.1)\n"
+     "    return tf.Variable(initial)\n"
+     "W = weight_variable([3])", "x * W"),
+    ("def make(name):\n"
+     "    w = tf.get_variable(name, [3])\n"
+     "    return w\n"
+     "W = make('w')", "x * W"),
+    # names bound by unpacking a tuple of variables
+    ("W, B = tf.get_variable('w', [3]), tf.get_variable('b', [3])", "x * W + B"),
+    # a whole list or tuple of variables
+    ("weights = [tf.get_variable('w%d' % i, [3]) for i in range(2)]",
+     "tf.add_n([x * w for w in weights])"),
+    ("weights = (tf.Variable(tf.ones([3])), tf.Variable(tf.ones([3])))",
+     "x * weights[0] * tf.add_n(list(weights))"),
+    # a Keras layer class of the module with a weight, made outside, called inside
+    ("class Scale(tf.keras.layers.Layer):\n"
+     "    def build(self, shape):\n"
+     "        self.k = self.add_weight('k', shape=(3,))\n"
+     "    def call(self, x):\n"
+     "        return x * self.k\n"
+     "scale = Scale()", "scale(x)"),
+])
+def test_cg102_variables_the_module_makes_less_directly(prelude, body):
+    found = lint(_site(prelude, body), select=["CG102"])
+    assert found and {code for code, _, _ in found} == {"CG102"}, found
+
+
+@pytest.mark.parametrize("prelude, body", [
+    # reads of the shape only: no gradient wanted
+    ("w = tf.get_variable('w', [3])", "x[:tf.shape(w)[0]] + tf.zeros_like(w)"),
+    ("w = tf.get_variable('w', [3])", "x * tf.cast(tf.size(w), tf.float32)"),
+    # helpers and displays that hold no variable, or not only variables
+    ("def make_kernel(shape):\n    return tf.constant(0.5, shape=shape)\nW = make_kernel([3])",
+     "x * W"),
+    ("lo, hi = tf.constant(0.0), tf.constant(1.0)", "tf.clip_by_value(x, lo, hi)"),
+    ("mixed = [tf.Variable(1.0), tf.constant(1.0)]", "x * tf.add_n(mixed)"),
+    ("weights = [tf.Variable(1.0), tf.Variable(2.0)]", "x * len(weights)"),
+    ("weights = [tf.Variable(1.0)]\nweights.extend(others)", "x * tf.add_n(weights)"),
+    ("class Double(tf.keras.layers.Layer):\n"
+     "    def call(self, x):\n"
+     "        return x * 2.0\n"
+     "double = Double()", "double(x)"),
+])
+def test_cg102_near_misses_of_less_direct_variables(prelude, body):
+    assert lint(_site(prelude, body), select=["CG102"]) == []

@@ -22,8 +22,14 @@ class VariableReadByClosure(Rule):
     (`tf.trainable_variables()[0]`, or of
     `tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES)`), directly or in a function
     that its body calls (`project(x)` returning `x * w`, in the module or imported from
-    another module of the project), reported at that call. A read under
-    `tf.stop_gradient(w)` asks for no gradient and is not reported, nor is a variable that
+    another module of the project), reported at that call. The variable may be made by a
+    helper of the module that returns one (the tutorials' `W = weight_variable([784,
+    10])`), bound by unpacking (`w, b = tf.get_variable(...), tf.get_variable(...)`), a
+    whole list or tuple of variables read in the body (`for w in weights:`, `w1, w2 =
+    weights`), or a Keras or tf.layers layer class of the module with weights of its
+    own, made outside and called there. A read under `tf.stop_gradient(w)` asks for no
+    gradient and is not reported, nor is one of its shape only (`tf.shape(w)`,
+    `tf.size(w)`, `tf.zeros_like(w)`), nor a variable that
     every call in the module also passes in (`weighted(x, w)` whose body reads `w`, not its
     parameter): its gradient comes through that argument's slot. A variable bound as a
     parameter's default (`def scale(x, w=w)`) is read the same way by each call of the
