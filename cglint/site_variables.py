@@ -234,14 +234,14 @@ def defaults(module, site):
                                    for binding in bindings):
             continue
         index = positional.index(param) if param in positional else len(positional)
-        left = next((call for call in site.calls if _leaves_to_default(call, index, param)),
+        left = next((call for call in site.calls if leaves_to_default(call, index, param)),
                     None)
         if left is not None:
             found.append((param, default, left))
     return found
 
 
-def _leaves_to_default(call, index, param):
+def leaves_to_default(call, index, param):
     """Whether `call` passes nothing for the parameter at `index` (by position, keyword,
     `*args` or `**kwargs`)."""
     if any(isinstance(a, ast.Starred) for a in call.args) or any(

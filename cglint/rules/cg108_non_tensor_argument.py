@@ -5,6 +5,7 @@ from cglint.facts import (CUSTOM_GRADIENT, DTYPE_NAMES, TF_ONLY_DTYPE_NAMES,
                           gradient_counts)
 from cglint.names import within
 from cglint.rules.base import Rule
+from cglint.site_variables import leaves_to_default
 from cglint.wording import TRACED
 
 # Argument kinds that fail in both modes, and those that only graph mode converts.
@@ -17,7 +18,11 @@ class NonTensorArgument(Rule):
     What: `None`, a string, a bool, an int (also a list of ints, `len(parts)`, or
     `tf.constant(3)`, an int32 tensor already), a dict, a function, a float the function tests
     in an `if` or hands to Python's `float()`, `int()`, `range()`, `max()`, `min()`,
-    `round()` or a `math` function (`math.sqrt`), or a Python list of
+    `round()`, a `math` function (`math.sqrt`) or a NumPy function that needs a number
+    (`np.exp`, `np.float32`; not `np.abs` or `np.square`, which work on a tensor), an
+    argument whose value is a module constant (`MODE = "fast"`) or the default of a
+    parameter of the calling function that a call of the module leaves out (`def
+    attend(x, mask=None): return masked_softmax(x, mask)` with `attend(x)`), or a Python list of
     tensors
     passed positionally to a `@tf.custom_gradient` function (directly, or as a local name
     assigned it once: `is_training = mode == ModeKeys.TRAIN`; also bound by
@@ -123,13 +128,23 @@ class NonTensorArgument(Rule):
             if kind and (kind in _ALWAYS or not module.eager or
                          module.runs_in_graph(call)):
                 what, why = _DESCRIPTIONS[kind]
+                behind, left = _constant_behind(module, arg) if isinstance(
+                    arg, ast.Name) else (None, None)
+                if left is not None:
+                    what += " (`%s`, left to its default by the call on line %d)" % (
+                        arg.id, left.lineno)
+                elif behind is not None:
+                    what += " (module constant `%s`)" % arg.id
                 if kind == "int":
                     what = _int_what(module, arg, what)
                 elif isinstance(arg, ast.Tuple):  # stacked the same way as a list
                     what = "a Python tuple"
                 if builtin is not None:
-                    why = "graph mode makes it a tensor, which Python's `%s()` cannot take " \
-                        "(TypeError); bind it in a closure" % builtin
+                    why = "graph mode makes it a tensor, which %s cannot take (%s); bind " \
+                        "it in a closure" % (
+                            "NumPy's `np.%s()`" % builtin[6:] if builtin.startswith("numpy.")
+                            else "Python's `%s()`" % builtin,
+                            "it raises" if builtin.startswith("numpy.") else "TypeError")
                 if module.eager and kind not in _ALWAYS:  # reported where TF traces it
                     why += TRACED
                 yield self.at(arg, "`%s` gets %s as a positional argument: %s" % (
@@ -172,6 +187,10 @@ class NonTensorArgument(Rule):
             if isinstance(arg, ast.Name):
                 # a local name assigned once: `is_training = mode == ModeKeys.TRAIN`
                 value = module.single_value(arg, module.names.scope_of(arg))
+                if value is None:  # `MODE = "fast"`, or a default left: `mask=None`
+                    value = _constant_behind(module, arg)[0]
+                    if value is not None and module.resolve(value) in _DTYPES:
+                        return "dtype"  # `def to(x, dtype=tf.float16)`
                 if isinstance(value, ast.Constant) or _int_values(value) or (
                         isinstance(value, ast.Call) and _int_call(module, value)):
                     return NonTensorArgument._kind(module, value)
@@ -182,6 +201,64 @@ class NonTensorArgument(Rule):
             if qualname and qualname.startswith("tensorflow.") and qualname.split(".")[-1][:1].islower():
                 return "callable"
         return None
+
+
+def _constant_behind(module, name):
+    """(value, call) for a name whose value the module shows though it is not a local
+    assigned once (see ModuleFacts.single_value): a module constant assigned a literal
+    once and declared `global` by no function (`MODE = "fast"`; call None), or a
+    parameter of the enclosing function that no statement rebinds, whose default is a
+    literal or a dtype (`def attend(x, mask=None)`), with the first call of that function
+    in the module that leaves it to that default. (None, None) otherwise."""
+    bindings = module.names.lookup(name.id, module.names.scope_of(name))
+    if len(bindings) != 1:
+        return None, None
+    binding = bindings[0]
+    if binding.kind == "assign" and binding.scope.kind == "module":
+        if isinstance(binding.node, ast.Constant) and not any(
+                name.id in scope.globals for scope in module.names.scope_for_def.values()):
+            return binding.node, None
+        return None, None
+    function = binding.scope.node
+    if binding.kind != "param" or not isinstance(function, (ast.FunctionDef, ast.Lambda)):
+        return None, None
+    positional = list(function.args.posonlyargs) + list(function.args.args)
+    if binding.node not in positional:
+        return None, None
+    index = positional.index(binding.node)
+    first = len(positional) - len(function.args.defaults)
+    if index < first:
+        return None, None
+    default = function.args.defaults[index - first]
+    if not (isinstance(default, ast.Constant) or module.resolve(default) in _DTYPES):
+        return None, None
+    if not isinstance(function, ast.FunctionDef) or _tested_or_branched(module, name, function):
+        return None, None
+    for call in module.nodes[ast.Call]:
+        if not isinstance(call.func, ast.Name) or call.func.id != function.name:
+            continue
+        called = module.names.definitions(call.func, module.names.scope_of(call))
+        if called is not None and called.node is function and leaves_to_default(
+                call, index, binding.node):
+            return default, call
+    return None, None
+
+
+def _tested_or_branched(module, name, function):
+    """Whether the function tests the parameter `name` (`if mask is None: return x`), or
+    passes it on only in a branch: the default may then never reach the call."""
+    for node in ast.walk(function):
+        test = getattr(node, "test", None) if isinstance(
+            node, (ast.If, ast.IfExp, ast.While, ast.Assert)) else None
+        if test is not None and any(isinstance(inner, ast.Name) and inner.id == name.id
+                                    for inner in ast.walk(test)):
+            return True
+    for node in module.ancestors(name):
+        if node is function:
+            return False
+        if isinstance(node, (ast.If, ast.IfExp, ast.Try, ast.While, ast.BoolOp)):
+            return True
+    return False
 
 
 def _int_values(node):
@@ -396,7 +473,19 @@ def _python_needs(module, site, index):
         qualname = module.resolve(call.func)  # `math.sqrt`, or `sqrt` imported from math
         if qualname and qualname.startswith("math.") and qualname.count(".") == 1:
             return qualname
+        if qualname in _NUMPY_NEEDS_NUMBER:
+            return qualname
     return None
+
+
+# NumPy functions that fail on a graph-mode tensor (measured under TF 1.8 on 2.7 and 3.6:
+# a TypeError, or an AttributeError on 2.7; a ValueError for the scalar types). Not `np.abs`, `np.square`,
+# `np.power` or `np.sum`, which end in the tensor's own operators and work.
+_NUMPY_NEEDS_NUMBER = frozenset("numpy." + name for name in (
+    "exp", "log", "sqrt", "sin", "cos", "tan", "tanh", "sinh", "cosh", "arctan", "arcsin",
+    "arccos", "log1p", "expm1", "log2", "log10", "exp2", "floor", "ceil", "rint", "round",
+    "isfinite", "isnan", "sign", "maximum", "minimum", "clip", "float32", "float64",
+    "float16", "int32", "int64", "mean"))
 
 
 def _parameter(site, index):

@@ -1,0 +1,79 @@
+"""CG108: non-tensor arguments whose value the module shows from afar, and NumPy
+functions that need a number (probe z3b; each bad case fails under TF 1.8 on 2.7 and
+3.6, each near-miss runs)."""
+import pytest
+
+from conftest import lint
+
+_CG = """
+import numpy as np
+import tensorflow as tf
+
+PRELUDE
+
+@tf.custom_gradient
+def op(x, p):
+    y = BODY
+    def grad(dy):
+        return dy, None
+    return y, grad
+
+CALLS
+"""
+
+
+def _code(prelude, body, calls):
+    return _CG.replace("PRELUDE", prelude).replace("BODY", body).replace("CALLS", calls)
+
+
+@pytest.mark.parametrize("prelude, body, calls", [
+    # a module constant
+    ('MODE = "fast"', 'x * 2.0 if p == "fast" else x', "op(tf.ones([2]), MODE)"),
+    ("USE_NOISE = False", "x + 1.0 if p else x", "op(tf.ones([2]), USE_NOISE)"),
+    ("K = 2", "x * p", "op(tf.ones([2]), K)"),
+    ("MASK = None", "x", "op(tf.ones([2]), MASK)"),
+    # a default of the caller's parameter, left out by a call of the module
+    ("", "x if p is None else x + p",
+     "def attend(x, mask=None):\n    return op(x, mask)\nattend(tf.ones([2]))"),
+    ("", "x + 1.0 if p else x",
+     "def model(x, is_training=True):\n    return op(x, is_training)\nmodel(tf.ones([2]))"),
+    ("", "tf.cast(x, p)",
+     "def to(x, dtype=tf.float16):\n    return op(x, dtype)\nto(tf.ones([2]))"),
+    # a NumPy function that needs a number
+    ("", "x * float(np.exp(-p))", "op(tf.ones([2]), 0.5)"),
+    ("", "x * np.sqrt(p)", "op(tf.ones([2]), 0.5)"),
+])
+def test_cg108_values_shown_from_afar(prelude, body, calls):
+    found = lint(_code(prelude, body, calls), select=["CG108"])
+    assert [code for code, _, _ in found] == ["CG108"], found
+
+
+@pytest.mark.parametrize("prelude, body, calls", [
+    # a module constant used as the tensor it becomes
+    ("AXIS = 1", "x / tf.reduce_sum(x, axis=p, keepdims=True)", "op(tf.ones([2, 3]), AXIS)"),
+    ('MODE = "train"', 'tf.where(tf.equal(p, "train"), x * 2.0, x)', "op(tf.ones([2]), MODE)"),
+    ("SCALE = 0.5", "x * p", "op(tf.ones([2]), SCALE)"),
+    # a constant some function may change
+    ('MODE = "fast"\ndef set_mode(m):\n    global MODE\n    MODE = m',
+     'x * 2.0 if p == "fast" else x', "op(tf.ones([2]), MODE)"),
+    # every call passes the argument; or the caller tests it first
+    ("", "x * p", "def attend(x, mask=None):\n    return op(x, mask)\n"
+     "attend(tf.ones([2]), tf.ones([2]))"),
+    ("", "x * p", "def attend(x, mask=None):\n    if mask is None:\n        return x\n"
+     "    return op(x, mask)\nattend(tf.ones([2]))"),
+    ("", "x * p", "def attend(x, mask=None):\n    return op(x, mask) if mask is not None "
+     "else x\nattend(tf.ones([2]))"),
+    # NumPy functions that work on a tensor
+    ("", "x * np.square(np.abs(p))", "op(tf.ones([2]), -0.5)"),
+])
+def test_cg108_near_misses_shown_from_afar(prelude, body, calls):
+    assert lint(_code(prelude, body, calls), select=["CG108"]) == []
+
+
+def test_cg108_message_says_where_the_value_comes_from():
+    from cglint import check, engine
+    code = _code("", "x if p is None else x + p",
+                 "def attend(x, mask=None):\n    return op(x, mask)\n\nattend(tf.ones([2]))")
+    result = check.check_alone("snippet.py", code, engine.Options(select=("CG108",)))
+    assert "gets None (`mask`, left to its default by the call on line 17)" in \
+        result.diagnostics[0].message
