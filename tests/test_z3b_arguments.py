@@ -77,3 +77,30 @@ def test_cg108_message_says_where_the_value_comes_from():
     result = check.check_alone("snippet.py", code, engine.Options(select=("CG108",)))
     assert "gets None (`mask`, left to its default by the call on line 17)" in \
         result.diagnostics[0].message
+
+
+@pytest.mark.parametrize("spread, shown", [
+    ("**self.kwargs", "`**self.kwargs`"),
+    ("**params['act']", "`**params['act']`"),
+    ("**kw", "`**kw`"),
+])
+def test_cg105_names_the_spread_keywords_as_written(spread, shown):
+    from cglint import check, engine
+    code = """
+import tensorflow as tf
+
+@tf.custom_gradient
+def leaky(x, alpha=0.2):
+    def grad(dy):
+        return dy
+    return x, grad
+
+class Act(object):
+    def __init__(self, params, **kwargs):
+        self.kwargs = kwargs
+        params = params
+    def __call__(self, x, params, kw):
+        return leaky(x, SPREAD)
+""".replace("SPREAD", spread)
+    result = check.check_alone("snippet.py", code, engine.Options(select=("CG105",)))
+    assert "keyword argument %s:" % shown in result.diagnostics[0].message

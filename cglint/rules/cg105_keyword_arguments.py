@@ -140,8 +140,14 @@ _KERAS_LAMBDAS = frozenset(("tensorflow.keras.layers.Lambda",
 
 
 def _keywords(keywords):
-    return ", ".join("`%s`" % k.arg if k.arg else "`**%s`" % getattr(k.value, "id", "...")
+    return ", ".join("`%s`" % k.arg if k.arg else "`**%s`" % _shown(k.value)
                      for k in keywords)
+
+
+def _shown(value):
+    """`kw`, `self.kwargs`, `params["act"]` as written; `...` for a longer expression."""
+    text = ast.unparse(value)
+    return text if len(text) <= 40 and "\n" not in text else "..."
 
 
 def _where(module, site):
