@@ -104,3 +104,18 @@ class Act(object):
 """.replace("SPREAD", spread)
     result = check.check_alone("snippet.py", code, engine.Options(select=("CG105",)))
     assert "keyword argument %s:" % shown in result.diagnostics[0].message
+
+
+@pytest.mark.parametrize("prelude, argument, reported", [
+    ("dense = tf.keras.layers.Dense(3)", "dense", True),
+    ("", "tf.keras.layers.Dense(3)", True),
+    ("", "tf.SparseTensor([[0, 0]], [1.0], [2, 2])", True),
+    ("model = tf.keras.Sequential([tf.keras.layers.Dense(2)])", "model", True),
+    # near-misses: what TF converts, or makes a tensor
+    ("w = tf.Variable(tf.ones([2]))", "w", False),
+    ("", "tf.layers.dense(tf.ones([2, 2]), 2)", False),
+    ("", "tf.keras.layers.Dense(2)(tf.ones([2, 2]))", False),
+])
+def test_cg108_objects_tf_cannot_convert(prelude, argument, reported):
+    code = _code(prelude, "x", "op(tf.ones([2]), %s)" % argument)
+    assert bool(lint(code, select=["CG108"])) is reported

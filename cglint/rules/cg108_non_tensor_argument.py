@@ -6,10 +6,10 @@ from cglint.facts import (CUSTOM_GRADIENT, DTYPE_NAMES, TF_ONLY_DTYPE_NAMES,
 from cglint.names import within
 from cglint.rules.base import Rule
 from cglint.site_variables import leaves_to_default
-from cglint.wording import TRACED
+from cglint.wording import TRACED, tf_name
 
 # Argument kinds that fail in both modes, and those that only graph mode converts.
-_ALWAYS = ("None", "callable", "dict", "dtype")
+_ALWAYS = ("None", "callable", "dict", "dtype", "object")
 
 
 class NonTensorArgument(Rule):
@@ -26,7 +26,8 @@ class NonTensorArgument(Rule):
     tensors
     passed positionally to a `@tf.custom_gradient` function (directly, or as a local name
     assigned it once: `is_training = mode == ModeKeys.TRAIN`; also bound by
-    `functools.partial(f, "hard")`), or the decorator put on a method (whose `self` is
+    `functools.partial(f, "hard")`), a Keras or tf.layers layer object, a model or a
+    `tf.SparseTensor` (`apply(x, tf.keras.layers.Dense(3))`), or the decorator put on a method (whose `self` is
     then an argument), or above `@staticmethod`/`@classmethod` (it then wraps the
     descriptor, which TF 1.8 cannot call: TypeError).
 
@@ -137,6 +138,8 @@ class NonTensorArgument(Rule):
                     what += " (module constant `%s`)" % arg.id
                 if kind == "int":
                     what = _int_what(module, arg, what)
+                elif kind == "object":
+                    what = _object_what(module, arg, what)
                 elif isinstance(arg, ast.Tuple):  # stacked the same way as a list
                     what = "a Python tuple"
                 if builtin is not None:
@@ -175,6 +178,8 @@ class NonTensorArgument(Rule):
             return "int"  # `[1, 2]`: one int32 vector
         if isinstance(arg, ast.Call) and _int_call(module, arg):
             return "int"  # `len(parts)`, `tf.constant(3)`
+        if isinstance(arg, ast.Call) and _unconvertible(module.resolve(arg.func)):
+            return "object"  # `tf.keras.layers.Dense(3)`, `tf.SparseTensor(...)`
         if isinstance(arg, ast.Lambda):
             return "callable"
         if isinstance(arg, (ast.Name, ast.Attribute)):
@@ -196,6 +201,12 @@ class NonTensorArgument(Rule):
                     return NonTensorArgument._kind(module, value)
                 if _python_bool(module, value):
                     return "bool"
+                bindings = module.names.lookup(arg.id, module.names.scope_of(arg))
+                made = bindings[0].node if len(bindings) == 1 and \
+                    bindings[0].kind == "assign" else None
+                if isinstance(made, ast.Call) and _unconvertible(
+                        module.names.resolve(made.func, bindings[0].scope)):
+                    return "object"  # `dense = tf.keras.layers.Dense(3)`
             if qualname in _DTYPES:
                 return "dtype"  # `tf.float32`: a DType object, not a function
             if qualname and qualname.startswith("tensorflow.") and qualname.split(".")[-1][:1].islower():
@@ -259,6 +270,35 @@ def _tested_or_branched(module, name, function):
         if isinstance(node, (ast.If, ast.IfExp, ast.Try, ast.While, ast.BoolOp)):
             return True
     return False
+
+
+# TensorFlow classes whose objects TF 1.8 cannot convert to a tensor (TypeError in graph
+# mode, ValueError under eager execution; a layer or model checked under TF 1.8).
+_UNCONVERTIBLE = frozenset("tensorflow.%s" % name for name in (
+    "SparseTensor", "TensorArray", "keras.Sequential", "keras.Model",
+    "keras.models.Sequential", "keras.models.Model"))
+_LAYER_CLASS_MODULES = ("tensorflow.keras.layers.", "tensorflow.layers.", "keras.layers.",
+                        "tensorflow.contrib.keras.layers.")
+
+
+def _object_what(module, arg, what):
+    """`a `tf.keras.layers.Dense` object`: the class the call (or the name's one
+    assignment) makes."""
+    made, scope = arg, module.names.scope_of(arg)
+    if isinstance(arg, ast.Name):
+        bindings = module.names.lookup(arg.id, scope)
+        made, scope = bindings[0].node, bindings[0].scope
+    qualname = module.names.resolve(made.func, scope)
+    return "a `%s` object" % tf_name(qualname) if qualname else what
+
+
+def _unconvertible(qualname):
+    """Whether a call of `qualname` makes an object TF 1.8 cannot convert: a Keras or
+    tf.layers layer (a class: `Dense`, not the function `dense`), a model, a SparseTensor."""
+    if not qualname:
+        return False
+    return qualname in _UNCONVERTIBLE or (qualname.startswith(_LAYER_CLASS_MODULES) and
+                                          qualname.rsplit(".", 1)[1][:1].isupper())
 
 
 def _int_values(node):
@@ -725,6 +765,10 @@ _DESCRIPTIONS = {
                               "input, not one per element"),
     "callable": ("a function", "TF 1.8 cannot convert it to a tensor (TypeError); bind it in "
                                "a closure"),
+    "object": ("a layer, model or sparse tensor object", "TF 1.8 cannot convert it to a "
+               "tensor (`TypeError: Failed to convert object of type ...`; under eager "
+               "execution `ValueError: Attempt to convert a value ...`); bind it in a "
+               "closure"),
     "dtype": ("a `tf.DType`", "TF 1.8 cannot convert it to a tensor (`TypeError: Failed to "
                               "convert object of type <class '...DType'> to Tensor`); bind it "
                               "in a closure"),
