@@ -413,7 +413,7 @@ def _held_variable(module, node, scope, site):
     everything ever put in, or, for a dict's constant key, put at that key. Or an element
     of TF's own list of the trainable variables (`tf.trainable_variables()[0]`)."""
     container = node.value
-    if isinstance(container, ast.Call):
+    if isinstance(container, (ast.Call, ast.ListComp)):
         return _collection_variable(module, node)
     if not isinstance(container, ast.Name):
         return None
@@ -543,7 +543,10 @@ def _only_read(module, read, parent):
 # The trainable variables TF keeps in the graph's collection (a global variable may be a
 # step counter or moving statistics, which want no gradient).
 _TRAINABLE_COLLECTION_READS = frozenset((
-    "tensorflow.trainable_variables", "tensorflow.compat.v1.trainable_variables"))
+    "tensorflow.trainable_variables", "tensorflow.compat.v1.trainable_variables",
+    # the same list, of a scope: `tf.contrib.framework.get_trainable_variables("enc")`
+    "tensorflow.contrib.framework.get_trainable_variables",
+    "tensorflow.contrib.slim.get_trainable_variables"))
 _COLLECTION_GETTERS = frozenset((
     "tensorflow.get_collection", "tensorflow.get_collection_ref",
     "tensorflow.compat.v1.get_collection", "tensorflow.compat.v1.get_collection_ref"))
@@ -553,8 +556,17 @@ _TRAINABLE_KEYS = frozenset(("tensorflow.GraphKeys.TRAINABLE_VARIABLES",
 
 def _collection_variable(module, node):
     """`tf.trainable_variables()[0]` (or of `tf.get_collection(
-    tf.GraphKeys.TRAINABLE_VARIABLES)`): a trainable variable made before the call."""
+    tf.GraphKeys.TRAINABLE_VARIABLES)`): a trainable variable made before the call; also
+    an element of a comprehension that picks its own loop variables from that list
+    (`[v for v in tf.trainable_variables() if "scale" in v.name][0]`)."""
     call = node.value
+    if isinstance(call, ast.ListComp):
+        picked = call.generators[0] if len(call.generators) == 1 else None
+        if picked is None or not isinstance(picked.iter, ast.Call) or not (
+                isinstance(call.elt, ast.Name) and isinstance(picked.target, ast.Name)
+                and call.elt.id == picked.target.id):
+            return None
+        call = picked.iter
     qualname = module.resolve(call.func)
     if qualname in _COLLECTION_GETTERS:
         key = call.args[0] if call.args else next(

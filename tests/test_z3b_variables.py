@@ -142,3 +142,18 @@ def test_cg102_variables_the_module_makes_less_directly(prelude, body):
 ])
 def test_cg102_near_misses_of_less_direct_variables(prelude, body):
     assert lint(_site(prelude, body), select=["CG102"]) == []
+
+
+@pytest.mark.parametrize("body, reported", [
+    ("x * [v for v in tf.trainable_variables() if 'scale' in v.name][0]", True),
+    ("x * tf.contrib.framework.get_trainable_variables('enc')[0]", True),
+    ("x * slim.get_trainable_variables('enc')[-1]", True),
+    # near-misses: the comprehension makes something else of them, or reads all variables
+    ("x * [tf.stop_gradient(v) for v in tf.trainable_variables()][0]", False),
+    ("x * [v for v in tf.global_variables() if 'scale' in v.name][0]", False),
+    ("x * tf.cast(len([v for v in tf.trainable_variables()]), tf.float32)", False),
+])
+def test_cg102_trainable_variables_picked_by_name(body, reported):
+    code = _site("tf.get_variable('scale', [3])", body)
+    found = lint(code, select=["CG102"])
+    assert bool(found) is reported, found

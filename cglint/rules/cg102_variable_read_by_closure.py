@@ -20,7 +20,9 @@ class VariableReadByClosure(Rule):
     and that is given to no function, name or attribute that may put in something else),
     or as an element of the graph's list of trainable variables
     (`tf.trainable_variables()[0]`, or of
-    `tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES)`), directly or in a function
+    `tf.get_collection(tf.GraphKeys.TRAINABLE_VARIABLES)` or
+    `tf.contrib.framework.get_trainable_variables(scope)`, also picked by a comprehension:
+    `[v for v in tf.trainable_variables() if "w" in v.name][0]`), directly or in a function
     that its body calls (`project(x)` returning `x * w`, in the module or imported from
     another module of the project), reported at that call. The variable may be made by a
     helper of the module that returns one (the tutorials' `W = weight_variable([784,
@@ -78,7 +80,7 @@ def _read_from(use):
     """Where the variable comes from: the graph's collection for `tf.trainable_variables()[0]`
     (the one element read of a call that site_variables reports), else the code around."""
     read = use.inner
-    if isinstance(read, ast.Subscript) and isinstance(read.value, ast.Call):
+    if isinstance(read, ast.Subscript) and isinstance(read.value, (ast.Call, ast.ListComp)):
         return "the graph's trainable variables"
     return "an enclosing scope"
 
