@@ -16,7 +16,7 @@ from typing import Optional
 
 from cglint.containers import ADDING_METHODS, FILLING_METHODS, READING_METHODS
 from cglint.facts import own_nodes
-from cglint.names import within
+from cglint.names import is_none, within
 from cglint.variable_creators import (LAYER_MODULES, always_makes_a_new_variable,
                                       creates_trained_variables, creates_variables)
 from cglint.wording import tf_name
@@ -592,9 +592,44 @@ def instance_variable(module, node, scope):
     if not isinstance(node.value, ast.Name):
         return None
     owner = module.instance_class(node.value, scope)
-    if owner is None or node.attr not in module.instance_variables(owner):
+    if owner is None or not _holds_variable(module, owner, node.attr):
         return None
     return "%s.%s" % (node.value.id, node.attr)
+
+
+def _holds_variable(module, owner, attr):
+    """Whether the methods of a class (its scope) set `self.attr` to a new variable:
+    directly (ModuleFacts.instance_variables), or through a helper of the module or a
+    method of the class that returns one (`self.w = self._make("w", [3])`)."""
+    if attr in module.instance_variables(owner):
+        return True
+    key = ("helper-made attribute", id(owner), attr)
+    if key not in module.additions:
+        module.additions[key] = _helper_made_attribute(module, owner, attr)
+    return module.additions[key]
+
+
+def _helper_made_attribute(module, owner, attr):
+    values = []
+    for bindings in owner.bindings.values():
+        for binding in bindings:
+            method = binding.node
+            if binding.kind != "def" or not method.args.args:
+                continue
+            own = method.args.args[0].arg  # `self`
+            for node in own_nodes(method):
+                if not (isinstance(node, ast.Attribute) and node.attr == attr and isinstance(
+                        node.ctx, (ast.Store, ast.Del)) and isinstance(node.value, ast.Name)
+                        and node.value.id == own):
+                    continue
+                statement = module.parent_of(node)
+                if not isinstance(statement, ast.Assign) or node not in statement.targets:
+                    return False  # `self.w, self.b = pair`, `self.w += 1`: anything
+                values.append(statement.value)
+    made = [value for value in values if not is_none(value)]
+    return bool(made) and all(isinstance(value, ast.Call) and (creates_trained_variables(
+        value, module.resolve(value.func)) or _returns_new_variable(module, value))
+        for value in made)
 
 
 def _imported_module_variable(module, node, scope):
@@ -640,7 +675,7 @@ def _made_instance_variable(module, node, scope, site):
         return None
     made = module.class_made_by(bindings[0])
     owner = module.names.scope_for_def.get(id(made)) if made is not None else None
-    if owner is None or node.attr not in module.instance_variables(owner):
+    if owner is None or not _holds_variable(module, owner, node.attr):
         return None
     if any(isinstance(other.ctx, (ast.Store, ast.Del)) and other.attr == node.attr
            and isinstance(other.value, ast.Name) and other.value.id == node.value.id

@@ -157,3 +157,32 @@ def test_cg102_trainable_variables_picked_by_name(body, reported):
     code = _site("tf.get_variable('scale', [3])", body)
     found = lint(code, select=["CG102"])
     assert bool(found) is reported, found
+
+
+_CLASS = """
+import tensorflow as tf
+
+class Model(object):
+    def _make(self, name, shape):
+        return MADE
+    def __init__(self):
+        self.w = self._make("w", [3])
+    def forward(self, x):
+        @tf.custom_gradient
+        def f(x):
+            def grad(dy):
+                return dy * self.w
+            return x * self.w, grad
+        return f(x)
+"""
+
+
+@pytest.mark.parametrize("made, reported", [
+    ("tf.get_variable(name, shape)", True),
+    ("tf.Variable(tf.ones(shape), name=name)", True),
+    ("tf.constant(1.0, shape=shape)", False),
+    ("tf.get_variable(name, shape, trainable=False)", False),
+])
+def test_cg102_attribute_set_by_a_method_that_makes_the_variable(made, reported):
+    found = lint(_CLASS.replace("MADE", made), select=["CG102"])
+    assert bool(found) is reported, found

@@ -29,7 +29,8 @@ class VariableReadByClosure(Rule):
     10])`), bound by unpacking (`w, b = tf.get_variable(...), tf.get_variable(...)`), a
     whole list or tuple of variables read in the body (`for w in weights:`, `w1, w2 =
     weights`), or a Keras or tf.layers layer class of the module with weights of its
-    own, made outside and called there. A read under `tf.stop_gradient(w)` asks for no
+    own, made outside and called there; `self.w` set by a method of the class or a helper
+    of the module that returns a new variable (`self.w = self._make("w", [3])`). A read under `tf.stop_gradient(w)` asks for no
     gradient and is not reported, nor is one of its shape only (`tf.shape(w)`,
     `tf.size(w)`, `tf.zeros_like(w)`), nor a variable that
     every call in the module also passes in (`weighted(x, w)` whose body reads `w`, not its
