@@ -657,8 +657,9 @@ def _imported_variable(module, imported, name, shown):
         return None
     facts, value, dependency = found
     module.dependencies.add(dependency)
-    if isinstance(value, ast.Call) and creates_trained_variables(
-            value, facts.names.resolve(value.func, facts.names.module)):
+    if isinstance(value, ast.Call) and (creates_trained_variables(
+            value, facts.names.resolve(value.func, facts.names.module))
+            or _returns_new_variable(facts, value)):  # `W = weight_variable([3])` there
         return shown
     return None
 

@@ -26,7 +26,7 @@ class VariableReadByClosure(Rule):
     that its body calls (`project(x)` returning `x * w`, in the module or imported from
     another module of the project), reported at that call. The variable may be made by a
     helper of the module that returns one (the tutorials' `W = weight_variable([784,
-    10])`), bound by unpacking (`w, b = tf.get_variable(...), tf.get_variable(...)`), a
+    10])`, also in the project module it is imported from), bound by unpacking (`w, b = tf.get_variable(...), tf.get_variable(...)`), a
     whole list or tuple of variables read in the body (`for w in weights:`, `w1, w2 =
     weights`), or a Keras or tf.layers layer class of the module with weights of its
     own, made outside and called there; `self.w` set by a method of the class or a helper

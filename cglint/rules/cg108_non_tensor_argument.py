@@ -20,7 +20,8 @@ class NonTensorArgument(Rule):
     in an `if` or hands to Python's `float()`, `int()`, `range()`, `max()`, `min()`,
     `round()`, a `math` function (`math.sqrt`) or a NumPy function that needs a number
     (`np.exp`, `np.float32`; not `np.abs` or `np.square`, which work on a tensor), an
-    argument whose value is a module constant (`MODE = "fast"`) or the default of a
+    argument whose value is a module constant (`MODE = "fast"`, in the module or imported
+    from a project module: `from config import MODE`) or the default of a
     parameter of the calling function that a call of the module leaves out (`def
     attend(x, mask=None): return masked_softmax(x, mask)` with `attend(x)`), or a Python list of
     tensors
@@ -135,7 +136,7 @@ class NonTensorArgument(Rule):
                     what += " (`%s`, left to its default by the call on line %d)" % (
                         arg.id, left.lineno)
                 elif behind is not None:
-                    what += " (module constant `%s`)" % arg.id
+                    what += " (constant `%s`)" % arg.id
                 if kind == "int":
                     what = _int_what(module, arg, what)
                 elif kind == "object":
@@ -225,6 +226,8 @@ def _constant_behind(module, name):
     if len(bindings) != 1:
         return None, None
     binding = bindings[0]
+    if binding.kind == "import" and isinstance(binding.node, ast.ImportFrom):
+        return _imported_constant(module, binding), None
     if binding.kind == "assign" and binding.scope.kind == "module":
         if isinstance(binding.node, ast.Constant) and not any(
                 name.id in scope.globals for scope in module.names.scope_for_def.values()):
@@ -253,6 +256,24 @@ def _constant_behind(module, name):
                 call, index, binding.node):
             return default, call
     return None, None
+
+
+def _imported_constant(module, binding):
+    """The literal a project module binds once at its top level to the name `from config
+    import MODE` imports (read from disk, never imported), or None."""
+    imported, _, name = binding.qualname.rpartition(".")
+    if not imported or (imported + ".").startswith("tensorflow.") or module.path == "-":
+        return None
+    from cglint import project  # only names passed to custom gradients need it
+
+    found = project.current().top_level_value(module.path, imported, name)
+    if found is None or not isinstance(found[1], ast.Constant):
+        return None
+    facts, value, dependency = found
+    if any(name in scope.globals for scope in facts.names.scope_for_def.values()):
+        return None  # a function there may change it
+    module.dependencies.add(dependency)
+    return value
 
 
 def _tested_or_branched(module, name, function):
