@@ -119,3 +119,26 @@ class Act(object):
 def test_cg108_objects_tf_cannot_convert(prelude, argument, reported):
     code = _code(prelude, "x", "op(tf.ones([2]), %s)" % argument)
     assert bool(lint(code, select=["CG108"])) is reported
+
+
+@pytest.mark.parametrize("body, argument, reported", [
+    # a list of numbers is one float tensor in graph mode: Python cannot unpack it
+    ("tf.clip_by_value(x, *p)", "[0.0, 0.5]", True),
+    ("x * float(len(p))", "[0.5, 1.5]", True),
+    ("tf.add_n([x * b for b in p])", "(0.5, 1.5)", True),
+    # ...but may index it, or use it as the vector it becomes
+    ("tf.clip_by_value(x, p[0], p[1])", "[0.0, 0.5]", False),
+    ("x * p", "[0.5, 1.5]", False),
+    # np.float32(...) is a float like the literal: reported only where Python tests it
+    ("tf.minimum(x, p) if p > 0 else x", "np.float32(0.5)", True),
+    ("tf.minimum(x, p)", "np.float32(0.5)", False),
+])
+def test_cg108_lists_of_numbers_and_numpy_floats(body, argument, reported):
+    code = _code("", body, "op(tf.ones([2]), %s)" % argument)
+    assert bool(lint(code, select=["CG108"])) is reported
+
+
+def test_cg108_a_name_bound_to_a_list_of_numbers_that_is_unpacked():
+    code = _code("", "x", "").replace("    y = x\n", "    lo, hi = p\n    y = x\n")
+    code += "def run():\n    bounds = [0.0, 0.5]\n    return op(tf.ones([2]), bounds)\n"
+    assert [c for c, _, _ in lint(code, select=["CG108"])] == ["CG108"]

@@ -17,7 +17,7 @@ class NonTensorArgument(Rule):
 
     What: `None`, a string, a bool, an int (also a list of ints, `len(parts)`, or
     `tf.constant(3)`, an int32 tensor already), a dict, a function, a float the function tests
-    in an `if` or hands to Python's `float()`, `int()`, `range()`, `max()`, `min()`,
+    (also `np.float32(0.5)`) in an `if` or hands to Python's `float()`, `int()`, `range()`, `max()`, `min()`,
     `round()`, a `math` function (`math.sqrt`) or a NumPy function that needs a number
     (`np.exp`, `np.float32`; not `np.abs` or `np.square`, which work on a tensor), an
     argument whose value is a module constant (`MODE = "fast"`, in the module or imported
@@ -28,7 +28,9 @@ class NonTensorArgument(Rule):
     passed positionally to a `@tf.custom_gradient` function (directly, or as a local name
     assigned it once: `is_training = mode == ModeKeys.TRAIN`; also bound by
     `functools.partial(f, "hard")`), a Keras or tf.layers layer object, a model or a
-    `tf.SparseTensor` (`apply(x, tf.keras.layers.Dense(3))`), or the decorator put on a method (whose `self` is
+    `tf.SparseTensor` (`apply(x, tf.keras.layers.Dense(3))`), a list of numbers the
+    function iterates, unpacks or takes the `len()` of (`lo, hi = bounds`; indexing it,
+    `bounds[0]`, works), or the decorator put on a method (whose `self` is
     then an argument), or above `@staticmethod`/`@classmethod` (it then wraps the
     descriptor, which TF 1.8 cannot call: TypeError).
 
@@ -112,7 +114,8 @@ class NonTensorArgument(Rule):
 
         for index, arg in enumerate(call.args):
             kind = self._kind(module, arg)
-            if kind in skip or (site is None and kind in _HANDLED_ELSEWHERE
+            if kind in skip or (site is None and kind == "floats") or (
+                    site is None and kind in _HANDLED_ELSEWHERE
                                 and not isinstance(arg, (ast.Constant, ast.List, ast.Tuple))):
                 # (another module's function may handle what a name holds: its body is
                 # not seen here, and the literal is what the call shows)
@@ -177,6 +180,11 @@ class NonTensorArgument(Rule):
             return "list"  # a list of numbers is one vector, as its author means it
         if _int_values(arg):
             return "int"  # `[1, 2]`: one int32 vector
+        if isinstance(arg, (ast.List, ast.Tuple)) and arg.elts:
+            return "floats"  # `[0.0, 0.5]`: one float vector, which Python cannot unpack
+        if isinstance(arg, ast.Call) and module.resolve(arg.func) in _NUMPY_FLOATS and \
+                len(arg.args) == 1 and isinstance(arg.args[0], ast.Constant):
+            return "float"  # `np.float32(0.5)`: a float tensor, like the literal
         if isinstance(arg, ast.Call) and _int_call(module, arg):
             return "int"  # `len(parts)`, `tf.constant(3)`
         if isinstance(arg, ast.Call) and _unconvertible(module.resolve(arg.func)):
@@ -197,7 +205,7 @@ class NonTensorArgument(Rule):
                     value = _constant_behind(module, arg)[0]
                     if value is not None and module.resolve(value) in _DTYPES:
                         return "dtype"  # `def to(x, dtype=tf.float16)`
-                if isinstance(value, ast.Constant) or _int_values(value) or (
+                if isinstance(value, ast.Constant) or _number_values(value) or (
                         isinstance(value, ast.Call) and _int_call(module, value)):
                     return NonTensorArgument._kind(module, value)
                 if _python_bool(module, value):
@@ -293,6 +301,8 @@ def _tested_or_branched(module, name, function):
     return False
 
 
+# NumPy's float scalar types: `np.float32(0.5)` is converted like the literal.
+_NUMPY_FLOATS = frozenset(("numpy.float32", "numpy.float64", "numpy.float16"))
 # TensorFlow classes whose objects TF 1.8 cannot convert to a tensor (TypeError in graph
 # mode, ValueError under eager execution; a layer or model checked under TF 1.8).
 _UNCONVERTIBLE = frozenset("tensorflow.%s" % name for name in (
@@ -320,6 +330,13 @@ def _unconvertible(qualname):
         return False
     return qualname in _UNCONVERTIBLE or (qualname.startswith(_LAYER_CLASS_MODULES) and
                                           qualname.rsplit(".", 1)[1][:1].isupper())
+
+
+def _number_values(node):
+    """`[0.0, 0.5]`, `(1, 2)`: a display of numbers only (one tensor in graph mode)."""
+    return isinstance(node, (ast.List, ast.Tuple)) and bool(node.elts) and all(
+        isinstance(element, ast.Constant) and type(element.value) in (int, float)
+        for element in node.elts)
 
 
 def _int_values(node):
@@ -404,7 +421,7 @@ _TAKE_LISTS = frozenset("tensorflow.%s" % name for name in (
 # Kinds the function may well handle as the tensor it gets: a list stacked into one input
 # (with one gradient for it: facts g2), an int used only where TF takes an int tensor (an
 # index, a shape, a count, an axis, a cast), a bool used only as a tensor predicate.
-_HANDLED = ("list", "int", "bool", "str")
+_HANDLED = ("list", "int", "bool", "str", "floats")
 # What a name may hold that another module's function, whose body is not seen, may handle
 # (a string is judged by the call, as before the body's use of it was followed).
 _HANDLED_ELSEWHERE = ("list", "int", "bool")
@@ -467,6 +484,8 @@ def _handled(module, site, index, kind, arguments):
     if name is None:
         return False  # into *args: not followed
     uses = list(_uses(module, site, name))
+    if kind == "floats":  # taken as the vector it becomes, unless Python iterates it
+        return not any(_iterated(module, node, parent) for node, parent, _ in uses)
     if kind in ("int", "bool", "str"):
         parents = _parent_map(site.func)
         if kind == "str":
@@ -749,6 +768,20 @@ def _tensorflow_call(module, call):
     return bool(qualname) and qualname.startswith("tensorflow.")
 
 
+def _iterated(module, node, parent):
+    """`for b in bounds`, `lo, hi = bounds`, `*bounds`, `len(bounds)`: what a graph-mode
+    tensor cannot give (`TypeError: Tensor objects are not iterable ...`)."""
+    if isinstance(parent, (ast.For, ast.comprehension)):
+        return parent.iter is node
+    if isinstance(parent, ast.Assign):
+        return parent.value is node and any(
+            isinstance(target, (ast.Tuple, ast.List)) for target in parent.targets)
+    if isinstance(parent, ast.Starred):
+        return True
+    return isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and \
+        parent.func.id == "len" and node in parent.args and module.names.is_builtin(parent.func)
+
+
 def _sequence_use(module, node, parent):
     """`for t in factors`, `a, b = factors`, `len(factors)`, `*factors`."""
     if isinstance(parent, (ast.For, ast.comprehension)):
@@ -782,6 +815,10 @@ _DESCRIPTIONS = {
                         "string: `==` on it is silently False, and a dict key, `name=` or "
                         "`padding=` fails; bind it in a closure"),
     "dict": ("a dict", "TF 1.8 cannot convert it to a tensor (TypeError)"),
+    "floats": ("a Python list of numbers", "graph mode makes it one float tensor, which the "
+               "function iterates, unpacks or takes the `len()` of (`TypeError: Tensor objects "
+               "are not iterable when eager execution is not enabled`); index it (`bounds[0]`) "
+               "or bind it in a closure"),
     "list": ("a Python list", "graph mode stacks it into one tensor, so the function sees one "
                               "input, not one per element"),
     "callable": ("a function", "TF 1.8 cannot convert it to a tensor (TypeError); bind it in "
