@@ -2033,8 +2033,8 @@ class ModuleFacts:
                 bindings[0].node, ast.List) or not isinstance(
                     function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return None
-        added = {}  # id(the list's Name in a statement of the body) -> what it adds
-        for statement in function.body:
+        added = {}  # id(the list's Name in a statement of the body) -> (what it adds, times)
+        for statement, times in self._body_statements(function, scope):
             call = statement.value if isinstance(statement, ast.Expr) else None
             if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and \
                     isinstance(call.func.value, ast.Name) and call.func.value.id == name.id \
@@ -2043,18 +2043,35 @@ class ModuleFacts:
                 argument = call.args[0]
                 if call.func.attr == "extend" and not isinstance(argument, (ast.List, ast.Tuple)):
                     return None
-                added[id(call.func.value)] = argument
+                added[id(call.func.value)] = (argument, times)
         for node in own_nodes(function):
             if isinstance(node, ast.Name) and node.id == name.id and isinstance(
                     node.ctx, ast.Load) and node is not name and id(node) not in added:
                 return None  # read elsewhere: it may change in ways not counted here
         total = self.count_values(bindings[0].node, scope, depth + 1, arguments)
-        for argument in added.values():
+        for argument, times in added.values():
             count = self.count_values(argument, scope, depth + 1, arguments)
             if total is None or count is None:
                 return None
-            total += count
+            total += count * times
         return total
+
+    def _body_statements(self, function, scope):
+        """(statement, how many times it runs) for each statement of the function's own
+        body, and of the body of a `for` loop there over a known number of items (a
+        range of int literals, a display, a name bound once to one: _iterations) that has
+        no `else`, `break`, `continue` or `return`, one level deep."""
+        for statement in function.body:
+            if not isinstance(statement, ast.For) or statement.orelse:
+                yield statement, 1
+                continue
+            times = self._iterations(statement.iter, scope)
+            if times is None or any(isinstance(node, (ast.Break, ast.Continue, ast.Return))
+                                    for inner in statement.body for node in ast.walk(inner)):
+                yield statement, 1
+                continue
+            for inner in statement.body:
+                yield inner, times
 
     def _cond_branches(self, call, scope):
         """[(returned expression, its scope)] of both branches of `tf.cond(pred, true_fn,
@@ -2130,7 +2147,7 @@ class ModuleFacts:
         if len(comprehension.generators) != 1:
             return None
         generator = comprehension.generators[0]
-        iterations = self._iterations(generator.iter)
+        iterations = self._iterations(generator.iter, scope)
         if generator.ifs or generator.is_async or iterations is None:
             return None
         own = self.names.scope_for_def[id(comprehension)]
@@ -2141,9 +2158,19 @@ class ModuleFacts:
         count = self.count_values(comprehension.elt, element_scope, depth + 1, arguments)
         return iterations if count == 1 else None
 
-    def _iterations(self, iterable):
+    def _iterations(self, iterable, scope):
         """How many items `range(3)`, `range(1, 4)` (int literals; `xrange` too) or a
-        list or tuple display gives, or None."""
+        list or tuple display gives, also through a name bound once to such a display in
+        a function (`weights = [b, a]`, read where `scope` reads it) that neither function
+        changes in place; or None."""
+        if isinstance(iterable, ast.Name):
+            bindings = self.names.lookup(iterable.id, scope)
+            if len(bindings) != 1 or bindings[0].kind != "assign" or not isinstance(
+                    bindings[0].node, (ast.List, ast.Tuple)) or isinstance(
+                        bindings[0].scope.node, ast.Module) or iterable.id in self._mutated_in(
+                            bindings[0].scope) or iterable.id in self._mutated_in(scope):
+                return None
+            iterable = bindings[0].node
         if isinstance(iterable, (ast.List, ast.Tuple)):
             return None if any(isinstance(e, ast.Starred) for e in iterable.elts) \
                 else len(iterable.elts)
@@ -2608,10 +2635,17 @@ class ModuleFacts:
         if not bindings and arguments is None:
             # A gradient function reading its custom-gradient function's input (`[a, b]`
             # in `tf.gradients(y, [a, b], grad_ys=dy)`): TF made each of them one tensor.
+            # So does a comprehension in a gradient function reading its upstream
+            # gradient (`[dy * w for w in weights]`).
             outer = self.names.lookup(expr.id, scope)
-            return len(outer) == 1 and outer[0].kind == "param" and any(
-                site.func is outer[0].scope.node for site in self.sites) and (
-                    outer[0].node.arg not in _star_names(outer[0].scope.node))
+            if len(outer) != 1 or outer[0].kind != "param" or (
+                    outer[0].node.arg in _star_names(outer[0].scope.node)):
+                return False
+            owner = outer[0].scope.node
+            return any(site.func is owner for site in self.sites) or (
+                outer[0].node.arg != "variables" and any(
+                    grad.node is owner and outer[0].node.arg in grad.params.names
+                    for site in self.sites for grad in site.grad_functions))
         if not (len(bindings) == 1 and bindings[0].kind == "param" and (
                 bindings[0].node.arg not in _star_names(scope.node))):
             return False

@@ -14,7 +14,8 @@ class GradientCountMismatch(Rule):
     cover; or a `def f(*xs)` whose gradient function returns a fixed number of gradients is
     called with another number of inputs. Lambdas count too
     (`h = tf.custom_gradient(lambda x: (y, lambda dy: ...))`). Gradients are counted
-    through tuples, lists (also one built by `append`/`extend` statements, and `*` items
+    through tuples, lists (also one built by `append`/`extend` statements, also in a
+    `for` loop over `range(3)` or a display, and `*` items
     of known length: `(dy, *[None] * 2)`), `tf.split` and
     `tf.unstack` with a literal count, `tf.cond` branches and helpers of the module, and
     a `tf.gradients` call by its `xs` (the custom-gradient function's inputs it names are
@@ -27,7 +28,8 @@ class GradientCountMismatch(Rule):
     unknown structure is left alone. A name unpacked from `tf.split`, `tf.unstack` and the like
     (`ga, gb = tf.split(dy, 2)`) is one gradient, and so is an operation no list takes
     part in (`ga * 0.5`, `-g`, `g / 2`); a list comprehension over `range(3)` or a tuple
-    display gives one gradient per item when its element is one; `tuple(S)` and `list(S)`
+    display (or a name bound once to one in a function: `[dy * w for w in weights]`)
+    gives one gradient per item when its element is one; `tuple(S)` and `list(S)`
     give what S gives, and `tuple(map(f, S))` one gradient per item of S when `f` takes
     one argument and gives one tensor. A name bound by a
     chained assignment (`ga = gb = dy * 0.5`), or unpacked from a list or tuple display

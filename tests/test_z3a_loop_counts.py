@@ -1,0 +1,74 @@
+"""Gradients and outputs counted through `for` loops and comprehensions over named lists
+(probe z3a): `for i in range(3): grads.append(dy * i)` adds three gradients, and
+`[dy * w for w in weights]` one per item of `weights = [b, a, a]`. TF 1.8 raises
+`ValueError: Num gradients 4 generated for op name: "IdentityN"` for both with two inputs
+(fixtures/CG103/bad_gradients_appended_in_a_loop.py, bad_comprehension_over_a_named_list.py),
+and `TypeError: grad() takes 1 positional argument but 3 were given` for three outputs
+appended in a loop (fixtures/CG104/bad_outputs_appended_in_a_loop.py)."""
+import pytest
+
+from conftest import lint
+
+TWO_INPUTS = """
+import tensorflow as tf
+
+
+@tf.custom_gradient
+def f(a, b):
+    BEFORE
+    def grad(dy):
+        BODY
+    return a * b, grad
+"""
+
+
+def _lint(before, body):
+    code = TWO_INPUTS.replace("BEFORE", before).replace("BODY", body.replace("\n", "\n        "))
+    return [finding for finding in lint(code) if finding[0] == "CG103"]
+
+
+@pytest.mark.parametrize("before, body", [
+    ("pass", "gs = []\nfor i in range(3):\n    gs.append(dy * float(i))\nreturn gs"),
+    ("pass", "gs = [dy]\nfor t in (a, b):\n    gs.append(dy * t)\nreturn gs"),
+    ("pass", "gs = []\nfor t in [a, b, a]:\n    gs.extend([dy * t])\nreturn gs"),
+    ("ws = [b, a, a]", "return [dy * w for w in ws]"),
+    ("pass", "ws = (b, a, a)\nreturn [dy * w for w in ws]"),
+    ("pass", "return [dy * w for w in [b, a, a]]"),
+    ("ws = [b, a, a]", "gs = []\nfor w in ws:\n    gs.append(dy * w)\nreturn gs"),
+])
+def test_counted_too_many(before, body):
+    assert len(_lint(before, body)) == 1
+
+
+@pytest.mark.parametrize("before, body", [
+    ("pass", "gs = []\nfor t in (b, a):\n    gs.append(dy * t)\nreturn gs"),
+    ("pass", "gs = []\nfor i in range(2):\n    gs.append(dy * float(i))\nreturn gs"),
+    ("ws = [b, a]", "return [dy * w for w in ws]"),
+    # unknown: the loop may stop early, the list may change, the range is not literal
+    ("pass", "gs = []\nfor i in range(3):\n    if i == 2:\n        break\n    gs.append(dy)\nreturn gs"),
+    ("pass", "gs = []\nfor i in range(3):\n    gs.append(dy)\nelse:\n    gs.pop()\nreturn gs"),
+    ("ws = [b, a, a]\n    ws.pop()", "return [dy * w for w in ws]"),
+    ("ws = [b, a, a]", "ws.pop()\nreturn [dy * w for w in ws]"),
+    ("n = 3", "gs = []\nfor i in range(n - 1):\n    gs.append(dy)\nreturn gs"),
+    ("pass", "gs = []\nfor i in range(3):\n    for j in range(2):\n        gs.append(dy)\nreturn gs"),
+])
+def test_right_or_unknown_stays_clean(before, body):
+    assert _lint(before, body) == []
+
+
+def test_outputs_appended_in_a_loop():
+    code = """
+    import tensorflow as tf
+
+
+    @tf.custom_gradient
+    def multi(x):
+        outs = []
+        for s in (1.0, 2.0, 3.0):
+            outs.append(x * s)
+        def grad(dy):
+            return dy
+        return outs, grad
+    """
+    assert [f[0] for f in lint(code)] == ["CG104"]
+    assert lint(code.replace("def grad(dy):", "def grad(d1, d2, d3):")) == []
