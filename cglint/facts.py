@@ -66,7 +66,12 @@ FIXED_OUTPUT_COUNTS = {"nn.moments": 2, "nn.weighted_moments": 2, "nn.top_k": 2,
                        "unique_with_counts": 3, "nn.sufficient_statistics": 4,
                        "nn.fused_batch_norm": 3, "qr": 2, "linalg.qr": 2,
                        "self_adjoint_eig": 2, "linalg.eigh": 2, "linalg.slogdet": 2,
-                       "setdiff1d": 2}
+                       "setdiff1d": 2, "nn.max_pool_with_argmax": 2,
+                       "nn.fractional_max_pool": 3, "nn.fractional_avg_pool": 3,
+                       "nn.normalize_moments": 2, "nn.uniform_candidate_sampler": 3,
+                       "nn.log_uniform_candidate_sampler": 3,
+                       "nn.compute_accidental_hits": 3,
+                       "image.sample_distorted_bounding_box": 3}
 # Those whose count follows an argument: (keyword, position, how many more): one gradient
 # per tensor of `xs`. (Not `clip_by_global_norm`'s list and norm: a registered gradient's
 # returns are not flattened, so its count there is another.)
@@ -76,7 +81,10 @@ COUNTED_BY_ARGUMENT = {"gradients": ("xs", 1, 0), "hessians": ("xs", 1, 0)}
 # functions that keep a structure (`map_structure`, `pack_sequence_as`) and
 # `clip_by_global_norm`'s (clipped list, norm) are in ModuleFacts._call_items;
 # tests/test_output_counts.py measures them all under TF 1.8.
-SHAPED_LIKE_ARGUMENT = {"tuple": ("tensors", 0), "identity_n": ("input", 0)}
+# `tf.while_loop(cond, body, loop_vars)` gives the structure of its loop variables (which
+# may nest: not one of TENSOR_LISTS).
+SHAPED_LIKE_ARGUMENT = {"tuple": ("tensors", 0), "identity_n": ("input", 0),
+                        "while_loop": ("loop_vars", 2)}
 # TensorFlow's namedtuple classes, by their fields: a call of one builds a tuple that
 # nest.flatten splits (`tf.contrib.rnn.LSTMStateTuple(c, h)` is two outputs);
 # tests/test_counts_structures.py measures them under TF 1.8.
@@ -109,7 +117,8 @@ DICT_MAKERS = frozenset(("collections.OrderedDict",))
 # outside MULTI_OUTPUT gives one tensor (`outputs, state = tf.nn.dynamic_rnn(...)` may
 # unpack an LSTM state tuple), so only these; tests/test_output_counts.py measures them.
 TENSOR_LISTS = frozenset(("split", "unstack", "meshgrid", "dynamic_partition")) | frozenset(
-    FIXED_OUTPUT_COUNTS) | frozenset(COUNTED_BY_ARGUMENT) | frozenset(SHAPED_LIKE_ARGUMENT)
+    FIXED_OUTPUT_COUNTS) | frozenset(COUNTED_BY_ARGUMENT) | (
+        frozenset(SHAPED_LIKE_ARGUMENT) - {"while_loop"})
 # tf.data pipelines, for the keywords of their steps (`.batch(32, drop_remainder=True)` is
 # TF 1.10's): the class, the factories that make one, the transformations that return one.
 DATASET = "tensorflow.data.Dataset"

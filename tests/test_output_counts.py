@@ -26,6 +26,21 @@ CALLS = {
     "linalg.eigh": "tf.linalg.eigh(tf.eye(2))",
     "linalg.slogdet": "tf.linalg.slogdet(tf.eye(2))",
     "setdiff1d": "tf.setdiff1d(tf.constant([1, 2]), tf.constant([2]))",
+    "nn.max_pool_with_argmax": "tf.nn.max_pool_with_argmax(tf.ones([1, 2, 2, 1]), "
+                               "[1, 2, 2, 1], [1, 2, 2, 1], 'SAME')",
+    "nn.fractional_max_pool": "tf.nn.fractional_max_pool(tf.ones([1, 4, 4, 1]), "
+                              "[1.0, 1.5, 1.5, 1.0])",
+    "nn.fractional_avg_pool": "tf.nn.fractional_avg_pool(tf.ones([1, 4, 4, 1]), "
+                              "[1.0, 1.5, 1.5, 1.0])",
+    "nn.normalize_moments": "tf.nn.normalize_moments(tf.constant(4.0), x, x, None)",
+    "nn.uniform_candidate_sampler": "tf.nn.uniform_candidate_sampler("
+                                    "tf.constant([[1]], tf.int64), 1, 2, True, 10)",
+    "nn.log_uniform_candidate_sampler": "tf.nn.log_uniform_candidate_sampler("
+                                        "tf.constant([[1]], tf.int64), 1, 2, True, 10)",
+    "nn.compute_accidental_hits": "tf.nn.compute_accidental_hits("
+                                  "tf.constant([[1]], tf.int64), tf.constant([1, 2], tf.int64), 1)",
+    "image.sample_distorted_bounding_box": "tf.image.sample_distorted_bounding_box("
+                                           "[4, 4, 1], tf.constant([[[0.0, 0.0, 1.0, 1.0]]]))",
 }
 # Counted by an argument: the calls, and the counts they must give.
 BY_ARGUMENT = {
@@ -109,6 +124,12 @@ def test_cglint_counts_them_so(call, count):
 STRUCTURED = [
     "tf.tuple([x, x])",
     "tf.identity_n([x, x, x])",
+    # tf.while_loop: the structure of its loop variables
+    "tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * 0.5), [tf.constant(0), x])",
+    "tf.while_loop(lambda v: tf.reduce_sum(v) < 100.0, lambda v: v * 2.0, [x])",
+    "tf.while_loop(lambda i, p: i < 2, lambda i, p: (i + 1, (p[0], p[1])), "
+    "(tf.constant(0), (x, x)), back_prop=False)",
+    "tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v), loop_vars=[tf.constant(0), x])[1]",
     "tf.meshgrid(x, x, x)",
     "tf.clip_by_global_norm([x, x], 1.0)",
     "tf.clip_by_global_norm([x, x], 1.0)[0]",
@@ -193,6 +214,8 @@ def test_cglint_counts_structured_results_as_tf18_flattens_them(interpreters, na
     "tf.py_func(f, [x], touts)",
     "tf.py_func(f, [x], [])",  # the op itself
     "tf.py_func(f, [x], [*touts])",
+    "tf.while_loop(c, b, state)",
+    "tf.svd(x)",  # three tensors, or one with compute_uv=False
 ])
 def test_unknown_structures_are_not_counted(call):
     assert _cglint_count(call) is None

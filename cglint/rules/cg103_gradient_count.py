@@ -20,7 +20,7 @@ class GradientCountMismatch(Rule):
     `tf.unstack` with a literal count, `tf.cond` branches and helpers of the module, and
     a `tf.gradients` call by its `xs` (the custom-gradient function's inputs it names are
     one tensor each); through results of known structure: `tf.tuple` and `tf.identity_n`
-    (as long as their list), `tf.meshgrid` (one per argument), `tf.clip_by_global_norm`
+    (as long as their list), `tf.while_loop` (its loop variables), `tf.meshgrid` (one per argument), `tf.clip_by_global_norm`
     (the clipped list, then the norm: `tf.clip_by_global_norm(grads, 1.0)[0]` is the
     list), and the `nest` functions that keep a structure (`map_structure` with a function
     giving one tensor for one, `pack_sequence_as`, `flatten`), each also by a literal
