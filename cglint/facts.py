@@ -3045,6 +3045,27 @@ class _SiteFinder:
             return [expr]
         if isinstance(expr, ast.Call):
             return self.module.made_functions(expr, scope)
+        if isinstance(expr, ast.IfExp) and depth < _MAX_DEPTH:
+            # `ste if STRAIGHT else exact`: the branch a constant test takes, else both
+            chosen = self.names.chosen.get(id(expr))
+            branches = [chosen] if chosen is not None else [expr.body, expr.orelse]
+            found = [self._grad_candidates(b, scope, depth + 1) for b in branches]
+            return [] if not all(found) else [c for each in found for c in each]
+        if isinstance(expr, ast.Subscript) and depth < _MAX_DEPTH:
+            # `GRADS[mode]` of a dict display bound once whose values are all defs
+            table = self.names.definitions(expr.value, scope)
+            if table is None or table.kind != "assign" or not isinstance(
+                    table.node, ast.Dict) or not table.node.values or None in table.node.keys \
+                    or expr.value.id in self.module._mutated_in(table.scope):
+                return []
+            found = [self._grad_candidates(v, table.scope, depth + 1) for v in table.node.values]
+            if not all(found):
+                return []
+            unique = []
+            for candidate in (c for each in found for c in each):
+                if candidate not in unique:
+                    unique.append(candidate)
+            return unique
         if not isinstance(expr, ast.Name):
             return []
         bindings = self.names.lookup(expr.id, scope)

@@ -72,3 +72,52 @@ def test_outputs_appended_in_a_loop():
     """
     assert [f[0] for f in lint(code)] == ["CG104"]
     assert lint(code.replace("def grad(dy):", "def grad(d1, d2, d3):")) == []
+
+
+CHOSEN = """
+import tensorflow as tf
+
+STRAIGHT = True
+
+
+def one(dy):
+    return dy
+
+
+def two(dy):
+    return dy, None
+
+
+TABLE = {"one": one, "two": two}
+
+
+def make(mode):
+    @tf.custom_gradient
+    def f(a, b):
+        return a * b, GRAD
+    return f
+"""
+
+
+@pytest.mark.parametrize("grad, reported", [
+    ("(one if STRAIGHT else two)", ["one"]),
+    ("(two if STRAIGHT else one)", ["one"]),
+    ("(two if STRAIGHT else two)", []),
+    ("(two if STRAIGHT else lambda dy: dy)", ["lambda"]),
+    ("TABLE[mode]", ["one"]),
+    ("TABLE['two']", ["one"]),  # every value of the table is a candidate
+    ("(two if STRAIGHT else unknown)", []),  # a branch that is no known function
+])
+def test_gradient_functions_chosen_by_a_conditional_or_a_table(grad, reported):
+    from cglint import check, engine
+
+    code = CHOSEN.replace("GRAD", grad)
+    result = check.check_alone("snippet.py", code, engine.Options(select=("CG103",)))
+    names = [d.message.split("gradient function `")[1].split("`")[0]
+             for d in result.diagnostics]
+    assert names == reported
+
+
+def test_a_changed_table_is_not_followed():
+    code = CHOSEN.replace("GRAD", "TABLE[mode]") + "\nTABLE['three'] = one\n"
+    assert [f for f in lint(code) if f[0] == "CG103"] == []

@@ -36,7 +36,10 @@ class GradientCountMismatch(Rule):
     (`ga, gb = dy * 0.5, dy * 0.5`) or from a helper of the module that returns one
     (`ga, gb = _pair(dy)`), counts as the value it gets. A return under `if dy is None:`
     for a parameter `dy` of the gradient function is not counted: TF 1.8 always passes a
-    tensor there (zeros for an output not differentiated), so it never runs.
+    tensor there (zeros for an output not differentiated), so it never runs. A gradient
+    function picked by a conditional expression (`ste if straight else exact`) or looked
+    up in a dict display of defs (`GRADS[mode]`) is each function it may be, checked on
+    its own.
 
     Why it breaks on TF 1.8: in graph mode `tf.gradients` raises
     `ValueError: Num gradients 3 generated for op name: "IdentityN" ... do not match num
