@@ -2668,6 +2668,12 @@ class ModuleFacts:
         return self._is_tensor(value, caller_scope, depth + 1, caller_arguments) or (
             self._is_parameter(value, caller_scope, depth + 1, caller_arguments))
 
+    def is_one_tensor(self, expr, scope):
+        """Whether `expr` is visibly one tensor where `scope` reads it: a TensorFlow call,
+        arithmetic on tensors, a parameter of a (custom-)gradient function (_is_tensor,
+        _is_parameter)."""
+        return self._is_tensor(expr, scope, 0) or self._is_parameter(expr, scope)
+
     def single_value(self, name, scope):
         """The value a Name was assigned exactly once in `scope`, and never mutated."""
         values = self.assigned_values(name, scope)

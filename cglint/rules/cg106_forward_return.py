@@ -9,13 +9,17 @@ class ForwardReturnShape(Rule):
 
     What: the decorated function returns only its output, the pair swapped
     (`return grad, y`), three values, `None`, or calls the gradient function
-    (`return y, grad(y)`) instead of returning it.
+    (`return y, grad(y)`) instead of returning it; or a tensor or a constant where the
+    function belongs: two outputs with no function (`return [y1, y2]`), or the name of
+    the gradient function bound to a tensor after its def (`grad = tf.gradients(y,
+    x)[0]`, then `return y, grad`).
 
     Why it breaks on TF 1.8: returning `y` alone raises `TypeError: Tensor objects are not
     iterable when eager execution is not enabled`; in eager mode a `y` whose first dimension
     is 2 is silently unpacked into `(y[0], y[1])`. A swapped pair raises a TypeError about
-    `IdentityN`; `grad(y)` or `None` in the second slot fails only later, at `tf.gradients`,
-    with `'Tensor' object is not callable` or `'NoneType' object is not callable`.
+    `IdentityN`; `grad(y)`, a tensor or `None` in the second slot fails only later, at
+    `tf.gradients`, with `'Tensor' object is not callable` or `'NoneType' object is not
+    callable`.
 
     Fix: `return y, grad` where `grad` is the function itself (a list `[y, grad]` works too).
     A factory's call that returns the gradient function (`return y, make_grad(0.5)`) is
@@ -35,12 +39,12 @@ class ForwardReturnShape(Rule):
                                   "`(outputs, grad_fn)`" % site.name, function=site.func)
                 continue
             for ret in site.returns:
-                problem = self._problem(module, site, ret.value)
+                problem = self._problem(module, site, ret.value, ret.node)
                 if problem:
                     yield self.at(ret.node, "custom-gradient function `%s` %s; it must return "
                                   "`(outputs, grad_fn)`" % (site.name, problem), function=site.func)
 
-    def _problem(self, module, site, value):
+    def _problem(self, module, site, value, statement=None):
         scope = site.scope
         if value is None or (isinstance(value, ast.Constant) and value.value is None):
             return "returns None"
@@ -58,6 +62,15 @@ class ForwardReturnShape(Rule):
                 return "calls its gradient function instead of returning it"
             if isinstance(second, ast.Constant) and second.value is None:
                 return "returns None as its gradient function"
+            if isinstance(second, ast.Constant) and isinstance(second.value, (int, float, str)):
+                return "returns the constant %r as its gradient function" % (second.value,)
+            if not self._is_function(module, second, scope) and not _may_give_function(
+                    module, second, scope) and module.is_one_tensor(second, scope):
+                return "returns a tensor, not a function, as its gradient function"
+            rebound = _rebound_to_tensor(module, second, scope, statement)
+            if rebound is not None:
+                return ("returns `%s`, which line %d rebinds to a tensor, as its gradient "
+                        "function" % (second.id, rebound.lineno))
             if self._is_function(module, first, scope) and not self._is_function(
                     module, second, scope):
                 return "returns the gradient function first"
@@ -108,6 +121,36 @@ def _may_give_function(module, expr, scope, depth=0):
         return any(_may_give_function(module, node.value, own_scope, depth + 1)
                    for node in own_nodes(function) if isinstance(node, ast.Return))
     return False
+
+
+def _rebound_to_tensor(module, name, scope, statement):
+    """The assignment of the function's body that last binds `name` before `statement` (a
+    `return` of that body too), when it binds it to one tensor after a def of that name
+    (`def grad(dy): ...` then `grad = tf.gradients(y, x)[0]`): what the return hands
+    back. None when anything else may come between."""
+    func = scope.node
+    if not isinstance(name, ast.Name) or statement is None or not isinstance(
+            func, (ast.FunctionDef, ast.AsyncFunctionDef)) or not any(
+                s is statement for s in func.body):
+        return None
+    bindings = scope.bindings.get(name.id, [])
+    if not any(binding.kind == "def" for binding in bindings):
+        return None
+    assignment = None
+    for each in func.body:
+        if each is statement:
+            break
+        if isinstance(each, (ast.FunctionDef, ast.AsyncFunctionDef)) and each.name == name.id:
+            assignment = None
+        elif isinstance(each, ast.Assign) and len(each.targets) == 1 and isinstance(
+                each.targets[0], ast.Name) and each.targets[0].id == name.id:
+            assignment = each
+        elif any(isinstance(node, ast.Name) and node.id == name.id and not isinstance(
+                node.ctx, ast.Load) for node in ast.walk(each)):
+            return None  # bound some other way (a loop, a branch, a with)
+    if assignment is None or not module.is_one_tensor(assignment.value, scope):
+        return None
+    return assignment
 
 
 def _ends_in_raise(func):
