@@ -2539,6 +2539,21 @@ class ModuleFacts:
         self._instance_variables[id(owner)] = found
         return found
 
+    def instance_attribute_value(self, attribute):
+        """(value, the method's scope) of `self.x` read in a method, when the methods of
+        its class store `self.x` once, plainly (`self.alpha = tf.Variable(0.25)` in
+        `__init__`); else None."""
+        if not (isinstance(attribute, ast.Attribute) and isinstance(attribute.value, ast.Name)):
+            return None
+        owner = self.instance_class(attribute.value, self.names.scope_of(attribute))
+        if owner is None:
+            return None
+        stores = [(value, where) for attr, value, where in self._class_attribute_stores(owner)
+                  if attr == attribute.attr]
+        if len(stores) != 1 or stores[0][0] is None:
+            return None
+        return stores[0]
+
     def _class_attribute_stores(self, owner):
         """(attribute, value, method scope) of every `self.attribute` store in the methods
         of a class (its scope)."""

@@ -19,7 +19,9 @@ class UnreducedScalarGradient(Rule):
     axis, or casts, arithmetic and elementwise functions of those and numbers (the
     gradient-reversal weight `2.0 / (1.0 + tf.exp(-10.0 * progress)) - 1.0` of
     `progress = tf.cast(step, tf.float32) / 1000.0`), directly or through a name bound
-    once) in one positional slot, next to tensor inputs, while the gradient function
+    once, an attribute the class's methods set once (`self.alpha = tf.Variable(0.25)`;
+    a Keras or tf.layers Layer's `self.add_weight("scale", shape=())`), or an item of a
+    dict or list display bound once (`HPARAMS["lambda"]`)) in one positional slot, next to tensor inputs, while the gradient function
     returns, for that slot, an elementwise expression of the upstream gradient such as
     `dy * (x - y)` or `tf.zeros_like(dy)` (directly or kept in a name first: `dalpha =
     dy * x`): a tensor shaped like `dy`, not a scalar; or, for a scalar, a reduction of
@@ -187,6 +189,15 @@ def _scalar(module, arg, depth=0):
         bindings = module.names.lookup(arg.id, module.names.scope_of(arg))
         return len(bindings) == 1 and bindings[0].kind == "assign" and _scalar(
             module, bindings[0].node, depth + 1)
+    if isinstance(arg, ast.Attribute):
+        # `self.alpha` that the class's methods set once (`self.alpha = tf.Variable(0.25)`)
+        stored = module.instance_attribute_value(arg)
+        return stored is not None and _scalar(module, stored[0], depth + 1)
+    if isinstance(arg, ast.Subscript):
+        # `params["lam"]` of a dict display bound once, `alphas[i]` of a list display
+        # bound once whose items are all scalars
+        items = _items_picked(module, arg)
+        return bool(items) and all(_scalar(module, item, depth + 1) for item in items)
     if isinstance(arg, ast.BinOp):
         # `x * 2.0`, `x + y` of scalars and numbers: a scalar (a number alone is no tensor)
         sides = (arg.left, arg.right)
@@ -197,6 +208,12 @@ def _scalar(module, arg, depth=0):
     if isinstance(arg.func, ast.Attribute) and arg.func.attr in _READS and not (
             arg.args or arg.keywords):
         return _scalar(module, arg.func.value, depth + 1)  # `v.read_value()` of a scalar v
+    if isinstance(arg.func, ast.Attribute) and arg.func.attr in ("add_weight", "add_variable") \
+            and isinstance(arg.func.value, ast.Name):
+        # a Keras or tf.layers Layer's `self.add_weight("scale", shape=())`
+        owner = module.instance_class(arg.func.value, module.names.scope_of(arg))
+        return owner is not None and bool(module.tensorflow_class(owner)) and _empty_shape(
+            passed_argument(arg, 1, "shape"))
     qualname = module.resolve(arg.func)
     if qualname in _SCALAR_OF_VALUE:
         # `tf.Variable(0.3)`, `tf.Variable(initial_value=0.3, name="alpha")`
@@ -238,6 +255,29 @@ def _scalar(module, arg, depth=0):
         position = _SCALAR_OF_SHAPE[qualname]
         return _empty_shape(passed_argument(arg, position, "shape"))
     return False
+
+
+def _items_picked(module, subscript):
+    """The items `subscript` may pick from a list, tuple or dict display a name is bound
+    to once: the one a constant key names in a dict, else every item; () when unknown."""
+    if not isinstance(subscript.value, ast.Name):
+        return ()
+    bindings = module.names.lookup(subscript.value.id, module.names.scope_of(subscript))
+    if len(bindings) != 1 or bindings[0].kind != "assign":
+        return ()
+    table = bindings[0].node
+    if isinstance(table, ast.Dict):
+        if None in table.keys:
+            return ()  # `{**other}`
+        key = subscript.slice
+        if isinstance(key, ast.Constant):
+            return [value for name, value in zip(table.keys, table.values)
+                    if isinstance(name, ast.Constant) and name.value == key.value]
+        return table.values
+    if isinstance(table, (ast.List, ast.Tuple)) and not any(
+            isinstance(item, ast.Starred) for item in table.elts):
+        return table.elts
+    return ()
 
 
 def _empty_shape(shape):
