@@ -22,7 +22,8 @@ class VariablesProtocol(Rule):
     for truth: `assert not variables`), deletes (`del variables  # Unused.`), reads as
     `variables or []`, or reads only where a test of it says it was given (`variables if
     variables is not None else []`, or after `if variables is None: return dx`), in a
-    function that creates and reads no variable, is harmless on 1.8 and not reported; so is returning `dx, [... for v in (variables or [])]`, a list
+    function that creates and reads no variable, is harmless on 1.8 and not reported (so
+    is a `kwargs.get("variables")` it only tests); so is returning `dx, [... for v in (variables or [])]`, a list
     that is always empty there, or `dx, []` (`dx, [[]]`): TF 1.8 flattens what the
     gradient function returns, and a list that flattens to nothing adds no gradient.
 
@@ -53,7 +54,7 @@ class VariablesProtocol(Rule):
                               "gradients are taken; pass the variables as positional inputs "
                               "of `%s` instead" % (grad.name, grad.params.kwarg, site.name),
                               function=site.func)
-            elif read is not None:
+            elif read is not None and _read_matters(module, site, grad, read):
                 yield self.at(read.node, "gradient function `%s` reads `variables` from "
                               "`**%s`, which TF 1.8 never fills: variables used in `%s` get "
                               "no gradient; pass them as positional inputs instead"
@@ -105,10 +106,32 @@ def _default_of(grad, param):
     return None if index < required else arguments.defaults[index - required]
 
 
+def _read_matters(module, site, grad, read):
+    """A `kwargs.get("variables")` the gradient function only tests (against None, or for
+    truth: `if kwargs.get("variables"): raise ...`), in a function that uses no variable,
+    is harmless on 1.8 like a tested `variables=None` parameter: it is always None there."""
+    if id(read.node) not in _only_tested(module, grad):
+        return True
+    return site_variables.uses_variables(module, site)
+
+
 def _matters(module, site, grad, param):
     """A `variables` parameter with a default, which the gradient function only tests
     (against None, or for truth) or deletes, in a function that uses no variable, is
     harmless on 1.8 (facts i1): it is always None there."""
+    harmless = _only_tested(module, grad)
+    given_only = _default_is_none(grad, param)
+    if any(isinstance(node, ast.Name) and node.id == param.arg and id(node) not in harmless
+           and not isinstance(node.ctx, ast.Del)  # `del variables  # Unused.`
+           and not (given_only and _runs_only_if_given(module, grad, node, param.arg))
+           for node in own_nodes(grad.node)):
+        return True
+    return site_variables.uses_variables(module, site)
+
+
+def _only_tested(module, grad):
+    """ids of the names and calls of the gradient function's own body whose value is only
+    tested (against None, for truth, for its type) or made empty (`variables or []`)."""
     harmless = set()
     for node in own_nodes(grad.node):
         if isinstance(node, ast.Compare) and any(
@@ -132,13 +155,7 @@ def _matters(module, site, grad, param):
               and node.func.id == "isinstance" and len(node.args) == 2
               and module.names.is_builtin(node.func)):
             harmless.add(id(node.args[0]))  # `isinstance(variables, list)`: its type only
-    given_only = _default_is_none(grad, param)
-    if any(isinstance(node, ast.Name) and node.id == param.arg and id(node) not in harmless
-           and not isinstance(node.ctx, ast.Del)  # `del variables  # Unused.`
-           and not (given_only and _runs_only_if_given(module, grad, node, param.arg))
-           for node in own_nodes(grad.node)):
-        return True
-    return site_variables.uses_variables(module, site)
+    return harmless
 
 
 def _runs_only_if_given(module, grad, node, name):
@@ -226,7 +243,7 @@ def _truth_tested(test):
         return _truth_tested(test.operand)
     if isinstance(test, ast.BoolOp):
         return {found for value in test.values for found in _truth_tested(value)}
-    if isinstance(test, ast.Name):
+    if isinstance(test, (ast.Name, ast.Call)):  # `variables`, `kwargs.get("variables")`
         return {id(test)}
     return set()
 
