@@ -1662,6 +1662,7 @@ class ModuleFacts:
                                for body, branch_scope in branches)
             return self._count_returned(expr, scope, depth, arguments)
         if isinstance(expr, ast.Name):
+            scope = self._closure_scope(expr, scope, arguments)
             values = self.assigned_values(expr, scope)
             if values is None:
                 appended = self._count_appended(expr, scope, depth, arguments)
@@ -1687,6 +1688,23 @@ class ModuleFacts:
             # `grad[0]` of one tensor: one tensor
             return 1 if self._is_tensor(expr, scope, depth, arguments) else None
         return None
+
+    def _closure_scope(self, name, scope, arguments):
+        """The scope to follow `name` in: `scope` when it binds it (or when a helper's
+        arguments are being followed), else the enclosing function's that assigns it
+        (`params = [x, w]` in the custom-gradient function, read by its gradient
+        function), so that its values are known there; a parameter of an enclosing
+        function stays a question for `scope` (_is_parameter)."""
+        if arguments is not None or name.id in scope.bindings:
+            return scope
+        bindings = self.names.lookup(name.id, scope)
+        if not bindings or any(binding.kind not in ("assign", "other") for binding in bindings):
+            return scope
+        owner = bindings[0].scope
+        if owner is None or owner.kind != "function" or any(
+                binding.scope is not owner for binding in bindings[1:]):
+            return scope
+        return owner
 
     def _count_spread(self, value, scope, depth, arguments):
         """What `*value` in a list or tuple display adds: the count of a list or tuple of
@@ -1990,6 +2008,7 @@ class ModuleFacts:
             return found if kind == "items" else self._items(
                 found[0], found[1], depth + 1, found[2])
         if isinstance(expr, ast.Name):
+            scope = self._closure_scope(expr, scope, arguments)
             value = self.single_value(expr, scope)
             if value is not None:
                 return self._items(value, scope, depth + 1, arguments)

@@ -121,3 +121,32 @@ def test_gradient_functions_chosen_by_a_conditional_or_a_table(grad, reported):
 def test_a_changed_table_is_not_followed():
     code = CHOSEN.replace("GRAD", "TABLE[mode]") + "\nTABLE['three'] = one\n"
     assert [f for f in lint(code) if f[0] == "CG103"] == []
+
+
+CLOSURE = """
+import tensorflow as tf
+
+
+@tf.custom_gradient
+def f(x, w):
+    y = x * w
+    BEFORE
+    def grad(dy):
+        return RETURNED
+    return tf.identity(y), grad
+"""
+
+
+@pytest.mark.parametrize("before, returned, count", [
+    ("params = [x, w, x]", "tf.gradients(y, params, grad_ys=dy)", 3),
+    ("params = [x, w]", "tf.gradients(y, params, grad_ys=dy)", None),
+    ("pads = [None, None]", "[dy] + pads", 3),
+    ("pads = (None,)", "(dy,) + pads", None),
+    # changed after the def, bound twice, or a parameter of another function: unknown
+    ("params = [x, w, x]\n    params.pop()", "tf.gradients(y, params, grad_ys=dy)", None),
+    ("params = [x, w, x]\n    params = [x, w]", "tf.gradients(y, params, grad_ys=dy)", None),
+])
+def test_lists_the_custom_gradient_function_keeps(before, returned, count):
+    code = CLOSURE.replace("BEFORE", before).replace("RETURNED", returned)
+    found = [finding for finding in lint(code) if finding[0] == "CG103"]
+    assert len(found) == (count is not None)

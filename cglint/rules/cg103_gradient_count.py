@@ -34,7 +34,9 @@ class GradientCountMismatch(Rule):
     one argument and gives one tensor. A name bound by a
     chained assignment (`ga = gb = dy * 0.5`), or unpacked from a list or tuple display
     (`ga, gb = dy * 0.5, dy * 0.5`) or from a helper of the module that returns one
-    (`ga, gb = _pair(dy)`), counts as the value it gets. A return under `if dy is None:`
+    (`ga, gb = _pair(dy)`), counts as the value it gets, also when the custom-gradient
+    function binds it and its gradient function reads it (`params = [x, w]`, then
+    `tf.gradients(y, params, grad_ys=dy)`). A return under `if dy is None:`
     for a parameter `dy` of the gradient function is not counted: TF 1.8 always passes a
     tensor there (zeros for an output not differentiated), so it never runs. A gradient
     function picked by a conditional expression (`ste if straight else exact`) or looked
