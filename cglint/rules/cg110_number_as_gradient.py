@@ -1,5 +1,6 @@
 import ast
 
+from cglint.facts import passed_argument
 from cglint.rules.base import Rule
 from cglint.variable_creators import VARIABLE_FUNCTIONS
 
@@ -11,7 +12,9 @@ class NumberAsGradient(Rule):
     registered with `tf.RegisterGradient`, or a Defun's `python_grad_func`): a Python
     `int` or
     `float` where a tensor (or None) belongs, also through a helper of the module that
-    returns one or a module-level constant bound once (`ZERO = 0.0`), in a conditional
+    returns one or a module-level constant bound once (`ZERO = 0.0`), a class constant
+    (`self.NO_GRADIENT`), an item of a module's dict display (`FIXED["phase"]`), `math.pi`
+    or `np.pi`, in a conditional
     expression (`dw if TRAIN else 0.0`), a concatenated or repeated list (`[dx] + [0.0]`,
     `[dy] + [0] * 2`), a `*` item (`(dy, *[0] * 2)`) or as
     `float(0)`; likewise a NumPy value (`np.zeros(2)`).
@@ -20,13 +23,16 @@ class NumberAsGradient(Rule):
     fails with `AttributeError: 'int' object has no attribute 'name'` while building the
     backward graph, a message that points nowhere near your code. An optimizer's
     `minimize()` (or `compute_gradients`, `gate_gradients=True`) gates two or more
-    gradients through `tf.tuple`, which makes the number a tensor first: a float then
-    works, but an int becomes an int32 gradient, and a trainable variable (or a float
-    computation) that receives it raises `TypeError: Input 'delta' of
-    'ApplyGradientDescent' Op has type int32 that does not match type float32`. So a module
-    that takes its gradients only that way is told of an int that reaches a trainable
-    input, never of a float or of an int for a constant, a placeholder or a variable made
-    with `trainable=False`.
+    gradients through `tf.tuple`, which makes the number a tensor of shape () first: for
+    an input of another known shape (`tf.Variable([3.0, 3.0])`) `tf.gradients` raises
+    `ValueError: Incompatible shapes between op input and calculated input gradient`; for
+    a scalar input a float then works, but an int becomes an int32 gradient, and a
+    trainable variable (or a float computation) that receives it raises `TypeError: Input
+    'delta' of 'ApplyGradientDescent' Op has type int32 that does not match type float32`.
+    So a module that takes its gradients only that way is told of a number for an input
+    that is visibly no scalar, and of an int that reaches a trainable input, never of a
+    float or of an int for a constant, a placeholder or a variable made with
+    `trainable=False` otherwise.
 
     Fix: return `None` for "no gradient", or a tensor such as `tf.zeros_like(x)` or
     `dy * 0.0`.
@@ -140,15 +146,22 @@ def _slots(value):
 
 def _made_a_tensor(module, number, slots, site):
     """Whether gating makes `number` a tensor that does no harm: it is one of two or more
-    gradients that are not None, and a float, or an int whose input is, at every call of
-    the custom-gradient function, a constant, a placeholder or an untrainable variable."""
+    gradients that are not None, its input is at no call of the custom-gradient function
+    visibly of another shape than () (the tensor's), and it is a float, or an int whose
+    input is, at every call, a constant, a placeholder or an untrainable variable."""
     if slots is None or sum(1 for slot in slots if not _is_none(slot)) < 2:
         return False  # tf.tuple is not used for fewer
-    if not _is_number(number):
+    value = _number_value(module, number)
+    if value is None:
         return False  # a NumPy value becomes a float64 tensor: a dtype error later
-    if isinstance(_unsigned(number).value, float):
-        return True
     slot = next((index for index, element in enumerate(slots) if element is number), None)
+    if site is not None and slot is not None and any(
+            _visibly_not_scalar(module, _argument(call, slot)) for call in site.calls):
+        # a tensor of shape (): `tf.gradients` rejects it for an input of another known
+        # shape (`Incompatible shapes between op input and calculated input gradient`)
+        return False
+    if isinstance(value, float):
+        return True
     if site is None or slot is None or not site.calls:
         return False
     return all(_untrained_leaf(module, _argument(call, slot)) for call in site.calls)
@@ -183,6 +196,42 @@ def _untrained_leaf(module, expr, depth=0):
         if qualname in VARIABLE_FUNCTIONS:
             return any(keyword.arg == "trainable" and isinstance(keyword.value, ast.Constant)
                        and keyword.value.value is False for keyword in expr.keywords)
+    return False
+
+
+# TensorFlow's makers of a tensor or variable whose shape is an argument (its position).
+_SHAPED_MAKERS = {"tensorflow.zeros": 0, "tensorflow.ones": 0, "tensorflow.fill": 0,
+                  "tensorflow.random_normal": 0, "tensorflow.random_uniform": 0,
+                  "tensorflow.truncated_normal": 0, "tensorflow.get_variable": 1,
+                  "tensorflow.placeholder": 1}
+
+
+def _visibly_not_scalar(module, expr, depth=0):
+    """Whether `expr` is a tensor whose static shape is surely not (): a variable or
+    constant of a list display (`tf.Variable([3.0, 3.0])`), or made with a shape of one
+    or more dimensions (`tf.get_variable("s", [2])`, `tf.placeholder(tf.float32, [None])`),
+    directly or through a name bound once to one."""
+    if expr is None or depth > 4:
+        return False
+    if isinstance(expr, ast.Name):
+        names = module.names
+        bindings = names.lookup(expr.id, names.scope_of(expr))
+        return len(bindings) == 1 and bindings[0].kind == "assign" and \
+            _visibly_not_scalar(module, bindings[0].node, depth + 1)
+    if not isinstance(expr, ast.Call):
+        return False
+    qualname = module.resolve(expr.func) or ""
+    if qualname in ("tensorflow.Variable", "tensorflow.constant"):
+        value = passed_argument(expr, 0, "initial_value" if qualname.endswith("Variable")
+                                else "value")
+        shape = passed_argument(expr, 2, "shape") if qualname.endswith("constant") else None
+        return shape is None and isinstance(value, (ast.List, ast.Tuple)) and bool(value.elts)
+    if qualname in _SHAPED_MAKERS:
+        shape = passed_argument(expr, _SHAPED_MAKERS[qualname], "shape" if qualname != (
+            "tensorflow.fill") else "dims")
+        # a rank of one or more, whatever the sizes (`[None, 2]` is no scalar either)
+        return isinstance(shape, (ast.List, ast.Tuple)) and bool(shape.elts) and not any(
+            isinstance(e, ast.Starred) for e in shape.elts)
     return False
 
 
@@ -222,6 +271,13 @@ def _numbers(module, value):
         elif isinstance(element, ast.Name) and _is_number(_constant_of(module, element)):
             yield element, "`%s` (the number %s)" % (
                 element.id, ast.unparse(_constant_of(module, element)))
+        elif isinstance(element, ast.Attribute) and (
+                module.resolve(element) in _NUMBER_CONSTANTS):
+            yield element, "`%s` (a number)" % ast.unparse(element)  # `math.pi`
+        elif isinstance(element, (ast.Attribute, ast.Subscript)) and _is_number(
+                _looked_up(module, element)):
+            yield element, "`%s` (the number %s)" % (
+                ast.unparse(element), ast.unparse(_looked_up(module, element)))
         elif isinstance(element, ast.Call) and (module.resolve(element.func) or "").startswith(
                 "numpy."):
             yield element, "the NumPy value %s" % ast.unparse(element)
@@ -268,6 +324,48 @@ def _constant_of(module, name):
     if names.declared_global(name.id):
         return None  # `global ZERO` in a def that may assign it anew
     return bindings[0].node
+
+
+# The numbers Python's and NumPy's modules hold (`math.pi`, `np.inf`).
+_NUMBER_CONSTANTS = frozenset(
+    "%s.%s" % (module, name) for module in ("math", "numpy")
+    for name in ("pi", "e", "inf", "nan", "tau"))
+
+
+def _looked_up(module, node):
+    """The constant `self.ZERO` reads (a class attribute its class binds once, which no
+    method sets on the instance) or `GRADS["bias"]` picks (a dict display the module binds
+    once at its top level, by a literal key); else None."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        owner = module.instance_class(node.value, module.names.scope_of(node))
+        if owner is None or any(attr == node.attr
+                                for attr, _, _ in module._class_attribute_stores(owner)):
+            return None
+        bindings = owner.bindings.get(node.attr, [])
+        return bindings[0].node if len(bindings) == 1 and bindings[0].kind == "assign" \
+            else None
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and isinstance(
+            node.slice, ast.Constant):
+        table = _constant_of(module, node.value)
+        if isinstance(table, ast.Dict) and node.value.id not in module._mutated_in(
+                module.names.module):
+            picked = [value for key, value in zip(table.keys, table.values)
+                      if isinstance(key, ast.Constant) and key.value == node.slice.value]
+            return picked[0] if len(picked) == 1 else None
+    return None
+
+
+def _number_value(module, node):
+    """The Python number a reported element is (through a constant's name, a class
+    attribute, a dict display, `math.pi`); None for anything else (a NumPy value, a
+    call)."""
+    if isinstance(node, ast.Name):
+        node = _constant_of(module, node)
+    elif isinstance(node, ast.Attribute) and module.resolve(node) in _NUMBER_CONSTANTS:
+        return float("nan")  # every one of them is a float
+    elif isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = _looked_up(module, node)
+    return _unsigned(node).value if node is not None and _is_number(node) else None
 
 
 def _number_call(module, node):
