@@ -1656,6 +1656,8 @@ class ModuleFacts:
             built = self._built(expr, scope, depth, arguments)
             if built is not None:  # a namedtuple's fields, a dict's values
                 return self._count_items(built[0], depth)
+            if self.python3_map(expr):
+                return 1  # Python 3's map object: one leaf to nest.flatten
             branches = self._cond_branches(expr, scope)
             if branches is not None:  # tf.cond gives what its branches give
                 return _agreed(self.count_values(body, branch_scope, depth + 1, arguments)
@@ -1855,6 +1857,12 @@ class ModuleFacts:
         if len(given) != len(fields):
             return None  # a field left to its default (Python 3.7's `defaults=`), or an error
         return [(given[name], scope, arguments) for name in fields], False
+
+    def python3_map(self, expr):
+        """Whether `expr` calls the builtin `map` for a Python 3 target: a map object,
+        which nest.flatten takes as one value, not as the items it would give."""
+        return self.target_python[0] >= 3 and isinstance(expr, ast.Call) and isinstance(
+            expr.func, ast.Name) and expr.func.id == "map" and self.names.is_builtin(expr.func)
 
     def _converted(self, call, scope, depth, arguments):
         """The items of `tuple(S)` or `list(S)` (S's own, when S is a list or tuple of

@@ -150,3 +150,33 @@ def test_lists_the_custom_gradient_function_keeps(before, returned, count):
     code = CLOSURE.replace("BEFORE", before).replace("RETURNED", returned)
     found = [finding for finding in lint(code) if finding[0] == "CG103"]
     assert len(found) == (count is not None)
+
+
+MAPPED = """
+import tensorflow as tf
+
+
+@tf.custom_gradient
+def f(a, b):
+    def grad(dy):
+        return RETURNED
+    return a + b, grad
+"""
+
+
+@pytest.mark.parametrize("returned, target, reported", [
+    ("map(lambda g: g * 0.5, [dy, dy])", (3, 6), True),
+    ("map(lambda g: g * 0.5, [dy, dy])", (2, 7), False),
+    ("map(lambda g: g * 0.5, [dy, dy, dy])", (2, 7), True),
+    ("list(map(lambda g: g * 0.5, [dy, dy]))", (3, 6), False),
+    ("tuple(map(lambda g: g * 0.5, [dy, dy]))", (3, 6), False),
+])
+def test_a_python3_map_object_is_one_gradient(returned, target, reported):
+    from cglint import check, engine
+
+    code = MAPPED.replace("RETURNED", returned)
+    result = check.check_alone("snippet.py", code, engine.Options(select=("CG103",),
+                                                                  target_python=target))
+    assert len(result.diagnostics) == reported
+    if reported and target[0] == 3:
+        assert "`map` object" in result.diagnostics[0].message

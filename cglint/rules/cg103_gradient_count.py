@@ -31,7 +31,8 @@ class GradientCountMismatch(Rule):
     display (or a name bound once to one in a function: `[dy * w for w in weights]`)
     gives one gradient per item when its element is one; `tuple(S)` and `list(S)`
     give what S gives, and `tuple(map(f, S))` one gradient per item of S when `f` takes
-    one argument and gives one tensor. A name bound by a
+    one argument and gives one tensor (a bare `map(f, S)` does too on Python 2; Python 3's
+    map object is one value to TF). A name bound by a
     chained assignment (`ga = gb = dy * 0.5`), or unpacked from a list or tuple display
     (`ga, gb = dy * 0.5, dy * 0.5`) or from a helper of the module that returns one
     (`ga, gb = _pair(dy)`), counts as the value it gets, also when the custom-gradient
@@ -93,9 +94,13 @@ class GradientCountMismatch(Rule):
                     with_self = site.is_method and low + 1 <= count <= high + 1
                     if not low <= count <= high and not with_self:
                         node = anchor.body if isinstance(anchor, ast.Lambda) else anchor
+                        hint = "" if not module.python3_map(value) else (
+                            " (Python 3's `map` object is one value to TF: wrap it in "
+                            "`list(...)`)")
                         yield self.at(node, "`%s` takes %s but its gradient function `%s` "
-                                      "returns %s" % (site.name, _inputs(low, high),
-                                                      grad.name, counted(count, "gradient")), function=site.func)
+                                      "returns %s%s" % (site.name, _inputs(low, high),
+                                                        grad.name, counted(count, "gradient"),
+                                                        hint), function=site.func)
             if module.eager or len(counts) != 1:
                 continue
             count = counts.pop()
