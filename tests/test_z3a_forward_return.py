@@ -58,3 +58,13 @@ def test_reported(body):
 ])
 def test_not_reported(body):
     assert _cg106(body) == []
+
+
+@pytest.mark.parametrize("body", [
+    "grad = tf.make_template('grad', grad)\nreturn x, grad",
+    "grad = tf.contrib.eager.defun(grad)\nreturn x, grad",
+    "return x, tf.make_template('grad', grad)",
+    "return x, tf.make_template('grad', lambda dy: dy)",
+])
+def test_tensorflow_calls_handed_a_function_may_give_one(body):
+    assert _cg106(body) == []

@@ -65,7 +65,7 @@ class ForwardReturnShape(Rule):
             if isinstance(second, ast.Constant) and isinstance(second.value, (int, float, str)):
                 return "returns the constant %r as its gradient function" % (second.value,)
             if not self._is_function(module, second, scope) and not _may_give_function(
-                    module, second, scope) and module.is_one_tensor(second, scope):
+                    module, second, scope) and _a_tensor(module, second, scope):
                 return "returns a tensor, not a function, as its gradient function"
             rebound = _rebound_to_tensor(module, second, scope, statement)
             if rebound is not None:
@@ -148,9 +148,19 @@ def _rebound_to_tensor(module, name, scope, statement):
         elif any(isinstance(node, ast.Name) and node.id == name.id and not isinstance(
                 node.ctx, ast.Load) for node in ast.walk(each)):
             return None  # bound some other way (a loop, a branch, a with)
-    if assignment is None or not module.is_one_tensor(assignment.value, scope):
+    if assignment is None or not _a_tensor(module, assignment.value, scope):
         return None
     return assignment
+
+
+def _a_tensor(module, expr, scope):
+    """Whether `expr` is visibly one tensor, and no call that is handed a function
+    (`tf.make_template("g", grad)`, `tf.contrib.eager.defun(grad)` give one back)."""
+    if any(isinstance(node, ast.Lambda) or (isinstance(node, ast.Name) and any(
+            binding.kind == "def" for binding in module.names.lookup(node.id, scope)))
+           for node in ast.walk(expr)):
+        return False
+    return module.is_one_tensor(expr, scope)
 
 
 def _ends_in_raise(func):
