@@ -1792,6 +1792,14 @@ class ModuleFacts:
             count = None if count is None else count + extra
         elif path == "meshgrid" and not any(isinstance(a, ast.Starred) for a in call.args):
             count = len(call.args)
+        elif path in ("svd", "linalg.svd") and not any(
+                isinstance(a, ast.Starred) for a in call.args) and all(
+                    k.arg is not None for k in call.keywords):
+            # (s, u, v); with `compute_uv=False` the one tensor s: a literal says which
+            given = next((k.value for k in call.keywords if k.arg == "compute_uv"),
+                         call.args[2] if len(call.args) > 2 else None)
+            if given is None or (isinstance(given, ast.Constant) and given.value is True):
+                count = 3
         elif _nest_function(path) == "flatten":
             given = passed_argument(call, 0, "nest")
             count = None if given is None else self.count_values(

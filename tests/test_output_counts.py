@@ -124,6 +124,11 @@ def test_cglint_counts_them_so(call, count):
 STRUCTURED = [
     "tf.tuple([x, x])",
     "tf.identity_n([x, x, x])",
+    # tf.svd: (s, u, v) unless compute_uv=False
+    "tf.svd(tf.eye(2))",
+    "tf.linalg.svd(tf.eye(2), full_matrices=True)",
+    "tf.svd(tf.eye(2), False, True)",
+    "tf.svd(tf.eye(2), compute_uv=True)[1:]",
     # tf.while_loop: the structure of its loop variables
     "tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * 0.5), [tf.constant(0), x])",
     "tf.while_loop(lambda v: tf.reduce_sum(v) < 100.0, lambda v: v * 2.0, [x])",
@@ -214,7 +219,8 @@ def test_cglint_counts_structured_results_as_tf18_flattens_them(interpreters, na
     "tf.py_func(f, [x], [])",  # the op itself
     "tf.py_func(f, [x], [*touts])",
     "tf.while_loop(c, b, state)",
-    "tf.svd(x)",  # three tensors, or one with compute_uv=False
+    "tf.svd(x, compute_uv=flag)",  # three tensors, or one with compute_uv=False
+    "tf.svd(x, **options)",
 ])
 def test_unknown_structures_are_not_counted(call):
     assert _cglint_count(call) is None

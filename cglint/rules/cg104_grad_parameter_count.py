@@ -15,7 +15,8 @@ class GradParameterCountMismatch(Rule):
     `tf.py_func(f, inp, [tf.float32, tf.float32])` gives a list of two tensors (whole or
     unpacked), with a single dtype for Tout one tensor; `tf.while_loop` gives its loop
     variables, and TF functions of several results give them all (`tf.nn.moments`,
-    `tf.nn.top_k`, `tf.nn.max_pool_with_argmax`, `tf.qr`, `tf.unique`, ...).
+    `tf.nn.top_k`, `tf.nn.max_pool_with_argmax`, `tf.qr`, `tf.unique`, `tf.svd` unless
+    `compute_uv=False`, ...).
 
     Why it breaks on TF 1.8: the gradient function is called with one upstream gradient per
     output, as separate positional arguments, never as a list. A mismatch raises
