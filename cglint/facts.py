@@ -2073,6 +2073,10 @@ class ModuleFacts:
         call that may change it)."""
         bindings = scope.bindings.get(name.id, [])
         function = scope.node
+        if len(bindings) == 1 and bindings[0].kind == "assign" and isinstance(
+                bindings[0].node, ast.Dict) and isinstance(
+                    function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return self._count_filled(name, bindings[0].node, scope, depth, arguments)
         if len(bindings) != 1 or bindings[0].kind != "assign" or not isinstance(
                 bindings[0].node, ast.List) or not isinstance(
                     function, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -2099,6 +2103,34 @@ class ModuleFacts:
                 return None
             total += count * times
         return total
+
+    def _count_filled(self, name, display, scope, depth, arguments):
+        """`out = {}` then `out["logits"] = a`, `out["probs"] = b` as statements of the
+        function's own body, before `name` is read: nest.flatten gives one value per key
+        (the last one stored), so the count of those values; None when a key is no string
+        literal or the dict is used any other way."""
+        if None in display.keys or not all(
+                isinstance(k, ast.Constant) and isinstance(k.value, str) for k in display.keys):
+            return None
+        values = dict(zip((k.value for k in display.keys), display.values))
+        stored = set()  # id(the dict's Name in a store statement)
+        for statement in scope.node.body:
+            if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
+                continue
+            target = statement.targets[0]
+            if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and \
+                    target.value.id == name.id and _before(statement, name):
+                key = target.slice
+                if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+                    return None
+                values[key.value] = statement.value
+                stored.add(id(target.value))
+        for node in own_nodes(scope.node):
+            if isinstance(node, ast.Name) and node.id == name.id and isinstance(
+                    node.ctx, ast.Load) and node is not name and id(node) not in stored:
+                return None  # read elsewhere: it may change in ways not counted here
+        return self._count_items([(value, scope, arguments) for value in values.values()],
+                                 depth)
 
     def _body_statements(self, function, scope):
         """(statement, how many times it runs) for each statement of the function's own

@@ -180,3 +180,33 @@ def test_a_python3_map_object_is_one_gradient(returned, target, reported):
     assert len(result.diagnostics) == reported
     if reported and target[0] == 3:
         assert "`map` object" in result.diagnostics[0].message
+
+
+FILLED = """
+import tensorflow as tf
+
+
+@tf.custom_gradient
+def heads(x):
+    out = DISPLAY
+    BODY
+    def grad(dy):
+        return dy
+    return out, grad
+"""
+
+
+@pytest.mark.parametrize("display, body, reported", [
+    ("{}", "out['a'] = x\n    out['b'] = x * 2.0", True),
+    ("{'a': x}", "out['b'] = x * 2.0", True),
+    ("{}", "out['a'] = x\n    out['a'] = x * 2.0", False),  # one key: one output
+    ("{}", "out['a'] = (x, x)", True),  # its value is two tensors
+    # unknown: a key that is no literal, another use, a key set in a loop
+    ("{}", "out[name] = x\n    out['b'] = x", False),
+    ("{}", "out['a'] = x\n    out['b'] = x\n    helper(out)", False),
+    ("{}", "for k in ('a', 'b'):\n        out[k] = x", False),
+    ("dict()", "out['a'] = x\n    out['b'] = x", False),
+])
+def test_dicts_filled_key_by_key(display, body, reported):
+    code = FILLED.replace("DISPLAY", display).replace("BODY", body)
+    assert len([f for f in lint(code) if f[0] == "CG104"]) == reported

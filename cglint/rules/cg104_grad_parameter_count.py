@@ -8,7 +8,8 @@ class GradParameterCountMismatch(Rule):
     What: a `@tf.custom_gradient` function returns M outputs (for example `(y1, y2), grad`),
     but its gradient function does not take M positional arguments. Outputs are counted
     as TF flattens them: each tensor of a tuple, list (also one built by `append`, in a
-    `for` loop over `range(3)` or a display too) or dict, of a namedtuple
+    `for` loop over `range(3)` or a display too) or dict (also one filled key by key:
+    `out["logits"] = ...`), of a namedtuple
     (`collections.namedtuple`, `typing.NamedTuple`, `X._make([...])`, TF's
     `LSTMStateTuple`) and of an `OrderedDict` built from string keys is one output, and
     `tuple(S)` or `list(S)` has the outputs of S (`tuple(tf.split(x, 3))` is three);
