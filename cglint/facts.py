@@ -2955,14 +2955,19 @@ def _before(statement, node):
     return (statement.end_lineno, statement.end_col_offset) <= (node.lineno, node.col_offset)
 
 
+# Methods of a list, dict or set that change what it holds in place.
+_MUTATORS = frozenset(("append", "extend", "insert", "pop", "remove", "reverse", "update",
+                       "setdefault", "clear", "popitem", "add", "discard"))
+
+
 def _mutated_names(function):
-    """Names `x` with `x.append(...)`, `x[i] = ...` or `x += ...` in the function body."""
+    """Names `x` with `x.append(...)`, `x.update(...)`, `x[i] = ...` or `x += ...` in the
+    function body."""
     found = set()
     for node in own_nodes(function):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             target = node.func.value
-            if isinstance(target, ast.Name) and node.func.attr in (
-                    "append", "extend", "insert", "pop", "remove", "reverse"):
+            if isinstance(target, ast.Name) and node.func.attr in _MUTATORS:
                 found.add(target.id)
         elif isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)):
             if isinstance(node.value, ast.Name):

@@ -210,3 +210,13 @@ def heads(x):
 def test_dicts_filled_key_by_key(display, body, reported):
     code = FILLED.replace("DISPLAY", display).replace("BODY", body)
     assert len([f for f in lint(code) if f[0] == "CG104"]) == reported
+
+
+@pytest.mark.parametrize("body", [
+    "out.update(a=x, b=x)", "out.setdefault('a', x)\n    out.setdefault('b', x)",
+    "out.update({'a': x})\n    out.update({'b': x})",
+])
+def test_a_dict_changed_by_its_methods_is_not_counted(body):
+    code = FILLED.replace("DISPLAY", "{}").replace("BODY", body).replace(
+        "def grad(dy)", "def grad(da, db)")
+    assert [f for f in lint(code) if f[0] == "CG104"] == []
