@@ -68,3 +68,25 @@ def test_not_reported(body):
 ])
 def test_tensorflow_calls_handed_a_function_may_give_one(body):
     assert _cg106(body) == []
+
+
+@pytest.mark.parametrize("params, reported", [
+    ("dy, *, scale", 1),
+    ("dy, *, scale, bound", 2),
+    ("dy, *, scale=0.5", 0),
+    ("dy, *, variables", 0),  # CG107's
+    ("*dys, scale", 1),
+])
+def test_required_keyword_only_parameters(params, reported):
+    code = """
+import tensorflow as tf
+
+
+@tf.custom_gradient
+def f(x):
+    def grad(%s):
+        return x
+    return tf.identity(x), grad
+""" % params
+    found = [f for f in lint(code, target_python=(3, 6)) if f[0] == "CG104"]
+    assert len(found) == reported

@@ -25,8 +25,11 @@ class GradParameterCountMismatch(Rule):
     positional argument`), and only when gradients are requested, never at the forward call.
     An output that is not differentiated still gets a zeros tensor, not None.
 
+    A keyword-only parameter without a default (`def grad(dy, *, scale)`) fails the same
+    way, always: `TypeError: grad() missing 1 required keyword-only argument: 'scale'`.
+
     Fix: give the gradient function one parameter per output (`def grad(dy1, dy2)`), or
-    `def grad(*dys)`.
+    `def grad(*dys)`; give a keyword-only parameter a default.
     """
 
     code = "CG104"
@@ -35,6 +38,11 @@ class GradParameterCountMismatch(Rule):
     def check(self, module):
         for site in module.sites:
             for grad in site.grad_functions:
+                for arg in _required_keyword_only(grad):
+                    yield self.at(arg, "gradient function `%s` requires the keyword-only "
+                                  "argument `%s`, which TF 1.8 never passes: calling it "
+                                  "raises TypeError; give it a default" % (grad.name, arg.arg),
+                                  function=site.func)
                 positional = grad.params.nodes
                 required = positional[:grad.params.required]
                 low = sum(1 for arg in required if arg is not grad.variables_param)
@@ -72,6 +80,14 @@ class GradParameterCountMismatch(Rule):
                                       site.name, site.outputs, plural(site.outputs), grad.name,
                                       what, _takes(low, high)), function=site.func)
 
+
+
+def _required_keyword_only(grad):
+    """The keyword-only parameters without a default of a gradient function (TF calls it
+    with the upstream gradients only), but `variables`, which CG107 explains."""
+    arguments = grad.node.args
+    return [arg for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults)
+            if default is None and arg.arg != "variables"]
 
 
 def _takes(low, high):
