@@ -87,3 +87,16 @@ train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
 def test_gating_saves_a_number_for_a_scalar_input_only(number, scale, reported):
     code = GATED.replace("NUMBER", number).replace("SCALE", scale)
     assert len([f for f in lint(code) if f[0] == "CG110"]) == reported
+
+
+def test_the_message_names_the_shape_under_gating():
+    from cglint import check, engine
+
+    code = GATED.replace("NUMBER", "0.0").replace("SCALE", "tf.Variable([3.0, 3.0])")
+    result = check.check_alone("snippet.py", code, engine.Options(select=("CG110",)))
+    (finding,) = result.diagnostics
+    assert "tensor of shape ()" in finding.message
+    plain = code.replace(".minimize(loss)", ".minimize(loss)\ng = tf.gradients(loss, w)")
+    (finding,) = check.check_alone("snippet.py", plain,
+                                   engine.Options(select=("CG110",))).diagnostics
+    assert "needs a tensor or None" in finding.message

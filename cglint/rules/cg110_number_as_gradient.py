@@ -74,9 +74,14 @@ class NumberAsGradient(Rule):
             for number, what in _numbers(module, value):
                 if gated and gated() and _made_a_tensor(module, number, _slots(value), site):
                     continue
-                yield self.at(number, "gradient function `%s`%s returns %s as a gradient: "
-                              "TF 1.8 needs a tensor or None" % (grad.name, which, what),
-                              function=function)
+                why = "TF 1.8 needs a tensor or None"
+                if gated and gated() and _gated_into_a_scalar(module, number, _slots(value),
+                                                              site):
+                    why = ("minimize()'s gating (tf.tuple) makes it a tensor of shape (), "
+                           "which does not fit the shape of its input; return a tensor or "
+                           "None")
+                yield self.at(number, "gradient function `%s`%s returns %s as a gradient: %s"
+                              % (grad.name, which, what, why), function=function)
 
 
 # Gradient calls that gate what a gradient function returns through tf.tuple (an
@@ -155,16 +160,27 @@ def _made_a_tensor(module, number, slots, site):
     if value is None:
         return False  # a NumPy value becomes a float64 tensor: a dtype error later
     slot = next((index for index, element in enumerate(slots) if element is number), None)
-    if site is not None and slot is not None and any(
-            _visibly_not_scalar(module, _argument(call, slot)) for call in site.calls):
-        # a tensor of shape (): `tf.gradients` rejects it for an input of another known
-        # shape (`Incompatible shapes between op input and calculated input gradient`)
+    if _gated_into_a_scalar(module, number, slots, site):
         return False
     if isinstance(value, float):
         return True
     if site is None or slot is None or not site.calls:
         return False
     return all(_untrained_leaf(module, _argument(call, slot)) for call in site.calls)
+
+
+def _gated_into_a_scalar(module, number, slots, site):
+    """Whether gating (tf.tuple, for two or more gradients that are not None) makes the
+    Python number a tensor of shape () for an input that some call of the custom-gradient
+    function passes visibly of another shape: `tf.gradients` then raises `ValueError:
+    Incompatible shapes between op input and calculated input gradient`."""
+    if slots is None or site is None or sum(1 for slot in slots if not _is_none(slot)) < 2:
+        return False
+    if _number_value(module, number) is None:
+        return False
+    slot = next((index for index, element in enumerate(slots) if element is number), None)
+    return slot is not None and any(
+        _visibly_not_scalar(module, _argument(call, slot)) for call in site.calls)
 
 
 def _argument(call, slot):
