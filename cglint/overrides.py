@@ -44,6 +44,13 @@ _CONTAINERS = {ast.Dict: "dict", ast.DictComp: "dict", ast.List: "list", ast.Lis
                ast.Tuple: "tuple", ast.Set: "set", ast.SetComp: "set",
                ast.GeneratorExp: "generator"}
 _MAX_DEPTH = 6
+# Methods of a dict whose result a `for` loop takes the keys (or the items) of.
+_DICT_VIEWS = frozenset(("keys", "items", "iterkeys", "iteritems"))
+# Methods and builtins that only read the list, dict or set they are given.
+_READING_METHODS = frozenset(("keys", "items", "values", "iterkeys", "iteritems",
+                              "itervalues", "get", "index", "count", "copy"))
+_READING_BUILTINS = frozenset(("len", "sorted", "list", "tuple", "set", "zip", "enumerate",
+                               "reversed", "print", "str", "repr", "any", "all", "iter"))
 
 
 @dataclass(eq=False)
@@ -749,9 +756,10 @@ class _Builder:
                                     bindings[0].kind == "param", pattern)
         return GradientName(expr, None, pattern=pattern)
 
-    def loop_pattern(self, binding):
+    def loop_pattern(self, binding, depth=0):
         """A regular expression of the strings a `for` target takes from a literal table
-        (`for name, f in [("HalfGrad", 0.5), ("DoubleGrad", 2.0)]:`), or None."""
+        (`for name, f in [("HalfGrad", 0.5), ("DoubleGrad", 2.0)]:`, a dict's keys or
+        items, `zip` of lists, `enumerate`'s items, `sorted(...)` of one), or None."""
         target = binding.node
         if binding.kind != "other" or not isinstance(target, ast.Name):
             return None
@@ -762,26 +770,114 @@ class _Builder:
             target, parent = parent, self.module.parent_of(parent)
         if not isinstance(parent, ast.For) or parent.target is not target:
             return None
-        table = parent.iter
-        if isinstance(table, ast.Name):  # `for name, f in _GRADIENTS:`, a table bound once
-            bindings = self.names.lookup(table.id, self.names.scope_of(table))
-            table = bindings[0].node if len(bindings) == 1 and \
-                bindings[0].kind == "assign" else None
-        if not isinstance(table, (ast.List, ast.Tuple)):
+        scope = self.names.scope_of(parent)
+        rows = self._table_rows(parent.iter, scope, 0)
+        if rows is None:
             return None
-        if not table.elts:
+        if not rows:
             return "(?!)"  # an empty table registers nothing
         values = []
-        for row in table.elts:
+        for row in rows:
             if position is not None:
                 if not isinstance(row, (ast.List, ast.Tuple)) or len(row.elts) != len(
                         target.elts):
                     return None
                 row = row.elts[position]
-            if not (isinstance(row, ast.Constant) and isinstance(row.value, str)):
+            value = self._constant(row, scope, depth + 1)  # (`enumerate`'s index: an int)
+            if value is None:
                 return None
-            values.append(re.escape(row.value))
-        return "(?:%s)" % "|".join(values)
+            values.append(re.escape(str(value)))
+        return "(?:%s)" % "|".join(sorted(set(values)))
+
+    def _table_rows(self, table, scope, depth):
+        """The rows a `for` loop over `table` takes, as expressions (a row of several
+        values as a tuple display), when the table is a literal one: a list, tuple or set
+        display, a dict display's keys (`.keys()`) or items (`.items()`), one of these
+        bound once to a name, `zip` of them, `enumerate` of one, or `sorted`, `list`,
+        `tuple` or `reversed` of one; None for any other table."""
+        if depth > _MAX_DEPTH:
+            return None
+        if isinstance(table, ast.Name):  # `for name, f in _GRADIENTS:`, a table bound once
+            bindings = self.names.lookup(table.id, scope)
+            if len(bindings) != 1 or bindings[0].kind != "assign" or not isinstance(
+                    bindings[0].node, (ast.List, ast.Tuple, ast.Set, ast.Dict)) or (
+                        not isinstance(bindings[0].node, ast.Tuple)
+                        and self._changed(table.id)):
+                return None
+            return self._table_rows(bindings[0].node, bindings[0].scope, depth + 1)
+        if isinstance(table, (ast.List, ast.Tuple, ast.Set)):
+            if any(isinstance(row, ast.Starred) for row in table.elts):
+                return None
+            return list(table.elts)
+        if isinstance(table, ast.Dict):
+            return None if None in table.keys else list(table.keys)
+        if not isinstance(table, ast.Call) or table.keywords:
+            return None
+        func = table.func
+        if isinstance(func, ast.Attribute) and not table.args and func.attr in _DICT_VIEWS:
+            found = self._table_rows(func.value, scope, depth + 1)
+            if found is None or not isinstance(func.value, (ast.Name, ast.Dict)):
+                return None
+            mapping = func.value
+            if isinstance(mapping, ast.Name):
+                mapping = self.names.lookup(mapping.id, scope)[0].node
+            if not isinstance(mapping, ast.Dict):
+                return None
+            if func.attr in ("items", "iteritems"):
+                return [ast.Tuple(elts=[key, value], ctx=ast.Load())
+                        for key, value in zip(mapping.keys, mapping.values)]
+            return found
+        if not isinstance(func, ast.Name) or not self.names.is_builtin(func) or \
+                any(isinstance(a, ast.Starred) for a in table.args):
+            return None
+        if func.id in ("sorted", "list", "tuple", "reversed", "set") and len(table.args) == 1:
+            # (the order of the rows changes no pattern: each is the set of a column)
+            return self._table_rows(table.args[0], scope, depth + 1)
+        if func.id == "zip" and table.args:
+            columns = [self._table_rows(arg, scope, depth + 1) for arg in table.args]
+            if None in columns:
+                return None
+            return [ast.Tuple(elts=list(row), ctx=ast.Load()) for row in zip(*columns)]
+        if func.id == "enumerate" and len(table.args) == 1:
+            found = self._table_rows(table.args[0], scope, depth + 1)
+            if found is None:
+                return None
+            return [ast.Tuple(elts=[ast.Constant(index), row], ctx=ast.Load())
+                    for index, row in enumerate(found)]
+        return None
+
+    def _changed(self, name):
+        """Whether the module may change a container some name `name` holds: any use of
+        the name but a read (iterated over, an item or a view read, `in`, `len` and the
+        like): an item assigned (`TABLE["Extra"] = f`), a method called that may change it
+        (`TABLE.append(...)`), the table handed to a function or bound to another name;
+        or a `global` declaration of it. Worked out once per name."""
+        key = ("changed", name)
+        if key not in self._strings:
+            changed = self.names.declared_global(name)
+            for node in self.module.nodes[ast.Name]:
+                if changed:
+                    break
+                if node.id == name and isinstance(node.ctx, ast.Load):
+                    changed = not self._read_only(node)
+            self._strings[key] = changed
+        return self._strings[key]
+
+    def _read_only(self, node):
+        parent = self.module.parent_of(node)
+        if isinstance(parent, (ast.For, ast.comprehension)) and parent.iter is node:
+            return True
+        if isinstance(parent, ast.Subscript):
+            return parent.value is node and isinstance(parent.ctx, ast.Load)
+        if isinstance(parent, ast.Attribute):
+            return parent.attr in _READING_METHODS
+        if isinstance(parent, ast.Compare):
+            return node is not parent.left and all(
+                isinstance(op, (ast.In, ast.NotIn)) for op in parent.ops)
+        if isinstance(parent, ast.Call) and node in parent.args:
+            return isinstance(parent.func, ast.Name) and parent.func.id in _READING_BUILTINS \
+                and self.names.is_builtin(parent.func)
+        return False
 
     def name_pattern(self, expr, scope, depth):
         """A regular expression for the strings `expr` can be when it is built from known
@@ -803,21 +899,36 @@ class _Builder:
         if isinstance(expr, ast.BinOp) and isinstance(expr.op, ast.Mod):
             template = self.constant_string(expr.left, scope, depth + 1)
             if template is not None:
-                return _percent_pattern(template)
+                values = expr.right.elts if isinstance(expr.right, ast.Tuple) else [expr.right]
+                return _percent_pattern(template, self._fills(values, scope, depth))
         if (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute)
                 and expr.func.attr == "format"):
             template = self.constant_string(expr.func.value, scope, depth + 1)
             if template is not None:
-                return _format_pattern(template)
+                fills = None if expr.keywords else self._fills(expr.args, scope, depth)
+                return _format_pattern(template, fills)
         if isinstance(expr, ast.Name):
             bindings = self.names.lookup(expr.id, scope)
             if len(bindings) == 1 and bindings[0].kind == "assign":
                 return self.name_pattern(bindings[0].node, bindings[0].scope, depth + 1)
+            if len(bindings) == 1:  # a loop variable over a literal table: its strings
+                return self.loop_pattern(bindings[0], depth + 1)
         return None
 
     def _part(self, expr, scope, depth):
-        known = self.constant_string(expr, scope, depth + 1)
-        return re.escape(known) if known is not None else ".*"
+        return self.name_pattern(expr, scope, depth + 1) or ".*"
+
+    def _fills(self, values, scope, depth):
+        """The patterns of the values a `%` or `.format` template is filled with: of the
+        strings or ints they can be (`.*` for any other), or None when one is starred."""
+        if any(isinstance(value, (ast.Starred, ast.Dict)) for value in values):
+            return None
+        fills = []
+        for value in values:
+            known = self._constant(value, scope, depth + 1)
+            fills.append(re.escape(str(known)) if known is not None
+                         else self._part(value, scope, depth))
+        return fills
 
     def constant_string(self, expr, scope, depth):
         """The string `expr` always evaluates to, or None when it is not a constant (or
@@ -1249,24 +1360,43 @@ _PERCENT_FIELD = re.compile(r"%%|%(?:\([^)]*\))?[-#0 +]*(?:\*|\d+)?(?:\.(?:\*|\d
 _REGISTERING = frozenset(("RegisterGradient", "NotDifferentiable", "NoGradient"))
 
 
-def _percent_pattern(template):
-    """The pattern of a `%` template: each conversion matches anything."""
-    pieces, start = [], 0
+def _percent_pattern(template, fills=None):
+    """The pattern of a `%` template: each conversion matches anything, or, for a plain
+    `%s` or `%d` filled in order, the pattern of its value (`fills`, when known)."""
+    fields = [match for match in _PERCENT_FIELD.finditer(template) if match.group() != "%%"]
+    if fills is None or len(fills) != len(fields) or any(
+            match.group() not in ("%s", "%d", "%i") for match in fields):
+        fills = [".*"] * len(fields)
+    pieces, start, filled = [], 0, iter(fills)
     for match in _PERCENT_FIELD.finditer(template):
         literal = re.escape(template[start:match.start()])
-        pieces.append(literal + (re.escape("%") if match.group() == "%%" else ".*"))
+        pieces.append(literal + (re.escape("%") if match.group() == "%%" else next(filled)))
         start = match.end()
     return "".join(pieces) + re.escape(template[start:])
 
 
-def _format_pattern(template):
-    """The pattern of a `str.format` template, or None when it is malformed."""
+def _format_pattern(template, fills=None):
+    """The pattern of a `str.format` template, or None when it is malformed. A field
+    `{}` or `{0}` with no spec or conversion matches the pattern of the value it takes
+    (`fills`, when known); any other field matches anything."""
     try:
         parts = list(string.Formatter().parse(template))
     except ValueError:
         return None
-    return "".join(re.escape(literal) + (".*" if field is not None else "")
-                   for literal, field, _, _ in parts)
+    pieces, automatic = [], 0
+    for literal, field, spec, conversion in parts:
+        pieces.append(re.escape(literal))
+        if field is None:
+            continue
+        index = None
+        if field == "":
+            index, automatic = automatic, automatic + 1
+        elif field.isdigit():
+            index = int(field)
+        plain = not spec and conversion is None and fills is not None
+        pieces.append(fills[index] if plain and index is not None and index < len(fills)
+                      else ".*")
+    return "".join(pieces)
 
 
 def _registers_by_name(call):

@@ -20,7 +20,11 @@ class OverrideGradientNotRegistered(Rule):
     other project modules (`from names import GRAD`, `names.GRAD`, found on disk, so a
     file checked alone is judged alike) or class attributes bound once in the class body
     (`self.GRAD_NAME`, `cls.GRAD_NAME`, `GuidedBackprop.GRAD_NAME`; not when the module
-    assigns the attribute elsewhere or a subclass binds it again). Names built at
+    assigns the attribute elsewhere or a subclass binds it again). A loop over a literal
+    table registers the table's names (`for name, f in GRADIENTS.items():`, over a list,
+    a dict's keys or items, `zip` or `enumerate` of lists, also as parts of a name:
+    `op_type + "STE"`), unless the module may change the table (an item assigned, the
+    table handed to a function). Names built at
     run time (uuid, counters, f-strings of other values) cannot be checked and are left
     alone; so is a run where some helper registers names passed in by its callers. A module
     loaded by a literal name (`importlib.import_module("plugins.guided")`,
