@@ -1455,6 +1455,15 @@ def model(x):
     return tf.nn.relu(x)
 
 
+def guarded_model(x):
+    with tf.get_default_graph().gradient_override_map({"Relu": "GuidedRelu"}):
+        return tf.nn.relu(x)
+
+
+def linear_model(x):
+    return tf.layers.dense(x, 3)
+
+
 x = tf.constant([[1.0, -2.0, 3.0]])
 BEFORE
 graph = tf.get_default_graph()
@@ -1476,7 +1485,21 @@ with graph.gradient_override_map({KEY: "GuidedRelu"}):
     ("h = tf.sign(x)", "g = tf.gradients(tf.reduce_sum(h), x)[0]", False),
     ("with tf.get_default_graph().gradient_override_map({'Relu': 'GuidedRelu'}):\n"
      "    h = tf.nn.relu(x)", "g = tf.gradients(tf.reduce_sum(h), x)[0]", False),
-    ("h = model(x)", "g = tf.gradients(tf.reduce_sum(h), x)[0]", False),
+    # the model built by a function of the module before the block (probe z3c e01), and
+    # a layer given a relu activation function (e03); near-misses: the model rebuilt in
+    # the block, or building its ops under a map of its own
+    ("h = model(x)", "g = tf.gradients(tf.reduce_sum(h), x)[0]", True),
+    ("h = tf.layers.dense(x, 3, activation=tf.nn.relu)",
+     "g = tf.gradients(tf.reduce_sum(h), x)[0]", True),
+    ("h = tf.contrib.layers.fully_connected(x, 3, activation_fn=tf.nn.relu)",
+     "g = tf.gradients(tf.reduce_sum(h), x)[0]", True),
+    ("h = tf.layers.dense(x, 3, activation=tf.nn.tanh)",
+     "g = tf.gradients(tf.reduce_sum(h), x)[0]", False),
+    ("h = model(x)", "h2 = model(x); g = tf.gradients(tf.reduce_sum(h2), x)[0]", False),
+    ("h = guarded_model(x)", "g = tf.gradients(tf.reduce_sum(h), x)[0]", False),
+    ("h = linear_model(x)", "g = tf.gradients(tf.reduce_sum(h), x)[0]", False),
+    ("with tf.get_default_graph().gradient_override_map({'Relu': 'GuidedRelu'}):\n"
+     "    h = model(x)", "g = tf.gradients(tf.reduce_sum(h), x)[0]", False),
     # Keras: a layer made with a relu activation, and the backend's gradients
     ("h = tf.keras.layers.Dense(3, activation='relu')(x)",
      "g = tf.keras.backend.gradients(tf.reduce_sum(h), x)[0]", True),

@@ -22,7 +22,8 @@ class OverrideNeverApplies(Rule):
     in the block, `y.set_shape(x.get_shape())`, builds no op); a block that only takes
     gradients (`tf.gradients`, `opt.minimize`) of an op of the key's type built before it
     (guided backpropagation with the map opened around `tf.gradients` instead of around
-    the model); or any override map in a program that enables eager execution (but in a
+    the model: `tf.nn.relu(x)`, a layer given `activation=tf.nn.relu`, or `y = model(x)`
+    of a function of the module building one); or any override map in a program that enables eager execution (but in a
     function TF traces into a graph there: a `tfe.defun`'s, a dataset's `.map` function,
     whose graph takes the map); or a map opened on a graph taken with
     `tf.get_default_graph()` before a `with tf.Graph().as_default():` that holds the
@@ -112,12 +113,12 @@ class OverrideNeverApplies(Rule):
                     set(op_keys) <= FIRST_ORDER_KEYS:
                 before = _built_before_gradients(module, found, set(op_keys), ops)
                 if before is not None:
-                    call, op_type = before
+                    call, op_type, how = before
                     yield self.at(found.call, "this `with` block only takes gradients, and "
                                   "the override applies to ops built inside it: the `%s` op "
-                                  "of `%s` (line %d) was built before it and keeps its "
+                                  "of `%s` (line %d%s) was built before it and keeps its "
                                   "gradient; build the forward ops inside the block" % (
-                                      op_type, ast.unparse(call.func), call.lineno))
+                                      op_type, ast.unparse(call.func), call.lineno, how))
                     continue
             yield from self._switched_by_callers(module, found, set(op_keys), ops)
 
@@ -157,7 +158,7 @@ _GRADIENT_METHODS = frozenset(("compute_gradients", "minimize", "gradient"))
 
 
 def _built_before_gradients(module, found, keys, ops):
-    """(call, op type) of a TF call that built a keyed op type before a `with`
+    """(call, op type, how) of a TF call that built a keyed op type before a `with`
     block whose calls only take gradients (`tf.gradients(loss, x)`, `opt.minimize(loss)`)
     or build none of the keyed types; None otherwise."""
     takes_gradients = False
@@ -178,10 +179,57 @@ def _built_before_gradients(module, found, keys, ops):
     for call, qualname in module.calls:
         if call.lineno >= found.block.lineno or module.names.scope_of(call) is not scope:
             continue
-        built = keys & (set(ops.built_by(qualname) or ()) | _keras_activation(call, qualname))
-        if built and not _inside_a_map_of(module, call, built):
-            return call, sorted(built)[0]
+        built = _builds_keyed(module, call, qualname, keys, ops)
+        if built is None and qualname is None:
+            # `y = model(x)`: a def of this module, holding the keyed op's call
+            built = _built_by_own_function(module, call, keys, ops)
+            if built is not None and _inside_a_map_of(module, call, {built[1]}):
+                built = None  # (called under a map of its own: its ops take it)
+            if built is not None:
+                built = built[:2] + ("%s, in `%s`, called at line %d" % (
+                    built[2], call.func.id, call.lineno),)
+        if built is not None:
+            return built
     return None
+
+
+def _builds_keyed(module, call, qualname, keys, ops):
+    """(call, op type, how: its activation, or "") when `call` builds an op of one of
+    `keys` outside a map of it: itself, or through the activation it is given
+    (`tf.layers.dense(x, 4, activation=tf.nn.relu)`, `Dense(4, activation="relu")`);
+    else None."""
+    how = ""
+    built = keys & (set(ops.built_by(qualname) or ()) | _keras_activation(call, qualname))
+    for keyword in call.keywords:
+        if keyword.arg in _ACTIVATION_KEYWORDS and not built:
+            built = keys & set(ops.built_by(module.resolve(keyword.value)) or ())
+            how = ", its `%s=%s`" % (keyword.arg, ast.unparse(keyword.value))
+    if built and not _inside_a_map_of(module, call, built):
+        return call, sorted(built)[0], how
+    return None
+
+
+def _built_by_own_function(module, call, keys, ops):
+    """(call, op type, how) of a keyed op that a def of this module called by `call` by its
+    plain name builds in its own body (the model of a guided-backpropagation script,
+    built by `y = model(x)` before the map), outside any map of it; else None."""
+    if not isinstance(call.func, ast.Name):
+        return None
+    bindings = module.names.lookup(call.func.id, module.names.scope_of(call))
+    if len(bindings) != 1 or bindings[0].kind != "def" or not isinstance(
+            bindings[0].node, ast.FunctionDef):
+        return None
+    own = module.names.scope_for_def.get(id(bindings[0].node))
+    for inner, qualname in module.calls:
+        if module.names.scope_of(inner) is own:
+            built = _builds_keyed(module, inner, qualname, keys, ops)
+            if built is not None:
+                return built
+    return None
+
+
+# Keywords that give a layer its activation function (`tf.layers.dense`, `slim`, Keras).
+_ACTIVATION_KEYWORDS = frozenset(("activation", "activation_fn"))
 
 
 # Keras activations by name, and the op type each builds in TF 1.8.
