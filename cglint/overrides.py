@@ -85,6 +85,9 @@ class BuiltCall:
     # The enclosing function's parameter passed on as an argument that changes the op
     # types (`tf.py_func(..., stateful=stateful)`): its callers decide them.
     switch_parameter: Optional[str] = None
+    # Op types it builds instead given other arguments (`tf.nn.log_softmax` of an `axis`
+    # not the last), when its arguments here do not decide them.
+    other_types: tuple = ()
 
 
 @dataclass(eq=False)
@@ -1173,7 +1176,7 @@ class _Builder:
                 elif switch is False:
                     op_types, other = other, ()
                 built.append(BuiltCall(node, qualname, op_types,
-                                       self.switch_parameter(node, switch)))
+                                       self.switch_parameter(node, switch), tuple(other)))
                 maybe.update(other)
             elif isinstance(node, (ast.BinOp, ast.UnaryOp, ast.AugAssign)):
                 maybe.update(ops.built_by_operator(type(node.op).__name__))

@@ -383,7 +383,9 @@ def _suggestion(entry, facts, ops):
 
 
 def _built(found, ops):
-    operators = sorted(found.maybe_built)
+    others = {t for call in found.built or () for t in call.other_types}
+    # (what the block's Python operators may build: the rest of maybe_built)
+    operators = sorted(found.maybe_built - others)
     if not found.built and operators:  # `x // 1.0` builds FloorDiv, not Floor
         return "its operators build %s on tensors in TF 1.8" % listed(operators)
     if not found.built:
@@ -396,7 +398,9 @@ def _built(found, ops):
             parts.append("%s builds a call of the TF function `%s`, which no override map "
                          "can change" % (name, function_ops[0]))
         else:
-            parts.append("%s builds %s" % (name, listed(call.op_types)))
+            other = [t for t in call.other_types if t not in call.op_types]
+            parts.append("%s builds %s%s" % (name, listed(call.op_types), (
+                " (given other arguments, also %s)" % listed(other) if other else "")))
     unique = []
     for part in parts:
         if part not in unique:
