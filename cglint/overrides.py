@@ -125,6 +125,9 @@ class Registration:
     estimator_lines: frozenset = frozenset()  # lines of `runs` where an Estimator runs it
     per_instance: bool = False  # it sits in `__init__` or a layer's `build`: runs are its
     # class's instantiations
+    # In a def, behind a run-once guard that the def sets (Builder.registers_once): it
+    # registers once however often the def runs.
+    once: bool = False
 
 
 @dataclass(eq=False)
@@ -382,7 +385,10 @@ class _Builder:
             line for line, _ in registration.runs if line in self.estimator_lines)
         registration.per_instance = registration.in_function is not None and id(
             registration.in_function) in self.per_instance_functions
-        if len(registration.runs) > 1 and self.registers_once(call, home.node):
+        if registration.in_function is not None:
+            registration.once = self.registers_once(call, home.node)
+        if len(registration.runs) > 1 and (registration.once or (
+                registration.in_function is None and self.registers_once(call, home.node))):
             registration.runs = registration.runs[:1]
         return registration
 
@@ -1336,6 +1342,9 @@ def _sets_state(statement, kind, text, key):
                 if isinstance(target, ast.Subscript) and ast.unparse(
                         target.value) == text and ast.unparse(target.slice) == key:
                     return True
+            elif kind == "flag" and isinstance(target, ast.Subscript) and ast.unparse(
+                    target.value) == text:
+                return True  # `_DONE["guided"] = True`: the container is no longer empty
             elif ast.unparse(target) == text:
                 if kind == "flag":
                     return isinstance(value, ast.Constant) and bool(value.value)
@@ -1351,6 +1360,9 @@ def _sets_state(statement, kind, text, key):
     if kind == "flag" and isinstance(statement, ast.Expr) and isinstance(
             statement.value, ast.Call):  # `setattr(f, "done", True)`
         call = statement.value
+        if isinstance(call.func, ast.Attribute) and call.func.attr in _FILLING_METHODS and \
+                call.args and ast.unparse(call.func.value) == text:
+            return True  # `_DONE.append(True)`: the container is no longer empty
         return (isinstance(call.func, ast.Name) and call.func.id == "setattr"
                 and len(call.args) == 3 and isinstance(call.args[1], ast.Constant)
                 and isinstance(call.args[1].value, str)
@@ -1359,6 +1371,8 @@ def _sets_state(statement, kind, text, key):
     return False
 
 
+# Methods after whose call (given an item) a list, set or dict is not empty.
+_FILLING_METHODS = frozenset(("append", "add", "insert", "setdefault"))
 _PERCENT_FIELD = re.compile(r"%%|%(?:\([^)]*\))?[-#0 +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[diouxXeEfFgGcrsa]")
 _REGISTERING = frozenset(("RegisterGradient", "NotDifferentiable", "NoGradient"))
 

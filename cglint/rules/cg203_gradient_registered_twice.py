@@ -1,6 +1,8 @@
+import ast
+import hashlib
 import os
 
-from cglint import overrides, project
+from cglint import files, overrides, project
 from cglint.tfpackage import is_tensorflow_file
 from cglint.ops import load as load_ops
 from cglint.rules.base import Finding, Rule, Span
@@ -17,15 +19,17 @@ class GradientRegisteredTwice(Rule):
     runs more than once (building a model twice, a helper called per layer, a layer
     class's constructor or a Keras layer's `build` with two instances, a layer's `call` or
     a method run twice on instances of its class, an Estimator's `model_fn`, which runs
-    once per graph the estimator builds: `train`, then `evaluate`), or in two
+    once per graph the estimator builds: `train`, then `evaluate`; also a helper another
+    project module defines, called twice or in a loop here: reported at the second call,
+    `from models.grl import gradient_reversal`), or in two
     modules that end up in one program (reported at the second to run: the one whose
     module imports the other, or the later path where a third module imports both); or a
     name TF 1.8 already registers for its own op
     types (`"Relu"`, `"Identity"`, `"Sign"`). A registration under `try: ... except
     KeyError` is left alone, and so is one behind a run-once guard that its function sets
     (`if _REGISTERED: return` then `_REGISTERED = True` on a global, an attribute or an
-    item; `if name not in _done:` then `_done.add(name)`; a test of TF's gradient
-    registry), and a module-level one in a module that every project
+    item; `if name not in _done:` then `_done.add(name)`; `if not _done:` then
+    `_done.append(True)`; a test of TF's gradient registry), and a module-level one in a module that every project
     module importing it imports inside such a `try` (the KeyError is expected there), and
     names built at run time, and TensorFlow's own files (a module inside the `tensorflow`
     package), whose registrations are the originals.
@@ -84,6 +88,7 @@ class GradientRegisteredTwice(Rule):
                     yield self.at(registration.call, "gradient `%s` is already registered at "
                                   "line %d: registering it again raises %s"
                                   % (name, first.call.lineno, _KEY_ERROR % name))
+        yield from _imported_helpers_run_twice(module)
 
     def summarize(self, module):
         if is_tensorflow_file(module.path):
@@ -149,6 +154,120 @@ class GradientRegisteredTwice(Rule):
                                       "loaded in the same program: the second registration "
                                       "raises %s" % (name, earlier[0], _KEY_ERROR % name),
                                       span=Span(*place), path=path)
+
+
+def _imported_helpers_run_twice(module):
+    """Findings at the second run of a function another project module defines (`from
+    models.grl import gradient_reversal`), which registers a fixed gradient name each
+    time it runs, unguarded, when this module calls it twice or in a loop: the second
+    call raises KeyError. The other module is read from disk, so the file is judged
+    alike alone and in its whole tree (and the other module, which cannot know its
+    callers, reports nothing)."""
+    if module.path == "-":
+        return
+    calls = {}
+    for call, _ in module.calls:
+        if isinstance(call.func, ast.Name):
+            calls.setdefault(call.func.id, []).append(call)
+    for name, found in sorted(calls.items()):
+        binding = None
+        for call in found:
+            here = module.names.definitions(call.func, module.names.scope_of(call))
+            if here is None or not isinstance(here.node, ast.ImportFrom) or (
+                    binding is not None and here is not binding):
+                binding = None
+                break
+            binding = here
+        if binding is None or (binding.node.module or "").split(".")[0] in _NOT_PROJECT:
+            continue
+        runs = sorted((call.lineno, call.col_offset, call) for call in found
+                      for _ in range(2 if _in_loop(module, call) else 1))
+        if len(runs) < 2:
+            continue
+        registered = _registers_each_run(module, binding, name)
+        if registered is None:
+            continue
+        shown, registration, gradient = registered
+        line, _, second = runs[1]
+        lines = sorted({run[0] for run in runs})
+        if len(lines) == 1:
+            how = "it is called in a loop (line %d)" % lines[0]
+        else:
+            how = "it is called %s (lines %s)" % (
+                "twice" if len(runs) == 2 else "more than once",
+                ", ".join(str(line) for line in lines))
+        yield Finding("`%s` (%s:%d) registers gradient `%s` each time it runs, and %s: "
+                      "the second time raises %s" % (
+                          name, shown, registration.call.lineno, gradient, how,
+                          _KEY_ERROR % gradient), node=second)
+
+
+# Top-level packages whose functions are no project module's (asked before any disk
+# lookup).
+_NOT_PROJECT = frozenset(("tensorflow", "keras", "numpy", "os", "sys", "six", "functools",
+                          "collections", "itertools", "math", "__future__"))
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+def _in_loop(module, call):
+    """Whether `call` sits in a loop of its own def (or of the module's top level)."""
+    child, parent = call, module.parent_of(call)
+    while parent is not None and not isinstance(parent, (
+            ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.Module)):
+        if isinstance(parent, (ast.For, ast.AsyncFor, ast.While)) and \
+                child not in parent.orelse and child is not getattr(parent, "iter", None):
+            return True
+        if isinstance(parent, _COMPREHENSIONS) and child is not parent.generators[0].iter:
+            return True  # `[binarize(w) for w in weights]`
+        child, parent = parent, module.parent_of(parent)
+    return False
+
+
+def _registers_each_run(module, binding, name):
+    """(shown path, Registration, gradient name) when the project module `binding`
+    imports `name` from defines it as a plain def holding a registration of a fixed name
+    (not one TF 1.8 registers itself) that runs each time the def does: not under `try:
+    ... except KeyError` or a test of TF's registry, not behind a run-once guard, not in
+    a loop of its own (that one is reported there); else None."""
+    node = binding.node
+    imported = next((alias.name for alias in node.names
+                     if (alias.asname or alias.name) == name), None)
+    if imported is None:
+        return None
+    where = project.current()
+    path = where.module_path(module.path, node.module or "", node.level)
+    data = _read(path)
+    if data is None:
+        return None
+    module.dependencies.add(project.Dependency(path, hashlib.sha256(data).hexdigest()))
+    if b"RegisterGradient" not in data and b"NotDifferentiable" not in data:
+        return None  # (most imported helpers register nothing: no parse)
+    found = where.imported_function(module.path, node.module or "", imported, node.level)
+    if found is None:
+        return None
+    other, function, dependency = found
+    ops = load_ops()
+    for registration in other.overrides.registrations:
+        gradient = registration.name.value
+        if registration.in_function is function and registration.applied and \
+                gradient is not None and not registration.guarded and \
+                not registration.once and not registration.in_loop and \
+                gradient not in ops.gradients and gradient not in ops.not_differentiable:
+            module.dependencies.add(dependency)
+            return project.shown_path(other.path, module.path), registration, gradient
+    return None
+
+
+def _read(path):
+    """The bytes of a project file, or None (never opening anything but a regular file)."""
+    if path is None or project.digest_of(path) is None:
+        return None
+    try:
+        return files.read_bytes(path)
+    except OSError:
+        return None
 
 
 _FIRST, _AFTER = "first", "after"

@@ -1,0 +1,106 @@
+"""CG203 at the caller of a helper another project module defines that registers a
+fixed gradient name each time it runs (probe z3c h06): called twice, in a loop or in a
+comprehension, the second call raises KeyError. Judged alike alone and whole; the
+defining module reports nothing (it cannot know its callers)."""
+import contextlib
+import io
+import os
+
+import pytest
+
+from cglint.cli import main as cglint_main
+
+HELPER = '''import tensorflow as tf
+from tensorflow.python.framework import ops
+
+
+def reverse(x):
+    @tf.RegisterGradient("ReverseGrad")
+    def _reverse(op, grad):
+        return [-grad]
+    with tf.get_default_graph().gradient_override_map({"Identity": "ReverseGrad"}):
+        return tf.identity(x)
+
+
+def guarded(x):
+    try:
+        tf.RegisterGradient("GuardedGrad")(lambda op, grad: [-grad])
+    except KeyError:
+        pass
+    return tf.identity(x)
+
+
+def fresh(x, name):
+    tf.RegisterGradient(name)(lambda op, grad: [-grad])
+    return tf.identity(x)
+
+
+_DONE = []
+
+
+def once(x):
+    if not _DONE:
+        tf.RegisterGradient("OnceGrad")(lambda op, grad: [-grad])
+        _DONE.append(True)
+    return tf.identity(x)
+'''
+
+
+def lint(tmp_path, main, paths):
+    (tmp_path / "pkg").mkdir(exist_ok=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "helpers.py").write_text(HELPER)
+    (tmp_path / "main.py").write_text("import tensorflow as tf\n" + main)
+    here = os.getcwd()
+    os.chdir(str(tmp_path))
+    try:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            cglint_main(["--no-cache", "--isolated", "--select", "CG203", "-q"] + paths)
+    finally:
+        os.chdir(here)
+    return [line.split(" CG203 ")[0] for line in out.getvalue().splitlines()
+            if " CG203 " in line]
+
+
+@pytest.mark.parametrize("main, found", [
+    ("from pkg.helpers import reverse\nx = tf.constant(1.0)\na = reverse(x)\nb = reverse(x)\n",
+     ["main.py:5:5:"]),
+    ("from pkg.helpers import reverse\nfor i in range(2):\n    y = reverse(tf.constant(1.0))\n",
+     ["main.py:4:9:"]),
+    ("from pkg.helpers import reverse as grl\nys = [grl(tf.constant(1.0)) for _ in 'ab']\n",
+     ["main.py:3:7:"]),
+    ("from .pkg.helpers import reverse\n", []),  # (not called)
+    ("from pkg.helpers import reverse\ny = reverse(tf.constant(1.0))\n", []),
+    ("from pkg.helpers import guarded, fresh, once\nx = tf.constant(1.0)\n"
+     "a = guarded(x) + guarded(x)\nb = fresh(x, 'A') + fresh(x, 'B')\nc = once(x) + once(x)\n",
+     []),
+    ("from pkg.helpers import reverse\nx = tf.constant(1.0)\na = reverse(x)\n"
+     "def reverse(x):\n    return x\nb = reverse(x)\n", []),  # (rebound: not the import)
+])
+def test_an_imported_helper_registering_each_run_called_twice(tmp_path, main, found):
+    for paths in (["."], ["main.py"]):
+        assert lint(tmp_path, main, paths) == found, paths
+    assert lint(tmp_path, main, ["pkg/helpers.py"]) == []
+
+
+@pytest.mark.parametrize("guard, sets, reported", [
+    ("if not _DONE:", "_DONE.append(True)", False),
+    ("if not _DONE:", "_DONE.add('guided')", False),
+    ("if not _DONE:", "_DONE['guided'] = True", False),
+    ("if not _DONE:", "_DONE.count(True)", True),  # (reads it: still empty)
+    ("if _DONE:", "_DONE.append(True)", True),  # (runs only once it is set)
+])
+def test_a_run_once_guard_on_a_container_it_fills(guard, sets, reported):
+    """probe z3c: `if not _DONE: register; _DONE.append(True)` registers once (TF 1.8
+    runs it twice without error); it was reported CG203."""
+    from cglint import check, engine
+
+    code = ("import tensorflow as tf\n_DONE = CONTAINER\n\n\ndef once(x):\n"
+            "    GUARD\n        tf.RegisterGradient('OnceGrad')(lambda op, grad: [-grad])\n"
+            "        SETS\n    return tf.identity(x)\n\n\nc = once(1.0) + once(2.0)\n")
+    container = "{}" if "[" in sets and "'" in sets else ("set()" if "add" in sets else "[]")
+    code = code.replace("CONTAINER", container).replace("GUARD", guard).replace("SETS", sets)
+    results = check.check_texts({"snippet.py": code}, engine.Options(select=("CG203",)))
+    found = [d for result in results for d in result.diagnostics]
+    assert bool(found) is reported, code
