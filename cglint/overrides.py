@@ -9,9 +9,12 @@ concatenation, and variables assigned a constant once. Anything built at run tim
 counters, `format`, f-strings with values) is unknown, and rules say nothing about it.
 """
 import ast
+import hashlib
 import os
 import re
+import stat
 import string
+import sys
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Optional
@@ -167,6 +170,7 @@ class OverrideFacts:
     imports: tuple = ()
     misregistrations: list = field(default_factory=list)  # [Misregistration]
     source: tuple = ()  # (tree, text) of the module, for loads_unknown (no cycle through it)
+    imported_registrars: Optional[list] = None  # registering_imports, once worked out
 
     @property
     def loads_unknown(self):
@@ -1474,6 +1478,92 @@ def imported_components(module, by_calls=()):
             found.update(base + (alias.name,) for alias in node.names if alias.name != "*")
     found.update(tuple(name.split(".")) for name in by_calls)
     return tuple(sorted(found))
+
+
+# Top-level packages whose functions are no project module's (left out before any disk
+# lookup), besides the standard library's.
+_NOT_PROJECT = frozenset(("tensorflow", "keras", "numpy", "scipy", "six", "sklearn",
+                          "matplotlib", "__future__")) | frozenset(
+                              getattr(sys, "stdlib_module_names", ()))
+_REGISTRATION_BYTES = (b"RegisterGradient", b"NotDifferentiable")
+# path -> (stat signature, digest, the bytes when they register gradients, else None)
+_REGISTERING_FILES = {}
+_MAX_FILES = 4096
+
+
+def registering_imports(module):
+    """[(name, its ImportFrom Binding, [the module's calls of it], the bytes of the project
+    file it comes from)] for each plain name the module calls that every call takes from
+    one `from x import name` of a project module whose text registers gradients (read
+    from disk, never opening anything but a regular file: alone and whole alike). Each
+    file looked at is a dependency of the module's findings. The imports are looked at
+    first (the cheap statement walk), names and calls only when one of them registers.
+    Worked out once per module, for CG203 and CG204."""
+    facts = module.overrides
+    if facts.imported_registrars is not None:
+        return facts.imported_registrars
+    found = facts.imported_registrars = []
+    if module.path == "-":
+        return found
+    imports = [node for node in module.statements[ast.ImportFrom] if node.level or (
+        node.module or "").split(".")[0] not in _NOT_PROJECT]
+    if not imports:
+        return found
+    from cglint import project  # (only modules importing from project modules)
+
+    where = project.current()
+    registering = {}  # id(ImportFrom) -> the bytes of the file it imports from
+    for node in imports:
+        path = where.module_path(module.path, node.module or "", node.level)
+        known = None if path is None else _registering_file(path)
+        if known is not None:
+            module.dependencies.add(project.Dependency(path, known[0]))
+            if known[1] is not None:
+                registering[id(node)] = known[1]
+    if not registering:
+        return found
+    calls = {}
+    for call in module.nodes[ast.Call]:
+        if isinstance(call.func, ast.Name):
+            calls.setdefault(call.func.id, []).append(call)
+    for name, made in sorted(calls.items()):
+        binding = None
+        for call in made:
+            here = module.names.definitions(call.func, module.names.scope_of(call))
+            if here is None or id(here.node) not in registering or (
+                    binding is not None and here is not binding):
+                binding = None
+                break
+            binding = here
+        if binding is not None:
+            found.append((name, binding, made, registering[id(binding.node)]))
+    return found
+
+
+def _registering_file(path):
+    """(digest, the bytes when the file registers gradients, else None) of a regular
+    file, or None; kept while its stat signature stays."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    signature = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+    known = _REGISTERING_FILES.get(path)
+    if known is None or known[0] != signature:
+        from cglint import files
+
+        try:
+            data = files.read_bytes(path)
+        except OSError:
+            return None
+        registers = any(word in data for word in _REGISTRATION_BYTES)
+        if len(_REGISTERING_FILES) >= _MAX_FILES:
+            _REGISTERING_FILES.clear()
+        known = _REGISTERING_FILES[path] = (signature, hashlib.sha256(data).hexdigest(),
+                                            data if registers else None)
+    return known[1:]
 
 
 def loaded_together(modules, wanted):

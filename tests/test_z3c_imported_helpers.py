@@ -104,3 +104,43 @@ def test_a_run_once_guard_on_a_container_it_fills(guard, sets, reported):
     results = check.check_texts({"snippet.py": code}, engine.Options(select=("CG203",)))
     found = [d for result in results for d in result.diagnostics]
     assert bool(found) is reported, code
+
+
+WRAPPER = '''import numpy as np
+import tensorflow as tf
+
+
+def py_func(func, inp, Tout, stateful=True, name=None, grad=None):
+    rnd_name = "PyFuncGrad" + str(np.random.randint(0, 1E+8))
+    tf.RegisterGradient(rnd_name)(grad)
+    with tf.get_default_graph().gradient_override_map({"PyFunc": rnd_name}):
+        return tf.py_func(func, inp, Tout, stateful=stateful, name=name)
+'''
+
+
+@pytest.mark.parametrize("returned, inputs, found", [
+    ("grad * op.inputs[1]", "[x, w]", ["main.py:6:5:"]),
+    ("grad * op.inputs[1], grad * op.inputs[0]", "[x, w]", []),
+    ("grad, grad", "[x]", ["main.py:6:5:"]),
+    ("grad", "[x]", []),
+])
+def test_gradients_passed_to_an_imported_py_func_wrapper(tmp_path, returned, inputs, found):
+    """probe z3c h04: the `py_func` recipe kept in a utilities module; the caller's
+    gradient function must return one gradient per tensor of its `inp`."""
+    (tmp_path / "utils.py").write_text(WRAPPER)
+    (tmp_path / "main.py").write_text(
+        "import tensorflow as tf\nfrom utils import py_func\n\n\ndef _grad(op, grad):\n"
+        "    return %s\n\n\nx = tf.constant([1.0]); w = tf.constant([2.0])\n"
+        "y = py_func(lambda *a: a[0], %s, tf.float32, grad=_grad)\n" % (returned, inputs))
+    here = os.getcwd()
+    os.chdir(str(tmp_path))
+    try:
+        for paths in (["."], ["main.py"], ["utils.py"]):
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                cglint_main(["--no-cache", "--isolated", "--select", "CG204", "-q"] + paths)
+            got = [line.split(" CG204 ")[0] for line in out.getvalue().splitlines()
+                   if " CG204 " in line]
+            assert got == ([] if paths == ["utils.py"] else found), paths
+    finally:
+        os.chdir(here)

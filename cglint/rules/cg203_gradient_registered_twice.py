@@ -1,8 +1,7 @@
 import ast
-import hashlib
 import os
 
-from cglint import files, overrides, project
+from cglint import overrides, project
 from cglint.tfpackage import is_tensorflow_file
 from cglint.ops import load as load_ops
 from cglint.rules.base import Finding, Rule, Span
@@ -163,24 +162,8 @@ def _imported_helpers_run_twice(module):
     call raises KeyError. The other module is read from disk, so the file is judged
     alike alone and in its whole tree (and the other module, which cannot know its
     callers, reports nothing)."""
-    if module.path == "-":
-        return
-    calls = {}
-    for call, _ in module.calls:
-        if isinstance(call.func, ast.Name):
-            calls.setdefault(call.func.id, []).append(call)
-    for name, found in sorted(calls.items()):
-        binding = None
-        for call in found:
-            here = module.names.definitions(call.func, module.names.scope_of(call))
-            if here is None or not isinstance(here.node, ast.ImportFrom) or (
-                    binding is not None and here is not binding):
-                binding = None
-                break
-            binding = here
-        if binding is None or (binding.node.module or "").split(".")[0] in _NOT_PROJECT:
-            continue
-        runs = sorted((call.lineno, call.col_offset, call) for call in found
+    for name, binding, calls, _ in overrides.registering_imports(module):
+        runs = sorted((call.lineno, call.col_offset, call) for call in calls
                       for _ in range(2 if _in_loop(module, call) else 1))
         if len(runs) < 2:
             continue
@@ -188,7 +171,7 @@ def _imported_helpers_run_twice(module):
         if registered is None:
             continue
         shown, registration, gradient = registered
-        line, _, second = runs[1]
+        second = runs[1][2]
         lines = sorted({run[0] for run in runs})
         if len(lines) == 1:
             how = "it is called in a loop (line %d)" % lines[0]
@@ -200,12 +183,6 @@ def _imported_helpers_run_twice(module):
                       "the second time raises %s" % (
                           name, shown, registration.call.lineno, gradient, how,
                           _KEY_ERROR % gradient), node=second)
-
-
-# Top-level packages whose functions are no project module's (asked before any disk
-# lookup).
-_NOT_PROJECT = frozenset(("tensorflow", "keras", "numpy", "os", "sys", "six", "functools",
-                          "collections", "itertools", "math", "__future__"))
 
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -237,13 +214,6 @@ def _registers_each_run(module, binding, name):
     if imported is None:
         return None
     where = project.current()
-    path = where.module_path(module.path, node.module or "", node.level)
-    data = _read(path)
-    if data is None:
-        return None
-    module.dependencies.add(project.Dependency(path, hashlib.sha256(data).hexdigest()))
-    if b"RegisterGradient" not in data and b"NotDifferentiable" not in data:
-        return None  # (most imported helpers register nothing: no parse)
     found = where.imported_function(module.path, node.module or "", imported, node.level)
     if found is None:
         return None
@@ -258,16 +228,6 @@ def _registers_each_run(module, binding, name):
             module.dependencies.add(dependency)
             return project.shown_path(other.path, module.path), registration, gradient
     return None
-
-
-def _read(path):
-    """The bytes of a project file, or None (never opening anything but a regular file)."""
-    if path is None or project.digest_of(path) is None:
-        return None
-    try:
-        return files.read_bytes(path)
-    except OSError:
-        return None
 
 
 _FIRST, _AFTER = "first", "after"

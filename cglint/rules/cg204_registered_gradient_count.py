@@ -20,7 +20,8 @@ class RegisteredGradientCount(Rule):
     `ConcatV2` counting its axis too), also through the widely copied `py_func(func, inp, Tout,
     grad=...)` wrapper that registers its `grad` parameter: each call of it passes the
     gradient function (a def, or a lambda: `grad=lambda op, g: [g * 2.0]`) and the `inp`
-    list. The list may be kept in a name first (`inputs = [x, w]`), bound once and not
+    list, also when the wrapper is imported from another project module (`from utils
+    import py_func`: reported at the caller's gradient function, alone or whole). The list may be kept in a name first (`inputs = [x, w]`), bound once and not
     changed after (in a function: never appended to or item-assigned; at module level: a
     tuple, or a list only ever passed to calls). The same holds for TF's own gradients mapped onto another op type: the
     straight-through `{"Round": "Identity"}` works (one input each), but
@@ -48,6 +49,8 @@ class RegisteredGradientCount(Rule):
 
     def check(self, module):
         facts = module.overrides
+        if not module.eager:
+            yield from _imported_wrappers(self, module)
         if not facts.maps or module.eager:
             return  # override maps are ignored under eager execution (CG201)
         for registration in facts.registrations:
@@ -326,9 +329,47 @@ def _passed_gradients(rule, module, facts):
     around `tf.py_func(func, inp, Tout)`. Each call of the wrapper in the module passes
     the gradient function and the inputs: the function must return one gradient per
     tensor of that call's `inp` list."""
-    from cglint.facts import call_arguments as arguments_of
     reported = set()  # returns: one finding each, at the first call it does not fit
     calls_of = None  # id(def) -> the module's calls of it, worked out once
+    for wrapper, passed_as, inp, key, built in _wrappers(module, facts):
+        if calls_of is None:
+            calls_of = {}
+            for call in module.nodes[ast.Call]:
+                called = module.called_function(call, module.names.scope_of(call))
+                if called is not None:
+                    calls_of.setdefault(id(called), []).append(call)
+        yield from _wrapper_calls(rule, module, calls_of.get(id(wrapper), ()), wrapper,
+                                  passed_as, inp, key, built, reported)
+
+
+def _imported_wrappers(rule, module):
+    """The same for calls of a `py_func` wrapper another project module defines (`from
+    utils import py_func`), read from disk: the gradient function and the `inp` list are
+    this module's, so the finding is here, alone or in the whole tree."""
+    reported = set()
+    for name, binding, calls, data in overrides.registering_imports(module):
+        if b"gradient_override_map" not in data:
+            continue
+        node = binding.node
+        imported = next((alias.name for alias in node.names
+                         if (alias.asname or alias.name) == name), None)
+        found = project.current().imported_function(
+            module.path, node.module or "", imported, node.level) if imported else None
+        if found is None:
+            continue
+        other, function, dependency = found
+        if other.eager:
+            continue  # (maps are ignored under eager execution: CG201's)
+        for wrapper, passed_as, inp, key, built in _wrappers(other, other.overrides):
+            if wrapper is function:
+                module.dependencies.add(dependency)
+                yield from _wrapper_calls(rule, module, calls, wrapper, passed_as, inp, key,
+                                          built, reported)
+
+
+def _wrappers(module, facts):
+    """(the wrapper def, the parameter it registers, its `inp` parameter, the op type
+    mapped, the BuiltCall of its `tf.py_func`) of each `py_func` wrapper of the module."""
     for registration in facts.registrations:
         wrapper = registration.in_function
         parent = module.parent_of(registration.call)
@@ -353,48 +394,42 @@ def _passed_gradients(rule, module, facts):
                     if built.qualname != _PY_FUNCS[entry.key]:
                         continue
                     inp = _passed(built.call, "inp", 1)
-                    if not isinstance(inp, ast.Name) or inp.id not in parameters:
-                        continue
-                    if calls_of is None:
-                        calls_of = {}
-                        for call in module.nodes[ast.Call]:
-                            called = module.called_function(call, module.names.scope_of(call))
-                            if called is not None:
-                                calls_of.setdefault(id(called), []).append(call)
-                    for call in calls_of.get(id(wrapper), ()):
-                        given = arguments_of(call, wrapper, None)
-                        switch = given.get(built.switch_parameter, (None,))[0] \
-                            if built.switch_parameter else None
-                        if switch is not None and overrides.builds_recorded_ops(
-                                built.qualname, switch) is not True:
-                            continue  # `stateful=False` builds another op type: CG201's
-                        gradient = overrides.gradient_function(
-                            module.names, given.get(passed_as, (None,))[0],
-                            module.names.scope_of(call))
-                        listed = _display(module, given.get(inp.id, (None,))[0],
-                                          module.names.scope_of(call))
-                        if gradient is None or listed is None:
-                            continue
-                        inputs = len(listed.elts)
-                        scope = module.names.scope_for_def[id(gradient)]
-                        for anchor, value in overrides.returns_of(gradient):
-                            node = anchor.body if isinstance(anchor, ast.Lambda) else anchor
-                            count = 1 if value is None else module.count_values(value, scope)
-                            if count is not None and count != inputs and \
-                                    id(node) not in reported:
-                                reported.add(id(node))
-                                lambda_ = isinstance(gradient, ast.Lambda)
-                                yield rule.at(node, "%s, passed to `%s` (line %d) as the "
-                                              "gradient it registers for `%s`, returns %d "
-                                              "gradient%s, but that `%s` op has %d input%s "
-                                              "(its `%s`): `tf.gradients` raises `ValueError: "
-                                              "Num gradients %d generated for op name: ...`"
-                                              % ("a lambda" if lambda_ else
-                                                 "`%s`" % gradient.name, wrapper.name,
-                                                 call.lineno, entry.key, count, plural(count),
-                                                 entry.key, inputs, plural(inputs), inp.id,
-                                                 count),
-                                              function=None if lambda_ else gradient)
+                    if isinstance(inp, ast.Name) and inp.id in parameters:
+                        yield wrapper, passed_as, inp, entry.key, built
+
+
+def _wrapper_calls(rule, module, calls, wrapper, passed_as, inp, key, built, reported):
+    """Findings at the gradient functions the calls (of `module`) pass the wrapper whose
+    returns do not fit the call's `inp` list."""
+    from cglint.facts import call_arguments as arguments_of
+    for call in calls:
+        given = arguments_of(call, wrapper, None)
+        switch = given.get(built.switch_parameter, (None,))[0] \
+            if built.switch_parameter else None
+        if switch is not None and overrides.builds_recorded_ops(
+                built.qualname, switch) is not True:
+            continue  # `stateful=False` builds another op type: CG201's
+        gradient = overrides.gradient_function(
+            module.names, given.get(passed_as, (None,))[0], module.names.scope_of(call))
+        listed = _display(module, given.get(inp.id, (None,))[0], module.names.scope_of(call))
+        if gradient is None or listed is None:
+            continue
+        inputs = len(listed.elts)
+        scope = module.names.scope_for_def[id(gradient)]
+        for anchor, value in overrides.returns_of(gradient):
+            node = anchor.body if isinstance(anchor, ast.Lambda) else anchor
+            count = 1 if value is None else module.count_values(value, scope)
+            if count is not None and count != inputs and id(node) not in reported:
+                reported.add(id(node))
+                lambda_ = isinstance(gradient, ast.Lambda)
+                yield rule.at(node, "%s, passed to `%s` (line %d) as the gradient it "
+                              "registers for `%s`, returns %d gradient%s, but that `%s` op "
+                              "has %d input%s (its `%s`): `tf.gradients` raises `ValueError: "
+                              "Num gradients %d generated for op name: ...`"
+                              % ("a lambda" if lambda_ else "`%s`" % gradient.name,
+                                 wrapper.name, call.lineno, key, count, plural(count), key,
+                                 inputs, plural(inputs), inp.id, count),
+                              function=None if lambda_ else gradient)
 
 
 def _count(module, registration, value):
