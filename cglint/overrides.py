@@ -997,6 +997,18 @@ class _Builder:
             if binding.scope.kind == "module" and self.names.declared_global(expr.id):
                 return None
             return self.constant_string(binding.node, binding.scope, depth + 1)
+        if isinstance(expr, ast.Subscript) and isinstance(expr.ctx, ast.Load) and \
+                isinstance(expr.value, ast.Name):  # `GRADS["relu"]` of a module constant
+            table = self._module_dict(expr.value)
+            key = self.constant_string(expr.slice, scope, depth + 1)
+            if table is None or key is None or None in table.keys:
+                return None
+            value = None
+            for item, given in zip(table.keys, table.values):  # (the last one wins)
+                if self.constant_string(item, self.names.module, depth + 1) == key:
+                    value = given
+            return None if value is None else self.constant_string(
+                value, self.names.module, depth + 1)
         if isinstance(expr, ast.Attribute) and isinstance(expr.ctx, ast.Load):
             found = None
             if isinstance(expr.value, ast.Name):
@@ -1036,6 +1048,33 @@ class _Builder:
         "GuidedRelu"`), read as `self.GRAD_NAME` or `cls.GRAD_NAME` in a method (or a
         function nested in one), or as `Cls.GRAD_NAME`; None when the module assigns the
         attribute anywhere (`self.GRAD_NAME = ...`) or a subclass here binds it again."""
+        found = self._class_attribute(expr, scope)
+        return None if found is None else self.constant_string(found[1], found[0], depth + 1)
+
+    def _class_dict(self, expr, scope):
+        """The dict display a class attribute is bound to once in its class body
+        (`OVERRIDES = {"Relu": "GuidedRelu"}`), read as `self.OVERRIDES` (as
+        _class_constant), when no use of the attribute in the module may change it: each
+        is an override map or an item read."""
+        found = self._class_attribute(expr, scope)
+        if found is None or not isinstance(found[1], ast.Dict):
+            return None
+        for node in self.module.nodes[ast.Attribute]:
+            if node.attr != expr.attr:
+                continue
+            parent = self.module.parent_of(node)
+            if isinstance(parent, ast.Subscript) and parent.value is node and isinstance(
+                    parent.ctx, ast.Load):
+                continue
+            if isinstance(parent, ast.Call) and parent.args == [node] and isinstance(
+                    parent.func, ast.Attribute) and parent.func.attr == "gradient_override_map":
+                continue
+            return None
+        return found[1]
+
+    def _class_attribute(self, expr, scope):
+        """(the class scope, the value) of the class attribute `expr` (`self.X`,
+        `cls.X`, `Cls.X`) reads, bound once in the class body and never rebound; or None."""
         bindings = self.names.lookup(expr.value.id, scope)
         if len(bindings) != 1:
             return None
@@ -1059,7 +1098,7 @@ class _Builder:
         if len(attributes) != 1 or attributes[0].kind != "assign" or \
                 self._attribute_rebound(expr.attr, owner.node):
             return None
-        return self.constant_string(attributes[0].node, owner, depth + 1)
+        return owner, attributes[0].node
 
     def _attribute_rebound(self, attribute, class_node):
         """Whether the module may give `attribute` another value than its class body's:
@@ -1129,6 +1168,8 @@ class _Builder:
         mapping = call.args[0] if len(call.args) == 1 and not call.keywords else None
         if isinstance(mapping, ast.Name):
             mapping = self.module.single_value(mapping, scope) or self._module_dict(mapping)
+        elif isinstance(mapping, ast.Attribute) and isinstance(mapping.value, ast.Name):
+            mapping = self._class_dict(mapping, scope)  # `self.OVERRIDES`
         if isinstance(mapping, ast.Call) and isinstance(mapping.func, ast.Name) and \
                 mapping.func.id == "dict" and not mapping.args and \
                 self.names.is_builtin(mapping.func) and all(k.arg for k in mapping.keywords):

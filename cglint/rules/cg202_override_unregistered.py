@@ -15,7 +15,9 @@ class OverrideGradientNotRegistered(Rule):
     run registers `ClippedReluGrad` (`@tf.RegisterGradient("ClippedReluGrad")`, or
     `tf.NotDifferentiable`), and TF 1.8 has no gradient of that name either; often a typo
     or a case mismatch (`"clippedrelugrad"`). The map may be a module constant bound once
-    (`OVERRIDES = {...}`) or `dict(Relu=...)`, and names may be built from constants
+    (`OVERRIDES = {...}`), a class attribute bound once in the class body and only read
+    (`self.OVERRIDES`), or `dict(Relu=...)`, and names may be built from constants or read
+    from a module constant dict (`GRADS["relu"]`)
     (`"Guided_%s" % LAYER`, `"Scaled{}".format(IDX)`, `f"Guided_{LAYER}"`), constants of
     other project modules (`from names import GRAD`, `names.GRAD`, found on disk, so a
     file checked alone is judged alike) or class attributes bound once in the class body
