@@ -378,7 +378,7 @@ class _Builder:
                 applied = True
                 function = self.registered_function(parent.args[0], scope)
         registration = Registration(call, name, differentiable, applied, function,
-                                    self.guarded(call))
+                                    self.guarded(call, name.value))
         home, looped = self.enclosing_scope(call)
         registration.in_loop = looped or self.in_loop(call, home.node)
         registration.in_function, registration.runs = self.runs(
@@ -390,9 +390,10 @@ class _Builder:
         registration.per_instance = registration.in_function is not None and id(
             registration.in_function) in self.per_instance_functions
         if registration.in_function is not None:
-            registration.once = self.registers_once(call, home.node)
+            registration.once = self.registers_once(call, home.node, name.value)
         if len(registration.runs) > 1 and (registration.once or (
-                registration.in_function is None and self.registers_once(call, home.node))):
+                registration.in_function is None and self.registers_once(
+                    call, home.node, name.value))):
             registration.runs = registration.runs[:1]
         return registration
 
@@ -440,7 +441,7 @@ class _Builder:
                 return NotAString(expr, "the lambda `%s`" % expr.id, bindings[0].node)
         return None
 
-    def registers_once(self, call, stop):
+    def registers_once(self, call, stop, name=None):
         """Behind a run-once guard of the def (or module) it sits in: under `if not
         flag:` (`if name not in done:`, `if cache is None:`, or the `else` of the opposite
         test), or after `if flag: return`, where the def sets that state on the way to the
@@ -464,7 +465,8 @@ class _Builder:
             if parent is stop:
                 break
             child, parent = parent, self.module.parent_of(parent)
-        return any(self._guards(test, runs_when, blocks, stop) for test, runs_when in guards)
+        return any(self._guards(test, runs_when, blocks, stop, name)
+                   for test, runs_when in guards)
 
     def _index(self, block, statement):
         """The index of `statement` in the statement list `block`, or None: a lookup, as
@@ -484,12 +486,12 @@ class _Builder:
                 if isinstance(statement, ast.If) and isinstance(statement.body[-1], ast.Return)]
         return [test for index, test in exits if index < position]
 
-    def _guards(self, test, runs_when, blocks, stop):
+    def _guards(self, test, runs_when, blocks, stop, name=None):
         """Whether the registration runs only while the state `test` reads is unset (it
         runs when `test` is `runs_when`), and the def sets that state in `blocks`."""
         if any(isinstance(node, ast.Attribute) and node.attr == "_gradient_registry"
                for node in ast.walk(test)):
-            return True  # the registration sets it
+            return self._tests_the_name(test, name)  # the registration sets it
         state = _state_test(test)
         if state is None:
             return False
@@ -740,7 +742,7 @@ class _Builder:
         return any(isinstance(parent, _LOOPS) and child not in getattr(parent, "orelse", ())
                    for child, parent in self.ancestors(node, stop))
 
-    def guarded(self, node):
+    def guarded(self, node, name=None):
         """Inside `try:` with an `except KeyError` (or wider), or under an `if` that
         consults TF's gradient registry, within its own function."""
         for child, parent in self.ancestors(node, None):
@@ -749,9 +751,28 @@ class _Builder:
                     return True
             if isinstance(parent, ast.If) and child is not parent.test and any(
                     isinstance(n, ast.Attribute) and n.attr == "_gradient_registry"
-                    for n in ast.walk(parent.test)):
+                    for n in ast.walk(parent.test)) and self._tests_the_name(
+                        parent.test, name):
                 return True
         return False
+
+    def _tests_the_name(self, test, name):
+        """Whether a test of TF's gradient registry may be about the gradient name `name`
+        registered under it: False only when each name it looks up is a known string
+        other than `name` (`if "GuidedBackprop" not in ops._gradient_registry._registry:`
+        over `RegisterGradient("GuidedBackProp")`, which the test never sees registered)."""
+        if name is None:
+            return True
+        scope = self.names.scope_of(test)
+        looked_up = [node.left for node in ast.walk(test) if isinstance(node, ast.Compare)
+                     and len(node.ops) == 1 and isinstance(node.ops[0], (ast.In, ast.NotIn))]
+        looked_up += [node.args[0] for node in ast.walk(test) if isinstance(node, ast.Call)
+                      and isinstance(node.func, ast.Attribute) and node.func.attr in (
+                          "get", "lookup", "__contains__") and len(node.args) == 1]
+        if not looked_up:
+            return True
+        names = [self.constant_string(node, scope, 0) for node in looked_up]
+        return None in names or name in names
 
     # Names
 

@@ -28,7 +28,9 @@ class GradientRegisteredTwice(Rule):
     KeyError` is left alone, and so is one behind a run-once guard that its function sets
     (`if _REGISTERED: return` then `_REGISTERED = True` on a global, an attribute or an
     item; `if name not in _done:` then `_done.add(name)`; `if not _done:` then
-    `_done.append(True)`; a test of TF's gradient registry), and a module-level one in a module that every project
+    `_done.append(True)`; a test of TF's gradient registry that may look up the name
+    registered: `if "GuidedBackprop" not in ops._gradient_registry._registry:` over
+    `RegisterGradient("GuidedBackProp")` guards nothing), and a module-level one in a module that every project
     module importing it imports inside such a `try` (the KeyError is expected there), and
     names built at run time, and TensorFlow's own files (a module inside the `tensorflow`
     package), whose registrations are the originals.
