@@ -30,7 +30,9 @@ class OverrideNeverApplies(Rule):
     block, or that holds a call of the function holding it (directly or through up to
     three calls, for a graph a module-level name took at import: `G =
     tf.get_default_graph()` then `def quantize(x): with G.gradient_override_map(...)`);
-    its ops go to the new graph. Keys that could name an op type (CamelCase) are
+    its ops go to the new graph. Likewise a map opened on a `g = tf.Graph()` that is never
+    made the default (the module uses `g` only for maps and `tf.Session(graph=g)`, never
+    `g.as_default()`): the block's ops go to the default graph. Keys that could name an op type (CamelCase) are
     left alone in a program that loads op types of its own (`tf.load_op_library`, in the
     module or a project module loaded with it); `"sign"` names none in any library. Also a
     key or value that is surely not a string: the registered gradient function itself
@@ -87,6 +89,13 @@ class OverrideNeverApplies(Rule):
                               "inside (`tf.get_default_graph()` there)" % (
                                   found.call.func.value.id, graph.lineno, opened.lineno,
                                   called))
+                continue
+            never = _never_default(module, found)
+            if never is not None:
+                yield self.at(found.call, "`%s` is a new graph (line %d) that is never made "
+                              "the default: the ops this block builds go to the default "
+                              "graph, so the override never applies; open the map inside "
+                              "`with %s.as_default():`" % (never.id, never.lineno, never.id))
                 continue
             op_keys = []
             for entry in found.entries:
@@ -327,6 +336,34 @@ def _stale_graph(module, call):
                 return taken, opened, caller
             pending.append((caller, depth + 1))
     return None
+
+
+def _never_default(module, found):
+    """The `g` of `g.gradient_override_map(...)` when `g = tf.Graph()` (bound once, in the
+    same function or at the top level) is never made the default: the module uses `g`
+    only to open override maps and as a `graph=` argument (`tf.Session(graph=g)`), never
+    `g.as_default()`. The ops the block builds go to the default graph, whose map is
+    another. None otherwise."""
+    receiver = found.call.func.value
+    if found.block is None or not isinstance(receiver, ast.Name):
+        return None
+    scope = module.names.scope_of(found.call)
+    bindings = module.names.lookup(receiver.id, scope)
+    if len(bindings) != 1 or bindings[0].kind != "assign" or bindings[0].scope is not scope:
+        return None
+    made = bindings[0].node
+    if not (isinstance(made, ast.Call) and module.resolve(made.func) in _NEW_GRAPH):
+        return None
+    for node in module.nodes[ast.Name]:
+        if node.id != receiver.id or not isinstance(node.ctx, ast.Load):
+            continue
+        parent = module.parent_of(node)
+        if isinstance(parent, ast.Attribute) and parent.attr == "gradient_override_map":
+            continue
+        if isinstance(parent, ast.keyword) and parent.arg == "graph":
+            continue
+        return None  # (`g.as_default()`, or `g` handed on: it may be made the default)
+    return ast.copy_location(ast.Name(id=receiver.id, ctx=ast.Load()), made)
 
 
 # How many calls deep a map's function is followed to a `with` opening a new graph.
