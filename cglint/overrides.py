@@ -78,6 +78,10 @@ class OverrideEntry:
     # a key or value that is surely no string (`{"Relu": _guided}`, the function itself):
     # TF 1.8 raises TypeError at the `with`
     not_strings: tuple = ()  # (NotAString, ...)
+    # For a value that is a parameter of the def holding the map (`{"Relu": name}` in
+    # `def modify_backprop(model, name)`): the known strings the module's calls of the
+    # def pass it, each a GradientName at the argument.
+    passed: tuple = ()
 
 
 @dataclass(eq=False)
@@ -1209,8 +1213,9 @@ class _Builder:
                 found.keys_complete = found.keys_complete and text is not None
                 not_strings = tuple(wrong for wrong in (
                     self.not_a_string(key, scope), self.not_a_string(value, scope)) if wrong)
-                found.entries.append(OverrideEntry(key, text, self.gradient_name(value, scope),
-                                                   not_strings))
+                name = self.gradient_name(value, scope)
+                found.entries.append(OverrideEntry(key, text, name, not_strings,
+                                                   self.passed_names(name, scope)))
         parent = self.module.parent_of(call)
         block = self.module.parent_of(parent) if parent is not None else None
         if isinstance(block, (ast.With, ast.AsyncWith)) and any(
@@ -1219,6 +1224,25 @@ class _Builder:
             found.built, found.maybe_built = self.built_in(block)
             found.switched = self.switched_by_callers(found.built)
         return found
+
+    def passed_names(self, name, scope):
+        """The GradientNames of the known strings the module's calls (by plain name) of
+        the def whose parameter `name` is pass it (`modify_backprop(model,
+        "GuidedBackProp")`); () for anything else."""
+        if not name.from_caller or not isinstance(name.node, ast.Name) or \
+                scope.kind != "function" or not isinstance(scope.node, ast.FunctionDef):
+            return ()
+        from cglint.facts import call_arguments
+
+        found = []
+        for call in self.calls_of(scope.node):
+            given = call_arguments(call, scope.node, None).get(name.node.id)
+            if given is None:
+                continue
+            text = self.constant_string(given[0], self.names.scope_of(call), 0)
+            if text is not None:
+                found.append(GradientName(given[0], text, ("const", text)))
+        return tuple(found)
 
     def built_in(self, block):
         """(calls in the `with` body and the op types they build, or None when some call

@@ -26,7 +26,9 @@ class OverrideGradientNotRegistered(Rule):
     table registers the table's names (`for name, f in GRADIENTS.items():`, over a list,
     a dict's keys or items, `zip` or `enumerate` of lists, also as parts of a name:
     `op_type + "STE"`), unless the module may change the table (an item assigned, the
-    table handed to a function). Names built at
+    table handed to a function). A map whose name is a parameter of the def holding it
+    (`def modify_backprop(model, name)`, `{"Relu": name}`) is checked with each known
+    string the module's calls of the def pass (reported at the argument). Names built at
     run time (uuid, counters, f-strings of other values) cannot be checked and are left
     alone; so is a run where some helper registers names passed in by its callers. A module
     loaded by a literal name (`importlib.import_module("plugins.guided")`,
@@ -75,10 +77,12 @@ class OverrideGradientNotRegistered(Rule):
             custom_ops = []  # whether the program loads op types of its own, once asked
             for found in facts.maps:
                 for entry in found.entries:
-                    value = entry.value
-                    if value.value is not None and value.value not in ops.registered and \
-                            not overrides.key_matches_no_op(module, entry.key, ops, custom_ops):
-                        uses.append((value.value, entry.key, tuple(module.span(value.node))))
+                    for value in (entry.value,) + entry.passed:  # (and its callers' names)
+                        if value.value is not None and value.value not in ops.registered \
+                                and not overrides.key_matches_no_op(module, entry.key, ops,
+                                                                    custom_ops):
+                            uses.append((value.value, entry.key,
+                                         tuple(module.span(value.node))))
         own = overrides.registered_names(facts)
         registered = sorted(own.names.items())
         # Code loaded by a name or path cglint cannot know may register any name.
