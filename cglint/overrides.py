@@ -647,8 +647,11 @@ class _Builder:
         return found
 
     def _times(self, calls, guarded, times):
-        """[(line, guarded)] once per time the calls run (twice for one in a loop)."""
+        """[(line, guarded)] once per time the calls run (twice for one in a loop); once
+        in all for calls that exclude one another (each in its own branch of one `if`)."""
         found = []
+        if len(calls) > 1 and times == 1 and exclusive_calls(self.module, calls):
+            calls = calls[:1]
         for call in calls:
             call_scope, call_looped = self.enclosing_scope(call)
             repeat = 2 if call_looped or self.in_loop(call, call_scope.node) else 1
@@ -1510,6 +1513,47 @@ def _registers_by_name(call):
     func = call.func
     name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)
     return name in _REGISTERING
+
+
+def exclusive_calls(module, calls):
+    """Whether at most one of `calls` runs each time their code runs: none sits in a
+    loop (or comprehension) of its own function, and each two sit in different branches
+    of one `if` (or conditional expression, or in different `except` handlers)."""
+    paths = []
+    for call in calls:
+        path, child = [], call
+        for parent in module.ancestors(call):
+            if isinstance(parent, (ast.For, ast.AsyncFor, ast.While, ast.ListComp,
+                                   ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+                return False
+            path.append((parent, _branch(parent, child)))
+            if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda,
+                                   ast.ClassDef)):
+                break
+            child = parent
+        paths.append(path)
+    for index, first in enumerate(paths):
+        branches = {id(parent): branch for parent, branch in first}
+        for second in paths[index + 1:]:
+            if not any(id(parent) in branches and branch is not None and
+                       branches[id(parent)] is not None and branch != branches[id(parent)]
+                       for parent, branch in second):
+                return False
+    return True
+
+
+def _branch(parent, child):
+    """Which branch of an `if`, a conditional expression or a `try`'s handlers `child`
+    is in (None when it is in no such branch of `parent`, or in its test)."""
+    if isinstance(parent, (ast.If, ast.IfExp)):
+        if child is parent.test:
+            return None
+        if isinstance(parent, ast.IfExp):
+            return "body" if child is parent.body else "orelse"
+        return "body" if child in parent.body else "orelse"
+    if isinstance(parent, ast.Try) and child in parent.handlers:
+        return "handler %d" % parent.handlers.index(child)
+    return None
 
 
 def body_nodes(block):

@@ -25,7 +25,8 @@ class GradientRegisteredTwice(Rule):
     module imports the other, or the later path where a third module imports both); or a
     name TF 1.8 already registers for its own op
     types (`"Relu"`, `"Identity"`, `"Sign"`). A registration under `try: ... except
-    KeyError` is left alone, and so is one behind a run-once guard that its function sets
+    KeyError` is left alone, and so is a function called once in each branch of an
+    `if` (only one runs), and one behind a run-once guard that its function sets
     (`if _REGISTERED: return` then `_REGISTERED = True` on a global, an attribute or an
     item; `if name not in _done:` then `_done.add(name)`; `if not _done:` then
     `_done.append(True)`; a test of TF's gradient registry that may look up the name
@@ -167,8 +168,8 @@ def _imported_helpers_run_twice(module):
     for name, binding, calls, _ in overrides.registering_imports(module):
         runs = sorted((call.lineno, call.col_offset, call) for call in calls
                       for _ in range(2 if _in_loop(module, call) else 1))
-        if len(runs) < 2:
-            continue
+        if len(runs) < 2 or overrides.exclusive_calls(module, calls):
+            continue  # (once, or each call in its own branch of an `if`: one runs)
         registered = _registers_each_run(module, binding, name)
         if registered is None:
             continue
