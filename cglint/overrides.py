@@ -1621,53 +1621,111 @@ _REGISTERING_FILES = {}
 _MAX_FILES = 4096
 
 
+@dataclass(eq=False)
+class ImportedCallee:
+    """A function of another project module that the module calls (registering_imports)."""
+
+    shown: str  # as the calls write it: `gradient_reversal`, `grl.gradient_reversal`
+    module: str  # the module it is defined in, as imported (`models.grl`, `.grl`)
+    level: int  # of a relative import
+    name: str  # its name there
+    calls: list  # the module's calls of it
+    data: bytes  # the bytes of that module's file
+
+
 def registering_imports(module):
-    """[(name, its ImportFrom Binding, [the module's calls of it], the bytes of the project
-    file it comes from)] for each plain name the module calls that every call takes from
-    one `from x import name` of a project module whose text registers gradients (read
-    from disk, never opening anything but a regular file: alone and whole alike). Each
-    file looked at is a dependency of the module's findings. The imports are looked at
-    first (the cheap statement walk), names and calls only when one of them registers.
-    Worked out once per module, for CG203 and CG204."""
+    """[ImportedCallee] for each function of a project module whose text registers
+    gradients that the module calls, every call alike: `f(...)` of `from x import f`,
+    `grl.f(...)` of `import models.grl as grl` or `from models import grl`, and
+    `models.grl.f(...)` of `import models.grl`. Files are read from disk, never opening
+    anything but a regular file: alone and whole alike; each file looked at is a
+    dependency of the module's findings. The imports are looked at first (the cheap
+    statement walk), names and calls only when one of them registers. Worked out once
+    per module, for CG203 and CG204."""
     facts = module.overrides
     if facts.imported_registrars is not None:
         return facts.imported_registrars
     found = facts.imported_registrars = []
     if module.path == "-":
         return found
-    imports = [node for node in module.statements[ast.ImportFrom] if node.level or (
-        node.module or "").split(".")[0] not in _NOT_PROJECT]
-    if not imports:
+    # (module, level) imported -> the bound name it is reached by, per import statement
+    wanted = []
+    for node in module.statements[ast.ImportFrom]:
+        if not node.level and (node.module or "").split(".")[0] in _NOT_PROJECT:
+            continue
+        wanted.append((node, node.module or "", node.level))  # `from x import f`
+        for alias in node.names:  # `from models import grl`: a module, maybe
+            if alias.name != "*":
+                wanted.append((node, "%s.%s" % (node.module, alias.name) if node.module
+                               else alias.name, node.level))
+    for node in module.statements[ast.Import]:
+        for alias in node.names:
+            if alias.name.split(".")[0] not in _NOT_PROJECT:
+                wanted.append((node, alias.name, 0))
+    if not wanted:
         return found
     from cglint import project  # (only modules importing from project modules)
 
     where = project.current()
-    registering = {}  # id(ImportFrom) -> the bytes of the file it imports from
-    for node in imports:
-        path = where.module_path(module.path, node.module or "", node.level)
+    registering = {}  # (module, level) -> the bytes of its file, when it registers
+    for node, imported, level in wanted:
+        if (imported, level) in registering:
+            continue
+        path = where.module_path(module.path, imported, level)
         known = None if path is None else _registering_file(path)
         if known is not None:
             module.dependencies.add(project.Dependency(path, known[0]))
             if known[1] is not None:
-                registering[id(node)] = known[1]
+                registering[(imported, level)] = known[1]
     if not registering:
         return found
-    calls = {}
+    callees = {}  # shown -> [(module, level, name), [calls]]
     for call in module.nodes[ast.Call]:
-        if isinstance(call.func, ast.Name):
-            calls.setdefault(call.func.id, []).append(call)
-    for name, made in sorted(calls.items()):
-        binding = None
-        for call in made:
-            here = module.names.definitions(call.func, module.names.scope_of(call))
-            if here is None or id(here.node) not in registering or (
-                    binding is not None and here is not binding):
-                binding = None
-                break
-            binding = here
-        if binding is not None:
-            found.append((name, binding, made, registering[id(binding.node)]))
+        target = _imported_target(module, call.func)
+        if target is None:
+            continue
+        shown = ast.unparse(call.func)
+        known = callees.setdefault(shown, [target, []])
+        if known[0] is not None and known[0] != target:
+            known[0] = None  # (the name is bound to different things)
+        known[1].append(call)
+    for shown, (target, calls) in sorted(callees.items()):
+        if target is not None and target[:2] in registering:
+            found.append(ImportedCallee(shown, target[0], target[1], target[2], calls,
+                                        registering[target[:2]]))
     return found
+
+
+def _imported_target(module, func):
+    """(module, level, name) of the function `func` reaches through an import, or None."""
+    parts = []
+    while isinstance(func, ast.Attribute):
+        parts.append(func.attr)
+        func = func.value
+    if not isinstance(func, ast.Name) or len(parts) > 4:
+        return None
+    binding = module.names.definitions(func, module.names.scope_of(func))
+    if binding is None:
+        return None
+    node = binding.node
+    parts.reverse()
+    if isinstance(node, ast.ImportFrom):
+        alias = next((alias for alias in node.names
+                      if (alias.asname or alias.name) == func.id), None)
+        if alias is None:
+            return None
+        if not parts:  # `f(...)` of `from x import f`
+            return node.module or "", node.level, alias.name
+        base = "%s.%s" % (node.module, alias.name) if node.module else alias.name
+        return ".".join([base] + parts[:-1]), node.level, parts[-1]
+    if isinstance(node, ast.Import) and parts:
+        for alias in node.names:
+            if alias.asname == func.id:  # `grl.f(...)` of `import models.grl as grl`
+                return ".".join([alias.name] + parts[:-1]), 0, parts[-1]
+            # `models.grl.f(...)` of `import models.grl`
+            if alias.asname is None and alias.name == ".".join([func.id] + parts[:-1]):
+                return alias.name, 0, parts[-1]
+    return None
 
 
 def _registering_file(path):

@@ -144,3 +144,35 @@ def test_gradients_passed_to_an_imported_py_func_wrapper(tmp_path, returned, inp
             assert got == ([] if paths == ["utils.py"] else found), paths
     finally:
         os.chdir(here)
+
+
+@pytest.mark.parametrize("main, found", [
+    ("import pkg.helpers as h\nx = tf.constant(1.0)\na = h.reverse(x)\nb = h.reverse(x)\n",
+     ["main.py:5:5:"]),
+    ("import pkg.helpers\nx = tf.constant(1.0)\na = pkg.helpers.reverse(x)\n"
+     "b = pkg.helpers.reverse(x)\n", ["main.py:5:5:"]),
+    ("from pkg import helpers\nx = tf.constant(1.0)\na = helpers.reverse(x)\n"
+     "b = helpers.reverse(x)\n", ["main.py:5:5:"]),
+    ("from pkg import helpers\nx = tf.constant(1.0)\na = helpers.reverse(x)\n"
+     "b = helpers.once(x) + helpers.once(x)\n", []),
+])
+def test_module_attribute_calls_of_an_imported_helper(tmp_path, main, found):
+    for paths in (["."], ["main.py"]):
+        assert lint(tmp_path, main, paths) == found, paths
+
+
+def test_gradients_passed_to_a_py_func_wrapper_of_an_imported_module(tmp_path):
+    (tmp_path / "utils.py").write_text(WRAPPER)
+    (tmp_path / "main.py").write_text(
+        "import tensorflow as tf\nimport utils\n\n\ndef _grad(op, grad):\n"
+        "    return grad\n\n\nx = tf.constant([1.0]); w = tf.constant([2.0])\n"
+        "y = utils.py_func(lambda *a: a[0], [x, w], tf.float32, grad=_grad)\n")
+    here = os.getcwd()
+    os.chdir(str(tmp_path))
+    try:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            cglint_main(["--no-cache", "--isolated", "--select", "CG204", "-q", "main.py"])
+    finally:
+        os.chdir(here)
+    assert "main.py:6:5: CG204" in out.getvalue()

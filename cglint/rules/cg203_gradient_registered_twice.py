@@ -20,7 +20,8 @@ class GradientRegisteredTwice(Rule):
     a method run twice on instances of its class, an Estimator's `model_fn`, which runs
     once per graph the estimator builds: `train`, then `evaluate`; also a helper another
     project module defines, called twice or in a loop here: reported at the second call,
-    `from models.grl import gradient_reversal`), or in two
+    `from models.grl import gradient_reversal`, or `grl.gradient_reversal(x)` of `import
+    models.grl as grl`), or in two
     modules that end up in one program (reported at the second to run: the one whose
     module imports the other, or the later path where a third module imports both); or a
     name TF 1.8 already registers for its own op
@@ -165,12 +166,13 @@ def _imported_helpers_run_twice(module):
     call raises KeyError. The other module is read from disk, so the file is judged
     alike alone and in its whole tree (and the other module, which cannot know its
     callers, reports nothing)."""
-    for name, binding, calls, _ in overrides.registering_imports(module):
+    for callee in overrides.registering_imports(module):
+        name, calls = callee.shown, callee.calls
         runs = sorted((call.lineno, call.col_offset, call) for call in calls
                       for _ in range(2 if _in_loop(module, call) else 1))
         if len(runs) < 2 or overrides.exclusive_calls(module, calls):
             continue  # (once, or each call in its own branch of an `if`: one runs)
-        registered = _registers_each_run(module, binding, name)
+        registered = _registers_each_run(module, callee)
         if registered is None:
             continue
         shown, registration, gradient = registered
@@ -205,19 +207,14 @@ def _in_loop(module, call):
     return False
 
 
-def _registers_each_run(module, binding, name):
-    """(shown path, Registration, gradient name) when the project module `binding`
-    imports `name` from defines it as a plain def holding a registration of a fixed name
-    (not one TF 1.8 registers itself) that runs each time the def does: not under `try:
-    ... except KeyError` or a test of TF's registry, not behind a run-once guard, not in
-    a loop of its own (that one is reported there); else None."""
-    node = binding.node
-    imported = next((alias.name for alias in node.names
-                     if (alias.asname or alias.name) == name), None)
-    if imported is None:
-        return None
-    where = project.current()
-    found = where.imported_function(module.path, node.module or "", imported, node.level)
+def _registers_each_run(module, callee):
+    """(shown path, Registration, gradient name) when the ImportedCallee is a plain def
+    holding a registration of a fixed name (not one TF 1.8 registers itself) that runs
+    each time the def does: not under `try: ... except KeyError` or a test of TF's
+    registry, not behind a run-once guard, not in a loop of its own (that one is
+    reported there); else None."""
+    found = project.current().imported_function(module.path, callee.module, callee.name,
+                                                 callee.level)
     if found is None:
         return None
     other, function, dependency = found

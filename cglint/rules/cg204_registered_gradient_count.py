@@ -21,7 +21,8 @@ class RegisteredGradientCount(Rule):
     grad=...)` wrapper that registers its `grad` parameter: each call of it passes the
     gradient function (a def, or a lambda: `grad=lambda op, g: [g * 2.0]`) and the `inp`
     list, also when the wrapper is imported from another project module (`from utils
-    import py_func`: reported at the caller's gradient function, alone or whole). The list may be kept in a name first (`inputs = [x, w]`), bound once and not
+    import py_func`, or `utils.py_func(...)`: reported at the caller's gradient function,
+    alone or whole). The list may be kept in a name first (`inputs = [x, w]`), bound once and not
     changed after (in a function: never appended to or item-assigned; at module level: a
     tuple, or a list only ever passed to calls). The same holds for TF's own gradients mapped onto another op type: the
     straight-through `{"Round": "Identity"}` works (one input each), but
@@ -339,7 +340,7 @@ def _passed_gradients(rule, module, facts):
                 if called is not None:
                     calls_of.setdefault(id(called), []).append(call)
         yield from _wrapper_calls(rule, module, calls_of.get(id(wrapper), ()), wrapper,
-                                  passed_as, inp, key, built, reported)
+                                  passed_as, inp, key, built, reported, (wrapper,))
 
 
 def _imported_wrappers(rule, module):
@@ -347,14 +348,11 @@ def _imported_wrappers(rule, module):
     utils import py_func`), read from disk: the gradient function and the `inp` list are
     this module's, so the finding is here, alone or in the whole tree."""
     reported = set()
-    for name, binding, calls, data in overrides.registering_imports(module):
-        if b"gradient_override_map" not in data:
+    for callee in overrides.registering_imports(module):
+        if b"gradient_override_map" not in callee.data:
             continue
-        node = binding.node
-        imported = next((alias.name for alias in node.names
-                         if (alias.asname or alias.name) == name), None)
-        found = project.current().imported_function(
-            module.path, node.module or "", imported, node.level) if imported else None
+        found = project.current().imported_function(module.path, callee.module, callee.name,
+                                                     callee.level)
         if found is None:
             continue
         other, function, dependency = found
@@ -363,8 +361,8 @@ def _imported_wrappers(rule, module):
         for wrapper, passed_as, inp, key, built in _wrappers(other, other.overrides):
             if wrapper is function:
                 module.dependencies.add(dependency)
-                yield from _wrapper_calls(rule, module, calls, wrapper, passed_as, inp, key,
-                                          built, reported)
+                yield from _wrapper_calls(rule, module, callee.calls, wrapper, passed_as,
+                                          inp, key, built, reported, imported=True)
 
 
 def _wrappers(module, facts):
@@ -398,12 +396,18 @@ def _wrappers(module, facts):
                         yield wrapper, passed_as, inp, entry.key, built
 
 
-def _wrapper_calls(rule, module, calls, wrapper, passed_as, inp, key, built, reported):
+def _wrapper_calls(rule, module, calls, wrapper, passed_as, inp, key, built, reported,
+                   imported=False):
     """Findings at the gradient functions the calls (of `module`) pass the wrapper whose
     returns do not fit the call's `inp` list."""
     from cglint.facts import call_arguments as arguments_of
     for call in calls:
-        given = arguments_of(call, wrapper, None)
+        plain = call
+        if imported and isinstance(call.func, ast.Attribute):
+            # `utils.py_func(...)`: a module's function, no bound `self` to skip
+            plain = ast.Call(func=ast.Name(id=wrapper.name, ctx=ast.Load()), args=call.args,
+                             keywords=call.keywords)
+        given = arguments_of(plain, wrapper, None)
         switch = given.get(built.switch_parameter, (None,))[0] \
             if built.switch_parameter else None
         if switch is not None and overrides.builds_recorded_ops(
