@@ -260,12 +260,12 @@ def test_show_files_and_show_settings(tmp_path):
     shown = done.stdout.decode()
     assert done.returncode == 0
     assert "Settings file: %s\n" % (tmp_path / "sub" / "setup.cfg") in shown
-    assert "Rules (10): CG101 CG102 CG104 CG105" in shown and "CG103" not in shown
+    assert "Rules (11): CG101 CG102 CG104 CG105" in shown and "CG103" not in shown
     assert "target-python: 3.6\n" in shown and "Excluded: no\n" in shown
     shown = cglint(["--show-settings", "sub/gen/g.py"], tmp_path).stdout.decode()
     assert "Excluded: yes\n" in shown
     shown = cglint(["--show-settings", "top.py"], tmp_path).stdout.decode()
-    assert "Settings file: none (defaults)\n" in shown and "Rules (23)" in shown
+    assert "Settings file: none (defaults)\n" in shown and "Rules (24)" in shown
 
 
 def git(cwd, *args):
