@@ -2,11 +2,13 @@ import ast
 import dataclasses
 
 from cglint import failing_imports, guards, tfapi, tfimports, tfpackage
-from cglint.facts import GRAPH_ONLY, TENSOR_LISTS, TF_PRINTS, is_private, passed_argument
+from cglint.facts import (GRAPH_ONLY, TENSOR_LISTS, TF_PRINTS, ApiUse, is_private,
+                          passed_argument)
 from cglint.diagnostics import Finding
 from cglint.names import within
 from cglint.rules.base import Edit, Rule
 from cglint.source import Span
+from cglint.tfpublic import public_name
 from cglint.wording import tf_name
 
 
@@ -77,7 +79,8 @@ class MissingApi(Rule):
     Code for TF 1 and 2 alike that picks its alias at the top (`if hasattr(tf.compat,
     "v1"): tf = tf.compat.v1`, a test of `tf.__version__`, or the one-line `tf =
     tf.compat.v1 if ... else tf`) is read as the target runs it: on 1.8 `tf` stays the
-    module, and the names used through it are judged.
+    module, and the names used through it are judged. The same line with no test (`tf =
+    tf.compat.v1` at the top) runs on 1.8 and fails: it is reported there, once.
 
     A name the module assigns on TensorFlow itself is its own attribute wherever the
     assignment may run first: not for a read above it at the top level (NiftyNet's
@@ -111,12 +114,18 @@ class MissingApi(Rule):
         target = module.target_tf
         # Whether the import model of the 1.8 wheels applies.
         wheels = tfapi.normalize_version(target) == failing_imports.WHEELS_TARGET
-        for use in module.api_uses:
+        rebinding = _self_rebinding_uses(module)
+        for use in module.api_uses + rebinding:
             if use.qualname in TF_PRINTS:
                 continue  # CG401 says more about tf.print
             if is_private(use.qualname) and not (wheels and _public_of_own_module(use.qualname)):
                 continue
             finding = self._judge(module, use, target, wheels)
+            if finding is not None and rebinding and use in rebinding \
+                    and use.qualname == "tensorflow.compat.v1":
+                finding = dataclasses.replace(finding, message=finding.message + (
+                    "; `%s` is the TF 1 API itself in TF %s: drop the assignment" % (
+                        _text(module, use.node.value.value) or "tf", target)))
             # Guards are looked for only where there is something to report; names stored
             # on `tf` by project modules (backports) are public ones.
             if finding is not None and not guards.of(module).covers(use.node, use.qualname) \
@@ -266,6 +275,43 @@ class MissingApi(Rule):
         edit = Edit(Span(start.end_line, start.end_col - len(name), start.end_line,
                          start.end_col), public)
         return self.at(use.node, message, (edit,))
+
+
+def _self_rebinding_uses(module):
+    """[ApiUse] of the chains that a top-level `tf = tf.compat.v1` reads. Bound twice
+    (the import, then this), `tf` resolves to nothing, so the chain the assignment reads
+    off the module is no API use; but nothing but the import binds `tf` when it runs, and
+    on TF 1.8 it raises `AttributeError` (`compat` has no `v1`). Only the plain statement
+    at the top level, with one import of TensorFlow before it: in an `if` or a `try` it is
+    a guarded pick (cglint.rebindings)."""
+    uses = []
+    bindings = module.names.module.bindings
+    for statement in module.tree.body:
+        if type(statement) is not ast.Assign or len(statement.targets) != 1 \
+                or type(statement.value) is not ast.Attribute \
+                or type(statement.targets[0]) is not ast.Name:
+            continue
+        name, chain, root = statement.targets[0].id, [], statement.value
+        while type(root) is ast.Attribute:
+            chain.append(root.attr)
+            root = root.value
+        if type(root) is not ast.Name or root.id != name:
+            continue
+        bound = bindings.get(name, ())
+        imports = [binding for binding in bound if binding.kind == "import"]
+        if len(bound) != 2 or len(imports) != 1 or not any(
+                binding.node is statement.value for binding in bound):
+            continue
+        imported = imports[0]
+        if imported.node.lineno >= statement.lineno \
+                or id(imported.node) in module.names.never_bound \
+                or not (imported.qualname == "tensorflow"
+                        or imported.qualname.startswith("tensorflow.")) \
+                or module.resolve(statement.value) is not None:
+            continue
+        uses.append(ApiUse(statement.value, public_name(
+            ".".join([imported.qualname] + chain[::-1]))))
+    return uses
 
 
 def _public_of_own_module(qualname):

@@ -1,0 +1,48 @@
+"""CG402: `tf = tf.compat.v1` at the top of a module, with nothing testing for `v1` first.
+Measured on TF 1.8 (py27 and py36): `AttributeError: module ... 'compat' has no attribute
+'v1'` at that line (fixtures/CG402/bad_compat_v1_rebound_unconditionally.py)."""
+import pytest
+
+from conftest import lint
+
+
+@pytest.mark.parametrize("code", [
+    "import tensorflow as tf\ntf = tf.compat.v1\nx = tf.placeholder(tf.float32)\n",
+    "import tensorflow as tf\ntf = tf.compat.v1\ntf.disable_v2_behavior()\n",
+    "import numpy as np\nimport tensorflow as tf\n\ntf = tf.compat.v1\n",
+])
+def test_unguarded_rebinding_is_reported_at_its_value(code):
+    line = code.splitlines().index("tf = tf.compat.v1") + 1
+    assert lint(code, select=["CG402"]) == [("CG402", line, 6)]
+
+
+def test_message_says_to_drop_the_assignment():
+    from cglint import check, engine
+
+    result = check.check_alone("snippet.py", "import tensorflow as tf\ntf = tf.compat.v1\n",
+                               engine.Options(select=("CG402",)))
+    (diagnostic,) = result.diagnostics
+    assert "`tf.compat.v1` is not in TF 1.8" in diagnostic.message
+    assert "drop the assignment" in diagnostic.message
+
+
+@pytest.mark.parametrize("code", [
+    # guarded picks: the test, the try, the conditional expression
+    "import tensorflow as tf\nif hasattr(tf.compat, 'v1'):\n    tf = tf.compat.v1\n",
+    "import tensorflow as tf\ntry:\n    tf = tf.compat.v1\nexcept AttributeError:\n    pass\n",
+    "import tensorflow as tf\ntf = tf.compat.v1 if hasattr(tf.compat, 'v1') else tf\n",
+    # names 1.8 has, read through the same self-rebinding
+    "import tensorflow as tf\ntf = tf.contrib\n",
+    "import tensorflow as tf\nnn = tf.nn\n",
+    # not TensorFlow's, or rebound in a function
+    "import numpy as tf\ntf = tf.compat.v1\n",
+    "import tensorflow as tf\ndef f():\n    tf2 = tf.nn\n    return tf2\n",
+])
+def test_guarded_or_present_rebindings_stay_clean(code):
+    assert lint(code, select=["CG402"]) == []
+
+
+def test_a_name_bound_a_third_time_is_left_alone():
+    # which binding a read sees is not decided here: as before, nothing is reported
+    code = "import tensorflow as tf\ntf = tf.compat.v1\ntf = None\n"
+    assert lint(code, select=["CG402"]) == []
