@@ -33,6 +33,8 @@ MINIMUM_VERSION = {
     "`print()` keyword `flush=` with `print` a statement": (3, 3),
     "`print()` with `*` unpacking": (3, 0),
     "`print` used as a value": (3, 0),
+    "`print` used as a name": (3, 0),
+    "`exec` used as a name": (3, 0),
     "argument-less `super()`": (3, 0),
     "`yield from`": (3, 3),
     "`return` with a value in a generator": (3, 3),
@@ -108,6 +110,10 @@ NOTES = {
     "unparenthesized unpacking in a `for` iterable": "3.5 to 3.8 take it only in "
     "parentheses: `for x in (*a, *b):`",
     "`print` used as a value": "or add `from __future__ import print_function`",
+    "`print` used as a name": "2.7 reads `print` there as its statement (`SyntaxError: "
+    "invalid syntax`); add `from __future__ import print_function`",
+    "`exec` used as a name": "`exec` is a statement in 2.7 (`SyntaxError: invalid syntax`), "
+    "with any `__future__` import; rename it",
 }
 
 FUTURE_FEATURES = {"annotations", "generator_stop"}
@@ -213,6 +219,8 @@ def newer_syntax(module, index=None):
     if target < (3, 0):
         found.extend(_undeclared_non_ascii(module, target))
         found.extend(_non_ascii_identifiers(module, target))
+        if not module.python2_syntax:
+            found.extend(_python2_keywords_as_names(module, target, print_statement))
     return sorted(found, key=lambda record: record.span[:2])
 
 
@@ -365,6 +373,78 @@ def _non_ascii_identifiers(module, target):
         node = places[0][2]
         yield NewSyntax(_name_span(module, node, places[0][1]), construct,
                         MINIMUM_VERSION[construct], _message(construct, names, target), node)
+
+
+# How `exec` or `print` may stand in the text as a name (`%s` the word): after a dot, as
+# a def's, class's or parameter's name, a keyword argument, an assigned name, an import.
+# Literal finds, asked before any walk of the tree: most files have none of them.
+_KEYWORD_NAME_FORMS = (".%s", "def %s", "class %s", "%s=", "%s =", "= %s", "as %s",
+                       "import %s", ", %s", "(%s")
+
+
+def _python2_keywords_as_names(module, target, print_statement):
+    """`exec`, and `print` while it is a statement, used as a name (`log.print(...)`,
+    `def print(self)`, `run(exec=True)`, `exec = ...`): Python 3 takes them, 2.7 reads
+    its statement there and refuses the file. One finding per line (a `tf.print`
+    alone on its line is CG401's: the rule leaves it, see cg302_newer_syntax). A call `exec(code)` is 2.7's
+    `exec` statement of a parenthesized expression, and a `print` name read or bound
+    (`print = log`) is "`print` used as a value"."""
+    text = module.text
+    words = [word for word, present in (("exec", "exec" in text),
+                                        ("print", print_statement and "print" in text))
+             if present and any(form % word in text for form in _KEYWORD_NAME_FORMS)]
+    if not words:
+        return
+    called, by_line = set(), {}
+
+    def named(node, word, place=None):
+        line = getattr(place or node, "lineno", None)
+        if line is not None:
+            by_line.setdefault((line, word), []).append((place or node, word))
+
+    for node in ast.walk(module.tree):
+        kind = type(node)
+        if kind is ast.Call:
+            called.add(id(node.func))
+        elif kind is ast.Attribute:
+            if node.attr in words:
+                named(node, node.attr)
+        elif kind is ast.Name:  # (`print` as a Name is "`print` used as a value")
+            if node.id == "exec" and "exec" in words and id(node) not in called:
+                named(node, node.id)
+        elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
+            if node.name in words:
+                named(node, node.name)
+        elif kind is ast.arg or kind is ast.keyword:
+            if node.arg in words:
+                named(node, node.arg)
+        elif kind is ast.Import or kind is ast.ImportFrom:
+            for alias in node.names:
+                bound = alias.asname or (alias.name if kind is ast.ImportFrom else None)
+                if bound in words:
+                    named(node, bound)
+        elif kind is ast.ExceptHandler:
+            if node.name in words:
+                named(node, node.name)
+    for (_, word), places in by_line.items():
+        places.sort(key=lambda place: (place[0].lineno, place[0].col_offset))
+        node = places[0][0]
+        construct = "`%s` used as a name" % word
+        yield NewSyntax(_word_span(module, node, word), construct, MINIMUM_VERSION[construct],
+                        _message(construct, None, target), node)
+
+
+def _word_span(module, node, word):
+    """The span of `word` where `node` names it: an attribute's name after its dot, a
+    def's or class's name, a keyword argument's or parameter's name; else the node's."""
+    span = module.span(node)
+    if isinstance(node, ast.Attribute):
+        return Span(span.end_line, span.end_col - len(word), span.end_line, span.end_col)
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return _name_span(module, node, word)
+    if isinstance(node, (ast.keyword, ast.arg)):
+        return Span(span.line, span.col, span.line, span.col + len(word))
+    return span
 
 
 def _name_span(module, node, name):

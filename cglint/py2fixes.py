@@ -12,7 +12,7 @@ Only where the rewrite means the same on Python 3 and runs on 2.7:
   class's methods use `super()` without arguments: the class is made twice; unsafe
   too unless the metaclass is known to have no `__prepare__` of its own, which
   `six.add_metaclass` never calls;
-* `print(..., end=...)`, `print(*args)`, `print` as a value -> add
+* `print(..., end=...)`, `print(*args)`, `print` as a value or a name -> add
   `from __future__ import print_function`.
 
 The six rewrites are unsafe where they add `import six` to a setup.py: it runs before
@@ -35,7 +35,7 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 # What may follow a statement that ends its logical line: a comment, the line's end.
 _LINE_END = re.compile(r"[ \t\f]*(#[^\r\n]*)?(\r\n|\r|\n)?$")
 _PRINT_CONSTRUCTS = ("`print()` keyword argument", "`print()` with `*` unpacking",
-                     "`print` used as a value")
+                     "`print` used as a value", "`print` used as a name")
 
 
 def fix_for(module, record):

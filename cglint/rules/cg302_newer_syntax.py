@@ -1,5 +1,8 @@
 """CG302: Python constructs newer than the target Python."""
+import ast
+
 from cglint import py2fixes
+from cglint.facts import TF_PRINTS
 from cglint.rules.base import Finding, Rule
 
 
@@ -17,7 +20,9 @@ class NewerSyntaxRule(Rule):
     or without that import), an argument-less `super()`, and non-ASCII text (a Chinese
     comment, a `°` in a string) in a file without a coding line or UTF-8 BOM, which 2.7
     reads as ASCII, and non-ASCII names (`λ = 0.3`), which 2.7 refuses with or without
-    one. One finding per construct kind per line. f-strings themselves are
+    one; and its statements used as names, `exec` always and `print` without that import
+    (`def print(self)`, `log.print(...)`, `run(exec=True)`; `tf.print` is CG401's). One
+    finding per construct kind per line. f-strings themselves are
     CG301. Constructs that compile and fail only when run (`super()`, `flush=`, evaluated
     annotations) are left alone under a test that runs them only on newer Pythons (`if
     six.PY3:`, `if sys.version_info >= (3, 3):`, after `if six.PY2: return ...`).
@@ -35,8 +40,9 @@ class NewerSyntaxRule(Rule):
     target when the code never runs on the older Python. For a 2.7 target `--fix` writes
     `super(Class, self)`, `six.raise_from(X, Y)` for `raise X from Y`,
     `@six.add_metaclass(M)` for `metaclass=M` (adding `import six`), adds `from
-    __future__ import print_function` for `print(..., end=...)`, and `# -*- coding:
-    utf-8 -*-` as the first line (the second after a `#!` line) for non-ASCII text.
+    __future__ import print_function` for `print(..., end=...)` and `print` as a name,
+    and `# -*- coding: utf-8 -*-` as the first line (the second after a `#!` line) for
+    non-ASCII text.
     """
 
     code = "CG302"
@@ -45,8 +51,17 @@ class NewerSyntaxRule(Rule):
 
     def check(self, module):
         for record in module.new_syntax:
+            if record.construct == "`print` used as a name" and _tf_print(module, record):
+                continue  # CG401 says it, with this SyntaxError too
             fix = py2fixes.fix_for(module, record) if module.target_python < (3, 0) else None
             yield Finding(record.message, span=record.span, fix=fix)
+
+
+def _tf_print(module, record):
+    """Whether a "`print` used as a name" record is `tf.print` (through any alias), which
+    CG401 reports with the 2.7 SyntaxError. Asked only of those records: resolving names
+    builds the binder's index, which CG302 alone never needs."""
+    return isinstance(record.node, ast.Attribute) and module.resolve(record.node) in TF_PRINTS
 
 
 RULE = NewerSyntaxRule
