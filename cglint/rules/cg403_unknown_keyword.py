@@ -3,7 +3,7 @@ import functools
 import re
 
 from cglint import failing_imports, guards, tfapi
-from cglint.facts import CUSTOM_GRADIENT
+from cglint.facts import CUSTOM_GRADIENT, ApiUse
 from cglint.rules.base import Edit, Rule, Span
 from cglint.wording import tf_name
 
@@ -17,7 +17,9 @@ class UnknownKeyword(Rule):
     the code made (`tape.gradient(y, x, unconnected_gradients=...)` after `with
     tf.GradientTape() as tape`, `self.opt.minimize(...)` after `self.opt =
     tf.train.AdamOptimizer()`, a step of a `tf.data` pipeline such as `.batch(32,
-    drop_remainder=True)`, also of one a helper of the module returns). Signatures come from TF 1.8's own argspecs, recorded by
+    drop_remainder=True)`, also of one a helper of the module returns); also the keywords
+    `functools.partial` binds to such a function (`partial(tf.nn.dropout, rate=0.1)`:
+    every call of the partial raises). Signatures come from TF 1.8's own argspecs, recorded by
     `tools/gen_tf_api.py`, with the keywords Keras layers and optimizers check their
     `**kwargs` against (`tf.keras.optimizers.Adam(learning_rate=...)`: 1.8 spells it `lr`).
 
@@ -61,23 +63,14 @@ class UnknownKeyword(Rule):
     name = "unknown-keyword"
 
     def check(self, module):
+        for use in _partial_uses(module):
+            # `functools.partial(tf.nn.dropout, rate=0.1)`: its keywords go to the function
+            # when the partial is called (the arguments it leaves out are for that call)
+            yield from self._keywords(module, use)
         for use in module.api_uses + module.name_calls + module.method_uses:
             if use.call is None:
                 continue
-            for keyword in use.call.keywords:
-                if keyword.arg and tfapi.accepts_keyword(use.qualname, keyword.arg,
-                                                         module.target_tf) is False \
-                        and not _guarded(module, use, keyword):
-                    message = "`%s` takes no keyword argument `%s` in TF %s" % (
-                        tf_name(use.qualname), keyword.arg, module.target_tf)
-                    spelling = _old_spelling(use, keyword, module.target_tf)
-                    if spelling:
-                        message += "; it spells it `%s`" % spelling
-                    else:
-                        short = _abbreviation(use, keyword, module.target_tf)
-                        if short:  # a guess from the signature: said, never fixed
-                            message += "; did you mean `%s`?" % short
-                    yield self.at(keyword, message, _rename(module, keyword, spelling))
+            yield from self._keywords(module, use)
             unpassed = _unpassed(use, module.target_tf)
             if unpassed and not _scopes_arguments(module) and not _guarded(
                     module, use, use.node):
@@ -95,6 +88,23 @@ class UnknownKeyword(Rule):
                                       "=`, `".join(names_only[:len(use.call.args)])),
                                   _named(module, use.call, names_only))
 
+
+    def _keywords(self, module, use):
+        """The findings of the keywords of `use.call` that 1.8's function lacks."""
+        for keyword in use.call.keywords:
+            if keyword.arg and tfapi.accepts_keyword(use.qualname, keyword.arg,
+                                                     module.target_tf) is False \
+                    and not _guarded(module, use, keyword):
+                message = "`%s` takes no keyword argument `%s` in TF %s" % (
+                    tf_name(use.qualname), keyword.arg, module.target_tf)
+                spelling = _old_spelling(use, keyword, module.target_tf)
+                if spelling:
+                    message += "; it spells it `%s`" % spelling
+                else:
+                    short = _abbreviation(use, keyword, module.target_tf)
+                    if short:  # a guess from the signature: said, never fixed
+                        message += "; did you mean `%s`?" % short
+                yield self.at(keyword, message, _rename(module, keyword, spelling))
 
     def _missing(self, module, use, unpassed):
         """The finding of a call that leaves out parameters 1.8 requires; at a decorator
@@ -115,6 +125,27 @@ class UnknownKeyword(Rule):
             message += "; without the parentheses, `@%s` passes it the function" % (
                 module.lines.segment(use.call.func))
         return self.at(use.call, message, fix, function=function)
+
+
+_PARTIALS = frozenset(("functools.partial", "functools.partialmethod"))
+
+
+def _partial_uses(module):
+    """[ApiUse] of TensorFlow functions bound with keywords by `functools.partial(f,
+    ...)`, its call standing for theirs (`partial(tf.nn.dropout, rate=0.1)`,
+    `partial(tf.layers.conv2d, padding="same")`). Only in a module whose text names
+    `partial`."""
+    if "partial" not in module.text:
+        return []
+    uses = []
+    for call in module.nodes[ast.Call]:
+        if call.args and call.keywords and isinstance(call.func, (ast.Name, ast.Attribute)) \
+                and module.resolve(call.func) in _PARTIALS \
+                and isinstance(call.args[0], (ast.Name, ast.Attribute)):
+            qualname = module.resolve(call.args[0])
+            if qualname and qualname.startswith("tensorflow."):
+                uses.append(ApiUse(call.args[0], qualname, call))
+    return uses
 
 
 # What passes arguments a call leaves out: slim's `arg_scope`, and tensorpack's `argscope`,
