@@ -846,6 +846,57 @@ def probe_tf18(out_path):
             flags.append("**")
         return ",".join(args + ["%s=" % k for k in (s.kwonlyargs or [])]) + "|" + ",".join(flags)
 
+    def refuses_the_rest(function, kwargs):
+        """Whether the def refuses whatever is left in its **kwargs: a statement of its
+        body `if kwargs:` (or `if len(kwargs):`) that raises (Keras's `Input`, `Model.fit`,
+        `Tokenizer`: `raise TypeError('Unrecognized keyword arguments: ...')`)."""
+        for node in function.body:
+            if not isinstance(node, ast.If):
+                continue
+            test = node.test
+            if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) \
+                    and test.func.id == "len" and len(test.args) == 1:
+                test = test.args[0]
+            if isinstance(test, ast.Name) and test.id == kwargs \
+                    and any(isinstance(statement, ast.Raise) for statement in node.body):
+                return True
+        return False
+
+    def read_keys(function, kwargs):
+        """The keys the def reads out of its **kwargs (`kwargs.pop('nb_epoch')`,
+        `'batch_shape' in kwargs`)."""
+        keys = set()
+        for node in ast.walk(function):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in ("pop", "get") and isinstance(node.func.value, ast.Name)
+                    and node.func.value.id == kwargs and node.args and isinstance(node.args[0], ast.Str)):
+                keys.add(node.args[0].s)
+            elif (isinstance(node, ast.Compare) and isinstance(node.left, ast.Str)
+                  and len(node.comparators) == 1 and isinstance(node.comparators[0], ast.Name)
+                  and node.comparators[0].id == kwargs):
+                keys.add(node.left.s)
+        return keys
+
+    def function_kwargs_policy(fn):
+        """The keywords a function's (or method's) **kwargs may take, when its body
+        refuses what is left of them after reading some out; None when that is not seen."""
+        import textwrap
+        try:
+            function = ast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
+        except Exception:
+            return None
+        if not isinstance(function, ast.FunctionDef) or function.args.kwarg is None:
+            return None
+        kwargs = function.args.kwarg.arg
+        if not refuses_the_rest(function, kwargs):
+            return None
+        return sorted(read_keys(function, kwargs))
+
+    def with_policy(sp, policy):
+        """An argspec with **kwargs narrowed to the keywords `policy` lists."""
+        named = set(sp.partition("|")[0].replace("=", "").split(","))
+        return sp + "=" + ";".join(k for k in policy if k not in named)
+
     def kwargs_policy(cls):
         """The keywords a class's **kwargs may take, when every __init__ up its MRO hands
         **kwargs on until one checks them against a literal set (Keras's
@@ -886,6 +937,8 @@ def probe_tf18(out_path):
                           k.arg is None and isinstance(k.value, ast.Name) and k.value.id == kwargs
                           for k in node.keywords)):
                     passed_on = True
+            if allowed is None and refuses_the_rest(function, kwargs):
+                allowed = set()  # what it read out of them, and its parameters, only
             if allowed is not None:
                 return sorted(accepted | allowed)
             if not passed_on:
@@ -949,8 +1002,7 @@ def probe_tf18(out_path):
                         # **kwargs checked against a set: the keywords it takes, listed.
                         policy = kwargs_policy(v)
                         if policy is not None:
-                            named = set(sp.partition("|")[0].replace("=", "").split(","))
-                            sp += "=" + ";".join(k for k in policy if k not in named)
+                            sp = with_policy(sp, policy)
                     if sp is not None:
                         specs[p] = sp
                 if not p.startswith(ROOT + ".contrib."):
@@ -961,6 +1013,10 @@ def probe_tf18(out_path):
                         extra_bases[p] = [class_paths[id(v)]]
             elif callable(v):
                 sp = spec_of(v, False)
+                if sp is not None and sp.endswith("**"):
+                    policy = function_kwargs_policy(v)
+                    if policy is not None:
+                        sp = with_policy(sp, policy)
                 if sp is not None:
                     specs[p] = sp
 
@@ -998,6 +1054,10 @@ def probe_tf18(out_path):
                 if fn is None:
                     continue
                 sp = spec_of(fn, drop)
+                if sp is not None and sp.endswith("**"):
+                    policy = function_kwargs_policy(fn)
+                    if policy is not None:
+                        sp = with_policy(sp, policy)
                 if sp is not None:
                     specs[p + "." + mn] = sp
     # tensorflow.python.X -> defining object, to normalise static ids.
@@ -1103,6 +1163,29 @@ class Table(object):
         return None
 
 
+def _probe(args, cache):
+    """The TF 1.8 probe's output: read from --probe-json, or made by running the probe."""
+    if args.probe_json and os.path.exists(args.probe_json) and not args.reprobe:
+        with open(args.probe_json) as f:
+            return json.load(f)
+    out = args.probe_json or os.path.join(cache, "tf18_probe.json")
+    log("probing TF 1.8 with", args.tf18_python)
+    r = subprocess.run([args.tf18_python, os.path.abspath(__file__), "--probe-tf18", out])
+    if r.returncode != 0:
+        raise SystemExit("TF 1.8 probe failed")
+    with open(out) as f:
+        return json.load(f)
+
+
+def build_specs(args):
+    """tf18_argspecs.json alone: it depends on the TF 1.8 probe only, not on the wheels
+    of the other releases that tf_api.json is read from."""
+    probe = _probe(args, os.path.expanduser(args.cache))
+    assert probe["version"] == "1.8.0", probe["version"]
+    out_specs, nspecs = write_specs(probe, args.out)
+    log("wrote %s (%d bytes, %d callables)" % (out_specs, os.path.getsize(out_specs), nspecs))
+
+
 def build(args):
     t0 = time.time()
     cache = os.path.expanduser(args.cache)
@@ -1116,17 +1199,7 @@ def build(args):
     imports = {}
     renames = {}
     wheels = {}
-    if args.probe_json and os.path.exists(args.probe_json) and not args.reprobe:
-        with open(args.probe_json) as f:
-            probe = json.load(f)
-    else:
-        out = args.probe_json or os.path.join(cache, "tf18_probe.json")
-        log("probing TF 1.8 with", args.tf18_python)
-        r = subprocess.run([args.tf18_python, os.path.abspath(__file__), "--probe-tf18", out])
-        if r.returncode != 0:
-            raise SystemExit("TF 1.8 probe failed")
-        with open(out) as f:
-            probe = json.load(f)
+    probe = _probe(args, cache)
     assert probe["version"] == "1.8.0", probe["version"]
     pymap = probe["pymap"]
     base_modules = None
@@ -1447,20 +1520,7 @@ def finish(args, table, imports, renames, wheels, probe, static18, base_modules,
     with open(out_main, "w") as f:
         json.dump(data, f, separators=(",", ":"))
         f.write("\n")
-    spec_table, spec_trie, nspecs = encode_specs(probe)
-    specs = {"format": 1, "version": "1.8.0", "python": probe["python"],
-             "doc": "Generated by tools/gen_tf_api.py; do not edit.  Argspecs of TF 1.8 "
-                    "public callables, as 'params|flags': params are the positional-or-keyword "
-                    "parameter names (a class entry describes __init__ without self), flags "
-                    "'!N' = the first N parameters have no default, "
-                    "'*' = *args and '**' = **kwargs, '**=a;b' = **kwargs that takes only a and "
-                    "b (checked against a set, as Keras does).  Trie over the path after 'tensorflow.'; "
-                    "a node that is both a callable and a module holds its index under ''.",
-             "specs": spec_table, "tree": spec_trie}
-    out_specs = os.path.join(args.out, "tf18_argspecs.json")
-    with open(out_specs, "w") as f:
-        json.dump(specs, f, separators=(",", ":"))
-        f.write("\n")
+    out_specs, nspecs = write_specs(probe, args.out)
     dt = time.time() - t0
     log("wrote %s (%d bytes) and %s (%d bytes, %d callables)" % (
         out_main, os.path.getsize(out_main), out_specs, os.path.getsize(out_specs), nspecs))
@@ -1475,6 +1535,26 @@ def finish(args, table, imports, renames, wheels, probe, static18, base_modules,
     log("downloaded this run: %.1f MB; wheel files used: %d (%.1f MB); %.1f s" % (
         dl.downloaded_bytes / 1e6, len(dl.used),
         sum(os.path.getsize(os.path.join(dl.cache, f)) for f in dl.used) / 1e6, dt))
+
+
+def write_specs(probe, out_dir):
+    """Write tf18_argspecs.json from the TF 1.8 probe alone: (its path, callables)."""
+    spec_table, spec_trie, nspecs = encode_specs(probe)
+    specs = {"format": 1, "version": "1.8.0", "python": probe["python"],
+             "doc": "Generated by tools/gen_tf_api.py; do not edit.  Argspecs of TF 1.8 "
+                    "public callables, as 'params|flags': params are the positional-or-keyword "
+                    "parameter names (a class entry describes __init__ without self), flags "
+                    "'!N' = the first N parameters have no default, "
+                    "'*' = *args and '**' = **kwargs, '**=a;b' = **kwargs that takes only a and "
+                    "b (checked against a set, as Keras does).  Trie over the path after 'tensorflow.'; "
+                    "a node that is both a callable and a module holds its index under ''.",
+             "specs": spec_table, "tree": spec_trie}
+    os.makedirs(out_dir, exist_ok=True)
+    out_specs = os.path.join(out_dir, "tf18_argspecs.json")
+    with open(out_specs, "w") as f:
+        json.dump(specs, f, separators=(",", ":"))
+        f.write("\n")
+    return out_specs, nspecs
 
 
 def default_tf18_python():
@@ -1498,9 +1578,14 @@ def main(argv=None):
                     help="output directory (default: %(default)s)")
     ap.add_argument("--offline", action="store_true", help="use only cached wheels")
     ap.add_argument("--versions", help="comma list of versions to read (debugging; 1.8 always)")
+    ap.add_argument("--argspecs-only", action="store_true",
+                    help="write only tf18_argspecs.json, from the TF 1.8 probe (no wheels)")
     args = ap.parse_args(argv)
     if args.probe_tf18:
         probe_tf18(args.probe_tf18)
+        return
+    if args.argspecs_only:
+        build_specs(args)
         return
     build(args)
 

@@ -21,7 +21,10 @@ class UnknownKeyword(Rule):
     `functools.partial` binds to such a function (`partial(tf.nn.dropout, rate=0.1)`:
     every call of the partial raises). Signatures come from TF 1.8's own argspecs, recorded by
     `tools/gen_tf_api.py`, with the keywords Keras layers and optimizers check their
-    `**kwargs` against (`tf.keras.optimizers.Adam(learning_rate=...)`: 1.8 spells it `lr`).
+    `**kwargs` against (`tf.keras.optimizers.Adam(learning_rate=...)`: 1.8 spells it `lr`),
+    and those that functions and methods read out of `**kwargs` before refusing the rest
+    (`tf.einsum(..., optimize=...)`, `tf.keras.Input(ragged=True)`, `model.fit(...,
+    validation_freq=1)`).
 
     Why it breaks on TF 1.8: `TypeError: gradients() got an unexpected keyword argument
     'unconnected_gradients'` when the call runs (Keras: `TypeError: Unexpected keyword
