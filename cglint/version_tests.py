@@ -4,7 +4,8 @@
 `tuple(map(int, tf.__version__.split(".")[:2])) < (1, 13)`, `int(tf.__version__[0]) >= 2`:
 each is computed with "1.8.0" (the target) in place of the version. Two strings compare
 as strings, as they do at run time ("1.8.0" < "1.13" is False); LooseVersion,
-StrictVersion and packaging's parse compare release numbers. Anything else is unknown.
+StrictVersion and packaging's parse compare release numbers; `"v1" in dir(tf.compat)` is
+the table's answer for the target. Anything else is unknown.
 """
 import ast
 import re
@@ -47,6 +48,7 @@ class _Unknown(Exception):
 class _Evaluator:
     def __init__(self, version, resolve, single_value, call_value=None):
         self.version_text = "%d.%d.0" % version
+        self.target = "%d.%d" % version
         self.resolve = resolve
         self.single_value = single_value
         self.call_value = call_value
@@ -124,6 +126,9 @@ class _Evaluator:
         return value[self.value(index, depth + 1)]
 
     def _compare(self, expr, depth):
+        if len(expr.ops) == 1 and isinstance(expr.ops[0], (ast.In, ast.NotIn)):
+            found = self._in_dir(expr.left, expr.comparators[0], depth)
+            return found if isinstance(expr.ops[0], ast.In) else not found
         left = self.value(expr.left, depth + 1)
         operators = {ast.Lt: lambda a, b: a < b, ast.LtE: lambda a, b: a <= b,
                      ast.Gt: lambda a, b: a > b, ast.GtE: lambda a, b: a >= b,
@@ -141,6 +146,27 @@ class _Evaluator:
                 return False
             left = right
         return True
+
+    def _in_dir(self, name, listing, depth):
+        """`"v1" in dir(tf.compat)`: whether the target's TensorFlow module has the name
+        (the table's answer); unknown for anything else."""
+        if not (isinstance(listing, ast.Call) and isinstance(listing.func, ast.Name)
+                and listing.func.id == "dir" and len(listing.args) == 1
+                and not listing.keywords):
+            raise _Unknown()
+        name = self.value(name, depth + 1)
+        owner = self.resolve(listing.args[0])
+        if not isinstance(name, str) or not owner or not (
+                owner == "tensorflow" or owner.startswith("tensorflow.")):
+            raise _Unknown()
+        from cglint import tfapi
+
+        if owner != "tensorflow" and tfapi.status(owner, self.target) != tfapi.EXISTS:
+            raise _Unknown()  # the module itself may be missing: `dir(...)` would raise
+        found = tfapi.status(owner + "." + name, self.target)
+        if found == tfapi.UNKNOWN:
+            raise _Unknown()
+        return found == tfapi.EXISTS
 
     def _call(self, expr, depth):
         function = expr.func

@@ -77,8 +77,8 @@ class MissingApi(Rule):
     `--fix` writes `[dy]` for the last.
 
     Code for TF 1 and 2 alike that picks its alias at the top (`if hasattr(tf.compat,
-    "v1"): tf = tf.compat.v1`, a test of `tf.__version__`, or the one-line `tf =
-    tf.compat.v1 if ... else tf`) is read as the target runs it: on 1.8 `tf` stays the
+    "v1"): tf = tf.compat.v1`, `"v1" in dir(tf.compat)`, a test of `tf.__version__`, or
+    the one-line `tf = tf.compat.v1 if ... else tf`) is read as the target runs it: on 1.8 `tf` stays the
     module, and the names used through it are judged. The same line with no test (`tf =
     tf.compat.v1` at the top) runs on 1.8 and fails: it is reported there, once.
 
