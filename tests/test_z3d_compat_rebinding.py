@@ -46,3 +46,15 @@ def test_a_name_bound_a_third_time_is_left_alone():
     # which binding a read sees is not decided here: as before, nothing is reported
     code = "import tensorflow as tf\ntf = tf.compat.v1\ntf = None\n"
     assert lint(code, select=["CG402"]) == []
+
+
+def test_files_without_tensorflow_build_no_binder_for_it():
+    # (speed: the binder is asked only where a top-level `x = x.y` stands, in TF files)
+    from cglint.facts import ModuleFacts
+    from cglint.parse import parse
+    from cglint.rules.cg402_missing_api import MissingApi
+
+    code = "import numpy as np\nx = np.ones(3)\nx = x.T\n"
+    module = ModuleFacts("m.py", code, parse(code), (2, 7))
+    assert list(MissingApi().check(module)) == []
+    assert "names" not in module.__dict__

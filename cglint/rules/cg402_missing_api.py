@@ -285,7 +285,8 @@ def _self_rebinding_uses(module):
     at the top level, with one import of TensorFlow before it: in an `if` or a `try` it is
     a guarded pick (cglint.rebindings)."""
     uses = []
-    bindings = module.names.module.bindings
+    if not module.public_tensorflow:
+        return uses  # (the binder is asked below only where such a statement stands)
     for statement in module.tree.body:
         if type(statement) is not ast.Assign or len(statement.targets) != 1 \
                 or type(statement.value) is not ast.Attribute \
@@ -297,7 +298,7 @@ def _self_rebinding_uses(module):
             root = root.value
         if type(root) is not ast.Name or root.id != name:
             continue
-        bound = bindings.get(name, ())
+        bound = module.names.module.bindings.get(name, ())
         imports = [binding for binding in bound if binding.kind == "import"]
         if len(bound) != 2 or len(imports) != 1 or not any(
                 binding.node is statement.value for binding in bound):
