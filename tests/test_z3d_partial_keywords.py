@@ -52,3 +52,15 @@ def test_renamed_keyword_gets_the_18_spelling_as_a_fix():
 ])
 def test_clean(code):
     assert lint(code, select=["CG403"]) == []
+
+
+def test_files_without_tensorflow_index_nothing_for_it():
+    # (speed: a file that only says `partial` gets no index of its expressions)
+    from cglint.facts import ModuleFacts
+    from cglint.parse import parse
+    from cglint.rules.cg403_unknown_keyword import UnknownKeyword
+
+    code = "import functools\nf = functools.partial(print, sep='')\n"
+    module = ModuleFacts("m.py", code, parse(code), (2, 7))
+    assert list(UnknownKeyword().check(module)) == []
+    assert not module.has_full_index

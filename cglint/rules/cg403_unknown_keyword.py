@@ -138,7 +138,7 @@ def _partial_uses(module):
     ...)`, its call standing for theirs (`partial(tf.nn.dropout, rate=0.1)`,
     `partial(tf.layers.conv2d, padding="same")`). Only in a module whose text names
     `partial`."""
-    if "partial" not in module.text:
+    if "partial" not in module.text or not module.public_tensorflow:
         return []
     uses = []
     for call in module.nodes[ast.Call]:
