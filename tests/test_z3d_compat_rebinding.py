@@ -58,3 +58,34 @@ def test_files_without_tensorflow_build_no_binder_for_it():
     module = ModuleFacts("m.py", code, parse(code), (2, 7))
     assert list(MissingApi().check(module)) == []
     assert "names" not in module.__dict__
+
+
+@pytest.mark.parametrize("test", [
+    'tf.__version__ >= "1.13"',  # strings: "1.8.0" >= "1.13"
+    "float(tf.__version__[:3]) >= 1.13",  # 1.8 >= 1.13 as floats
+    'not tf.__version__.startswith("2")',
+])
+def test_rebinding_in_a_branch_the_target_takes(test):
+    code = "import tensorflow as tf\nif %s:\n    tf = tf.compat.v1\nelse:\n    tf = tf\n" \
+           "x = tf.placeholder(tf.float32)\n" % test
+    assert lint(code, select=["CG402"]) == [("CG402", 3, 10)]
+
+
+def test_the_taken_branch_message_blames_the_test():
+    from cglint import check, engine
+
+    code = "import tensorflow as tf\nif tf.__version__ >= '1.13':\n    tf = tf.compat.v1\n"
+    result = check.check_alone("snippet.py", code, engine.Options(select=("CG402",)))
+    (diagnostic,) = result.diagnostics
+    assert "the test of the `if` above holds on TF 1.8" in diagnostic.message
+
+
+@pytest.mark.parametrize("test", [
+    'LooseVersion(tf.__version__) >= LooseVersion("1.13")',
+    'tf.__version__.startswith("2")',
+    "some_flag",  # not decided
+])
+def test_rebinding_in_a_branch_the_target_skips_or_may_skip(test):
+    code = "from distutils.version import LooseVersion\nimport tensorflow as tf\n" \
+           "some_flag = True\nif %s:\n    tf = tf.compat.v1\nx = tf.placeholder(tf.float32)\n" % test
+    assert lint(code, select=["CG402"]) == []

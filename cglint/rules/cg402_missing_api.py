@@ -80,7 +80,9 @@ class MissingApi(Rule):
     "v1"): tf = tf.compat.v1`, `"v1" in dir(tf.compat)`, a test of `tf.__version__`, or
     the one-line `tf = tf.compat.v1 if ... else tf`) is read as the target runs it: on 1.8 `tf` stays the
     module, and the names used through it are judged. The same line with no test (`tf =
-    tf.compat.v1` at the top) runs on 1.8 and fails: it is reported there, once.
+    tf.compat.v1` at the top), or under a test that holds on 1.8 (`tf.__version__ >=
+    "1.13"` compares strings: "1.8.0" is the greater), runs there and fails: it is
+    reported there, once.
 
     A name the module assigns on TensorFlow itself is its own attribute wherever the
     assignment may run first: not for a read above it at the top level (NiftyNet's
@@ -121,11 +123,17 @@ class MissingApi(Rule):
             if is_private(use.qualname) and not (wheels and _public_of_own_module(use.qualname)):
                 continue
             finding = self._judge(module, use, target, wheels)
-            if finding is not None and rebinding and use in rebinding \
-                    and use.qualname == "tensorflow.compat.v1":
-                finding = dataclasses.replace(finding, message=finding.message + (
-                    "; `%s` is the TF 1 API itself in TF %s: drop the assignment" % (
-                        _text(module, use.node.value.value) or "tf", target)))
+            if finding is not None and rebinding and use in rebinding:
+                top = any(statement.value is use.node for statement in module.tree.body
+                          if type(statement) is ast.Assign)
+                if not top:
+                    finding = dataclasses.replace(finding, message=finding.message + (
+                        "; the test of the `if` above holds on TF %s, which runs this "
+                        "branch" % target))
+                elif use.qualname == "tensorflow.compat.v1":
+                    finding = dataclasses.replace(finding, message=finding.message + (
+                        "; `%s` is the TF 1 API itself in TF %s: drop the assignment" % (
+                            _text(module, use.node.value.value) or "tf", target)))
             # Guards are looked for only where there is something to report; names stored
             # on `tf` by project modules (backports) are public ones.
             if finding is not None and not guards.of(module).covers(use.node, use.qualname) \
@@ -281,31 +289,30 @@ def _self_rebinding_uses(module):
     """[ApiUse] of the chains that a top-level `tf = tf.compat.v1` reads. Bound twice
     (the import, then this), `tf` resolves to nothing, so the chain the assignment reads
     off the module is no API use; but nothing but the import binds `tf` when it runs, and
-    on TF 1.8 it raises `AttributeError` (`compat` has no `v1`). Only the plain statement
-    at the top level, with one import of TensorFlow before it: in an `if` or a `try` it is
-    a guarded pick (cglint.rebindings)."""
+    on TF 1.8 it raises `AttributeError` (`compat` has no `v1`). The plain statement at
+    the top level, with one import of TensorFlow before it, or in the branch of a
+    top-level `if` that the target surely takes (cglint.rebindings decided it: `if
+    tf.__version__ >= "1.13":` compares strings, and "1.8.0" is the greater); in a `try`,
+    or under a test the target fails or that is not decided, it is a guarded pick."""
     uses = []
     if not module.public_tensorflow:
         return uses  # (the binder is asked below only where such a statement stands)
-    for statement in module.tree.body:
-        if type(statement) is not ast.Assign or len(statement.targets) != 1 \
-                or type(statement.value) is not ast.Attribute \
-                or type(statement.targets[0]) is not ast.Name:
-            continue
+    for statement in _run_at_the_top(module, module.tree.body):
         name, chain, root = statement.targets[0].id, [], statement.value
         while type(root) is ast.Attribute:
             chain.append(root.attr)
             root = root.value
         if type(root) is not ast.Name or root.id != name:
             continue
-        bound = module.names.module.bindings.get(name, ())
+        never = module.names.never_bound
+        bound = [binding for binding in module.names.module.bindings.get(name, ())
+                 if id(binding.node) not in never]
         imports = [binding for binding in bound if binding.kind == "import"]
         if len(bound) != 2 or len(imports) != 1 or not any(
                 binding.node is statement.value for binding in bound):
             continue
         imported = imports[0]
         if imported.node.lineno >= statement.lineno \
-                or id(imported.node) in module.names.never_bound \
                 or not (imported.qualname == "tensorflow"
                         or imported.qualname.startswith("tensorflow.")) \
                 or module.resolve(statement.value) is not None:
@@ -313,6 +320,24 @@ def _self_rebinding_uses(module):
         uses.append(ApiUse(statement.value, public_name(
             ".".join([imported.qualname] + chain[::-1]))))
     return uses
+
+
+def _run_at_the_top(module, statements):
+    """The `name = name.attribute...` statements among `statements` (a module's body),
+    and in the branches of its `if`s that the target surely runs."""
+    for statement in statements:
+        kind = type(statement)
+        if kind is ast.Assign:
+            if len(statement.targets) == 1 and type(statement.value) is ast.Attribute \
+                    and type(statement.targets[0]) is ast.Name:
+                yield statement
+        elif kind is ast.If and any(True for _ in _run_at_the_top(
+                module, statement.body + statement.orelse)):
+            untaken = module.names.untaken  # (decided branches: the skipped one listed)
+            if any(branch is statement.orelse for branch in untaken):
+                yield from _run_at_the_top(module, statement.body)
+            elif any(branch is statement.body for branch in untaken):
+                yield from _run_at_the_top(module, statement.orelse)
 
 
 def _public_of_own_module(qualname):
