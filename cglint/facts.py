@@ -612,8 +612,8 @@ class ModuleFacts:
         names = Names(self.tree)
         if "ImportError" in self.text or "except:" in self.text or "Exception" in self.text:
             names.never_bound = frozenset(_failing_fallback_imports(names.index[ast.Try]))
-        if ("hasattr" in self.text or "version" in self.text or "VERSION" in self.text) and \
-                rebindings.may_rebind(names):
+        if ("hasattr" in self.text or "version" in self.text or "VERSION" in self.text
+                or "dir(" in self.text) and rebindings.may_rebind(names):
             rebindings.decide(self.tree, names, self.target_tf)
         return names
 

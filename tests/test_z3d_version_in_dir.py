@@ -46,3 +46,26 @@ def test_rebinding_under_a_dir_test_is_decided():
         y = tf.math.log(tf.ones([2]))
         """
     assert lint(code, select=["CG402"]) == [("CG402", 6, 5)]
+
+
+def test_dir_tests_decide_rebindings_and_branches_without_other_version_words():
+    """`in dir()` alone (no "hasattr" or "version" in the file) decides the top-level
+    tests: a `tf = tf.compat.v1` under a test false on 1.8 is not taken, and the branch a
+    test true on 1.8 leaves is never run."""
+    from conftest import lint
+
+    taken = lint("""
+    import tensorflow as tf
+    if "compat" in dir(tf) and "v1" in dir(tf.compat):
+        tf = tf.compat.v1
+    y = tf.math.log(1.0)
+    """, select=["CG402"])
+    assert taken == [("CG402", 5, 5)]
+    left = lint("""
+    import tensorflow as tf
+    if "compat" in dir(tf) and "v1" not in dir(tf.compat):
+        log = tf.log
+    else:
+        log = tf.math.log
+    """, select=["CG402"])
+    assert left == []
