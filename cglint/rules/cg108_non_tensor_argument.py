@@ -768,15 +768,20 @@ def _tensorflow_call(module, call):
     return bool(qualname) and qualname.startswith("tensorflow.")
 
 
-def _iterated(module, node, parent):
-    """`for b in bounds`, `lo, hi = bounds`, `*bounds`, `len(bounds)`: what a graph-mode
-    tensor cannot give (`TypeError: Tensor objects are not iterable ...`)."""
+def _unpacked(node, parent):
+    """`for b in bounds`, `lo, hi = bounds`, `*bounds`."""
     if isinstance(parent, (ast.For, ast.comprehension)):
         return parent.iter is node
     if isinstance(parent, ast.Assign):
         return parent.value is node and any(
             isinstance(target, (ast.Tuple, ast.List)) for target in parent.targets)
-    if isinstance(parent, ast.Starred):
+    return isinstance(parent, ast.Starred)
+
+
+def _iterated(module, node, parent):
+    """`for b in bounds`, `lo, hi = bounds`, `*bounds`, `len(bounds)`: what a graph-mode
+    tensor cannot give (`TypeError: Tensor objects are not iterable ...`)."""
+    if _unpacked(node, parent):
         return True
     return isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and \
         parent.func.id == "len" and node in parent.args and module.names.is_builtin(parent.func)
@@ -784,12 +789,7 @@ def _iterated(module, node, parent):
 
 def _sequence_use(module, node, parent):
     """`for t in factors`, `a, b = factors`, `len(factors)`, `*factors`."""
-    if isinstance(parent, (ast.For, ast.comprehension)):
-        return parent.iter is node
-    if isinstance(parent, ast.Assign):
-        return parent.value is node and any(
-            isinstance(target, (ast.Tuple, ast.List)) for target in parent.targets)
-    if isinstance(parent, ast.Starred):
+    if _unpacked(node, parent):
         return True
     # Handed to a call as it is: `len(factors)`, a TF function that takes a list
     # (`tf.add_n(factors)`), or one cglint does not know (it may iterate it); a TF
