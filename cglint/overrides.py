@@ -109,6 +109,9 @@ class OverrideMap:
     # Op types the block may build too: through Python operators on tensors, or through
     # arguments that change what a function builds (`py_func(..., stateful=False)`).
     maybe_built: frozenset = frozenset()
+    # Op types of maybe_built that a Python operator surely builds: an operand is surely
+    # a tensor (`x * w` with `x = tf.constant(...)`) and the operator has one op type.
+    operator_built: frozenset = frozenset()
     # [(call of the function holding the block, BuiltCall)]: calls whose argument makes a
     # call in the block build its other op types (`py_func(f, [x], [tf.float32],
     # stateful=False)` of a helper passing `stateful` on to `tf.py_func`).
@@ -1225,6 +1228,7 @@ class _Builder:
                 item.context_expr is call for item in block.items):
             found.block = block
             found.built, found.maybe_built = self.built_in(block)
+            found.operator_built = self.operator_built(block)
             found.switched = self.switched_by_callers(found.built)
         return found
 
@@ -1287,6 +1291,61 @@ class _Builder:
         built.sort(key=lambda b: (b.call.lineno, b.call.col_offset))
         return built, frozenset(maybe)
 
+    def operator_built(self, block):
+        """The op types the Python operators of the `with` body surely build: the
+        operator has one op type (`*`: `Mul`) and an operand is surely a tensor (see
+        surely_tensor), so the tensor's overload runs (numpy defers to it too)."""
+        ops = load_ops()
+        surely = set()
+        for node in body_nodes(block):
+            if isinstance(node, ast.BinOp):
+                operator, operands = type(node.op).__name__, (node.left, node.right)
+            elif isinstance(node, ast.UnaryOp):
+                operator, operands = type(node.op).__name__, (node.operand,)
+            elif isinstance(node, ast.Compare) and len(node.ops) == 1:
+                operator = type(node.ops[0]).__name__
+                operands = (node.left, node.comparators[0])
+            else:
+                continue
+            types = ops.built_by_operator(operator)
+            if len(types) != 1 or types[0] in surely:
+                continue
+            if any(self.surely_tensor(operand, 0) for operand in operands):
+                surely.add(types[0])
+        return frozenset(surely)
+
+    def surely_tensor(self, expr, depth):
+        """Whether `expr` is surely one tensor (or variable): a call of a TF function
+        recorded to build ops of one output each (`tf.multiply`, `tf.constant`), a
+        placeholder or variable, an operator on one, or a name bound once to one (at
+        module level: never declared `global`)."""
+        if depth > _MAX_TENSOR_DEPTH:
+            return False
+        if isinstance(expr, ast.Call):
+            qualname = self.qualnames.get(id(expr)) or self.names.resolve(
+                expr.func, self.names.scope_of(expr))
+            if not qualname or not qualname.startswith("tensorflow."):
+                return False
+            if qualname in _TENSOR_MAKERS:
+                return True
+            ops = load_ops()
+            types = ops.built_by(qualname)
+            return bool(types) and all(ops.fixed_outputs(t) == 1 for t in types)
+        if isinstance(expr, ast.BinOp):
+            return self.surely_tensor(expr.left, depth + 1) or self.surely_tensor(
+                expr.right, depth + 1)
+        if isinstance(expr, ast.UnaryOp):
+            return not isinstance(expr.op, ast.Not) and self.surely_tensor(
+                expr.operand, depth + 1)
+        if isinstance(expr, ast.Name):
+            binding = self.names.definitions(expr, self.names.scope_of(expr))
+            if binding is None or binding.kind != "assign" or (
+                    binding.scope.kind == "module"
+                    and self.names.declared_global(expr.id)):
+                return False
+            return self.surely_tensor(binding.node, depth + 1)
+        return False
+
 
 # Formats worked out: plain `%s`/`%d` and `{}`/`{0}` fields only. A gradient name has no
 # width, precision, spec, attribute or index, and a hostile one (`"%.999999999d"`) would
@@ -1312,6 +1371,12 @@ _NO_OP_BUILTINS = frozenset(("print", "len", "range", "isinstance", "issubclass"
 
 # Methods of a tensor and its shape that build no op (tests/test_overrides.py measures
 # each under TF 1.8): the shape a `tf.py_func` recipe sets on its result in the block.
+# TF functions that make one tensor or variable, besides those the op data records.
+_TENSOR_MAKERS = frozenset("tensorflow." + name for name in (
+    "placeholder", "placeholder_with_default", "Variable", "get_variable",
+    "convert_to_tensor", "constant"))
+_MAX_TENSOR_DEPTH = 8
+
 NO_OP_METHODS = frozenset(("set_shape", "get_shape", "as_list"))
 
 

@@ -26,7 +26,11 @@ class RegisteredGradientCount(Rule):
     changed after (in a function: never appended to or item-assigned; at module level: a
     tuple, or a list only ever passed to calls). The same holds for TF's own gradients mapped onto another op type: the
     straight-through `{"Round": "Identity"}` works (one input each), but
-    `{"ClipByValue": "Identity"}` returns one gradient for three inputs.
+    `{"ClipByValue": "Identity"}` returns one gradient for three inputs, and
+    `{"Mul": "Identity"}` one for two, whether the block calls `tf.multiply(x, w)` or
+    writes `x * w` with `x` surely a tensor (a name bound once to `tf.constant(...)`, a
+    placeholder, a variable or a TF call; an operator of one op type: not on numbers,
+    numpy arrays or unknown values).
 
     Why it breaks on TF 1.8: `tf.gradients` calls the function with `(op, grad)` and
     checks the count: `ValueError: Num gradients 2 generated for op name: "Relu"`, then
@@ -105,6 +109,7 @@ class RegisteredGradientCount(Rule):
             # Only where the block surely builds the op: else the map may never apply
             # (CG201's business), and nothing fails.
             built = {op for call in found.built or () for op in call.op_types}
+            built |= found.operator_built  # `x * w` of a tensor: a `Mul`
             for entry in found.entries:
                 name, key = entry.value.value, entry.key
                 if not key or name is None or name in own or name not in ops.gradients \
