@@ -1369,14 +1369,14 @@ _NO_OP_BUILTINS = frozenset(("print", "len", "range", "isinstance", "issubclass"
                              "zip", "dict", "set", "bool", "int", "float", "callable"))
 
 
-# Methods of a tensor and its shape that build no op (tests/test_overrides.py measures
-# each under TF 1.8): the shape a `tf.py_func` recipe sets on its result in the block.
 # TF functions that make one tensor or variable, besides those the op data records.
 _TENSOR_MAKERS = frozenset("tensorflow." + name for name in (
     "placeholder", "placeholder_with_default", "Variable", "get_variable",
     "convert_to_tensor", "constant"))
 _MAX_TENSOR_DEPTH = 8
 
+# Methods of a tensor and its shape that build no op (tests/test_overrides.py measures
+# each under TF 1.8): the shape a `tf.py_func` recipe sets on its result in the block.
 NO_OP_METHODS = frozenset(("set_shape", "get_shape", "as_list"))
 
 
