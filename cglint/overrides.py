@@ -1046,6 +1046,10 @@ class _Builder:
                 found = self._class_constant(expr, scope, depth)  # `self.GRAD`, `Cls.GRAD`
             if found is None:
                 found = self._imported_constant(expr, depth)  # `names.GRAD`, `pkg.names.GRAD`
+            if found is None:
+                value = self._init_attribute(expr, scope)  # `self.prefix = "Flip"`
+                if value is not None and isinstance(value.value, str):
+                    found = value.value
             return found
         return None
 
@@ -1188,9 +1192,58 @@ class _Builder:
                         bindings[0].scope.kind == "module"
                         and self.names.declared_global(expr.id)):
                 expr = bindings[0].node
+        elif isinstance(expr, ast.Attribute) and isinstance(expr.ctx, ast.Load):
+            expr = self._init_attribute(expr, scope) or expr  # `self.num_calls`
         if isinstance(expr, ast.Constant) and type(expr.value) is int:
             return expr.value if abs(expr.value) < 10 ** 18 else None
         return self.constant_string(expr, scope, depth)
+
+    def _init_attribute(self, expr, scope):
+        """The constant (a string or an int) `self.X`, read in a method of a module-level
+        class, always is: `__init__` sets it once (`self.num_calls = 0`) and nothing in
+        the module assigns the attribute again (`self.num_calls += 1`, `obj.X = ...`, a
+        `setattr`, a class body binding it); else None."""
+        if not isinstance(expr.value, ast.Name) or "setattr" in self.module.text or \
+                "__dict__" in self.module.text:
+            return None
+        bindings = self.names.lookup(expr.value.id, scope)
+        if len(bindings) != 1 or bindings[0].kind != "param":
+            return None
+        method = bindings[0].scope
+        owner = method.parent
+        if method.kind != "function" or owner is None or owner.kind != "class" or \
+                owner.parent is None or owner.parent.kind != "module" or \
+                not isinstance(method.node, ast.FunctionDef):
+            return None
+        positional = method.node.args.posonlyargs + method.node.args.args
+        if not positional or positional[0].arg != expr.value.id or \
+                method.node.decorator_list or expr.attr in owner.bindings:
+            return None
+        key = ("init attribute", expr.attr, id(owner.node))
+        if key not in self._strings:
+            self._strings[key] = self._init_attribute_now(expr.attr, owner)
+        return self._strings[key]
+
+    def _init_attribute_now(self, attribute, owner):
+        stores = [node for node in self.module.nodes[ast.Attribute]
+                  if node.attr == attribute and not isinstance(node.ctx, ast.Load)]
+        if len(stores) != 1 or not isinstance(stores[0].value, ast.Name):
+            return None
+        store = stores[0]
+        statement = self.module.parent_of(store)
+        init = next((node for node in owner.node.body if isinstance(node, ast.FunctionDef)
+                     and node.name == "__init__"), None)
+        if init is None or not isinstance(statement, ast.Assign) or \
+                statement.targets != [store] or statement not in init.body:
+            return None
+        positional = init.args.posonlyargs + init.args.args
+        if not positional or positional[0].arg != store.value.id or init.decorator_list:
+            return None
+        value = statement.value
+        if isinstance(value, ast.Constant) and (
+                isinstance(value.value, str) or type(value.value) is int):
+            return value
+        return None
 
     # Override maps
 

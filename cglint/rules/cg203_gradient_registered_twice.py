@@ -34,13 +34,17 @@ class GradientRegisteredTwice(Rule):
     registered: `if "GuidedBackprop" not in ops._gradient_registry._registry:` over
     `RegisterGradient("GuidedBackProp")` guards nothing), and a module-level one in a module that every project
     module importing it imports inside such a `try` (the KeyError is expected there), and
-    names built at run time, and TensorFlow's own files (a module inside the `tensorflow`
+    names built at run time (a counter the function increments, a uuid), and
+    TensorFlow's own files (a module inside the `tensorflow`
     package), whose registrations are the originals.
 
     Why it breaks on TF 1.8: the gradient registry is global to the process, whatever the
     graph, and refuses a second registration at once (at import, or at the second call):
     `KeyError: "Registering two gradient with name 'ClippedReluGrad' !(Previous
-    registration was in <func> <file>:<line>)"`. Re-running a notebook cell or
+    registration was in <func> <file>:<line>)"`. A name built from values that are
+    the same on every call is one name: a module constant, or an attribute `__init__`
+    sets once that nothing changes (the gradient reversal builder whose
+    `"FlipGradient%d" % self.num_calls` never sees `self.num_calls += 1`). Re-running a notebook cell or
     re-importing the module does the same. `tf.RegisterGradient("Relu")` fails the same
     way, because `Relu` already has its built-in gradient.
 
