@@ -25,7 +25,9 @@ class GradientRegisteredTwice(Rule):
     modules that end up in one program (reported at the second to run: the one whose
     module imports the other, or the later path where a third module imports both); or a
     name TF 1.8 already registers for its own op
-    types (`"Relu"`, `"Identity"`, `"Sign"`). A registration under `try: ... except
+    types (`"Relu"`, `"Identity"`, `"Sign"`); or two different `@function.Defun`s of one
+    module (other input types, parameters or body) given the same literal `func_name`,
+    both called (and the defs holding them called too). A registration under `try: ... except
     KeyError` is left alone, and so is a function called once in each branch of an
     `if` (only one runs), and one behind a run-once guard that its function sets
     (`if _REGISTERED: return` then `_REGISTERED = True` on a global, an attribute or an
@@ -46,13 +48,16 @@ class GradientRegisteredTwice(Rule):
     sets once that nothing changes (the gradient reversal builder whose
     `"FlipGradient%d" % self.num_calls` never sees `self.num_calls += 1`). Re-running a notebook cell or
     re-importing the module does the same. `tf.RegisterGradient("Relu")` fails the same
-    way, because `Relu` already has its built-in gradient.
+    way, because `Relu` already has its built-in gradient. The second of two different
+    Defuns named alike raises at its call, once both are in one graph:
+    `InvalidArgumentError: Cannot add function 'ScaleGradient' because a different
+    function with the same name already exists`.
 
     Fix: register each name once, at module level, under a name of your own; map op types
     to it with `gradient_override_map({"Relu": "ClippedReluGrad"})`. A helper that runs
     more than once registers a fresh name each time (`"ClippedReluGrad_" +
     uuid.uuid4().hex`), or guards the registration with `try/except KeyError` or a
-    module flag it sets after registering.
+    module flag it sets after registering. Give each Defun its own `func_name`.
     """
 
     code = "CG203"
@@ -96,6 +101,8 @@ class GradientRegisteredTwice(Rule):
                                   "line %d: registering it again raises %s"
                                   % (name, first.call.lineno, _KEY_ERROR % name))
         yield from _imported_helpers_run_twice(module)
+        if "func_name" in module.text:
+            yield from _defuns_named_alike(self, module)
 
     def summarize(self, module):
         if is_tensorflow_file(module.path):
@@ -232,6 +239,54 @@ def _registers_each_run(module, callee):
             module.dependencies.add(dependency)
             return project.shown_path(other.path, module.path), registration, gradient
     return None
+
+
+def _defuns_named_alike(rule, module):
+    """Two different `@function.Defun(..., func_name="ScaleGradient")` of the module (other
+    input types, parameters or body), each called, and the defs holding them called too:
+    in one graph the second one's call raises `InvalidArgumentError: Cannot add function
+    'ScaleGradient' because a different function with the same name already exists`."""
+    first = {}  # func_name -> (def, its text)
+    for site in module.defun_sites:
+        func = site.func
+        decorator = next((d for d in func.decorator_list if isinstance(d, ast.Call) and any(
+            k.arg == "func_name" for k in d.keywords)), None)
+        if decorator is None:
+            continue
+        given = next(k.value for k in decorator.keywords if k.arg == "func_name")
+        if not (isinstance(given, ast.Constant) and isinstance(given.value, str)) or \
+                not _used(module, func, 0):
+            continue
+        text = (tuple(ast.unparse(a) for a in decorator.args), ast.unparse(func.args),
+                tuple(ast.unparse(statement) for statement in func.body))
+        if given.value not in first:
+            first[given.value] = (func, text)
+        elif first[given.value][1] != text:
+            yield rule.at(given, "a different Defun `%s` (line %d) is also named `%s`: once "
+                          "both are called in one graph, the second raises "
+                          "`InvalidArgumentError: Cannot add function '%s' because a "
+                          "different function with the same name already exists`; give "
+                          "each its own func_name" % (
+                              first[given.value][0].name, first[given.value][0].lineno,
+                              given.value, given.value))
+
+
+def _used(module, func, depth):
+    """Whether the module calls `func` by its plain name where it is bound, and the defs
+    holding it are called likewise."""
+    scope = module.names.scope_of(func)
+    if depth > 3 or not isinstance(func, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    if scope.kind not in ("module", "function"):
+        return False
+    for call in module.nodes[ast.Call]:
+        if isinstance(call.func, ast.Name) and call.func.id == func.name:
+            binding = module.names.definitions(call.func, module.names.scope_of(call))
+            if binding is not None and binding.node is func:
+                break
+    else:
+        return False
+    return scope.kind == "module" or _used(module, scope.node, depth + 1)
 
 
 _FIRST, _AFTER = "first", "after"
