@@ -44,10 +44,18 @@ class GradientCountMismatch(Rule):
     up in a dict display of defs (`GRADS[mode]`) is each function it may be, checked on
     its own.
 
+    Gradients returned as a dict (a display with string keys, or `dict(k=v, ...)`) are
+    also checked for order: `nest.flatten` takes a dict's values in sorted key order, so
+    `{"x": dx, "w": dw}` for inputs `(x, w)` gives dx to w and dw to x. Reported when the
+    keys name the inputs and, sorted, are not in the inputs' order, or when they name
+    something else and are not written in sorted order; a dict whose sorted keys follow
+    the inputs is clean.
+
     Why it breaks on TF 1.8: in graph mode `tf.gradients` raises
     `ValueError: Num gradients 3 generated for op name: "IdentityN" ... do not match num
     inputs 2`, counting outputs plus inputs, so the message names neither your function nor
-    your numbers. Graph mode turns every positional argument, even a Python float, into a
+    your numbers. A dict out of sorted order raises nothing: the gradients silently
+    reach the wrong inputs. Graph mode turns every positional argument, even a Python float, into a
     tensor input that needs a gradient. In eager mode nothing is checked: a missing gradient
     is silently None, and an extra one was seen added to the wrong input.
 
@@ -101,6 +109,11 @@ class GradientCountMismatch(Rule):
                                       "returns %s%s" % (site.name, _inputs(low, high),
                                                         grad.name, counted(count, "gradient"),
                                                         hint), function=site.func)
+                    elif count >= 2:
+                        message = _dict_order(module, site, grad, value, count)
+                        if message is not None:
+                            node = anchor.body if isinstance(anchor, ast.Lambda) else anchor
+                            yield self.at(node, message, function=site.func)
             if module.eager or len(counts) != 1:
                 continue
             count = counts.pop()
@@ -208,6 +221,68 @@ def _only_read(module, node):
         called = module.resolve(parent.func)
         return bool(called) and called.startswith("tensorflow.")
     return False
+
+
+def _dict_items(module, grad, value):
+    """[(key, value)] of the dict a gradient function returns: a display with string
+    literal keys, `dict(k=v, ...)`, or a name bound once to either and read only here;
+    else None."""
+    if isinstance(value, ast.Name):
+        bindings = module.names.lookup(value.id, grad.scope)
+        if len(bindings) != 1 or bindings[0].kind != "assign" or not isinstance(
+                bindings[0].node, (ast.Dict, ast.Call)):
+            return None
+        if sum(1 for node in ast.walk(grad.node) if isinstance(node, ast.Name)
+               and node.id == value.id and isinstance(node.ctx, ast.Load)) != 1:
+            return None  # `grads["b"] = ...`, `grads.update(...)`: changed in place
+        value = bindings[0].node
+    if isinstance(value, ast.Dict):
+        if not all(isinstance(key, ast.Constant) and isinstance(key.value, str)
+                   for key in value.keys):
+            return None
+        return [(key.value, item) for key, item in zip(value.keys, value.values)]
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and (
+            value.func.id == "dict" and not value.args and value.keywords
+            and all(keyword.arg for keyword in value.keywords)
+            and not module.names.lookup("dict", grad.scope)):
+        return [(keyword.arg, keyword.value) for keyword in value.keywords]
+    return None
+
+
+def _dict_order(module, site, grad, value, count):
+    """The message for gradients returned as a dict whose sorted keys (the order
+    `nest.flatten` gives its values in) put a gradient on another input than meant: the
+    keys name the inputs and sorted they are not in the inputs' order, or they name
+    something else and their written order is not the sorted one."""
+    if not isinstance(value, (ast.Dict, ast.Name, ast.Call)):
+        return None
+    items = _dict_items(module, grad, value)
+    if items is None or len(items) != count or len(set(key for key, _ in items)) != count:
+        return None
+    if any(module.count_values(item, grad.scope) != 1 for _, item in items):
+        return None
+    keys = [key for key, _ in items]
+    ordered = sorted(keys)
+    names = site.params.names[1:] if site.is_method else site.params.names
+    if set(keys) == set(names[:count]):
+        wrong = [i for i in range(count) if ordered[i] != names[i]]
+        if not wrong:
+            return None
+        return ("`%s`'s gradient function `%s` returns a dict keyed by its inputs' names: "
+                "TF 1.8 flattens a dict in sorted key order (%s), so the gradient under "
+                "\"%s\" goes to input `%s`, silently wrong; return a tuple in the inputs' "
+                "order" % (site.name, grad.name, _keys(ordered), ordered[wrong[0]],
+                           names[wrong[0]]))
+    if keys == ordered:
+        return None
+    return ("`%s`'s gradient function `%s` returns a dict written in the order (%s): TF 1.8 "
+            "flattens a dict in sorted key order (%s) and hands its values to the inputs in "
+            "that order, so they reach other inputs than written, silently; return a tuple "
+            "in the inputs' order" % (site.name, grad.name, _keys(keys), _keys(ordered)))
+
+
+def _keys(keys):
+    return ", ".join('"%s"' % key for key in keys)
 
 
 def _extra_inputs(module, call, count, low, high):
