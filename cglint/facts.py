@@ -3579,3 +3579,52 @@ def _tensorflow_module(module, level):
     """Whether an import names a module of TensorFlow itself (never looked up in the
     project, even when the project is TensorFlow's own tree)."""
     return not level and (module + ".").startswith("tensorflow.")
+
+
+def returned_slots(value):
+    """The returned gradients as TF takes them, a list of expressions (a display's
+    elements, `[a] + [b]` joined); None when their number is not known."""
+    if isinstance(value, (ast.Tuple, ast.List)):
+        if any(isinstance(element, ast.Starred) for element in value.elts):
+            return None
+        return list(value.elts)
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+        left, right = returned_slots(value.left), returned_slots(value.right)
+        return None if left is None or right is None else left + right
+    return [value]
+
+
+# TensorFlow's makers of a tensor or variable whose shape is an argument (its position).
+_SHAPED_MAKERS = {"tensorflow.zeros": 0, "tensorflow.ones": 0, "tensorflow.fill": 0,
+                  "tensorflow.random_normal": 0, "tensorflow.random_uniform": 0,
+                  "tensorflow.truncated_normal": 0, "tensorflow.get_variable": 1,
+                  "tensorflow.placeholder": 1}
+
+
+def visibly_not_scalar(module, expr, depth=0):
+    """Whether `expr` is a tensor whose static shape is surely not (): a variable or
+    constant of a list display (`tf.Variable([3.0, 3.0])`), or made with a shape of one
+    or more dimensions (`tf.get_variable("s", [2])`, `tf.placeholder(tf.float32, [None])`),
+    directly or through a name bound once to one."""
+    if expr is None or depth > 4:
+        return False
+    if isinstance(expr, ast.Name):
+        names = module.names
+        bindings = names.lookup(expr.id, names.scope_of(expr))
+        return len(bindings) == 1 and bindings[0].kind == "assign" and \
+            visibly_not_scalar(module, bindings[0].node, depth + 1)
+    if not isinstance(expr, ast.Call):
+        return False
+    qualname = module.resolve(expr.func) or ""
+    if qualname in ("tensorflow.Variable", "tensorflow.constant"):
+        value = passed_argument(expr, 0, "initial_value" if qualname.endswith("Variable")
+                                else "value")
+        shape = passed_argument(expr, 2, "shape") if qualname.endswith("constant") else None
+        return shape is None and isinstance(value, (ast.List, ast.Tuple)) and bool(value.elts)
+    if qualname in _SHAPED_MAKERS:
+        shape = passed_argument(expr, _SHAPED_MAKERS[qualname], "shape" if qualname != (
+            "tensorflow.fill") else "dims")
+        # a rank of one or more, whatever the sizes (`[None, 2]` is no scalar either)
+        return isinstance(shape, (ast.List, ast.Tuple)) and bool(shape.elts) and not any(
+            isinstance(e, ast.Starred) for e in shape.elts)
+    return False

@@ -1,6 +1,6 @@
 import ast
 
-from cglint.facts import passed_argument
+from cglint.facts import returned_slots, visibly_not_scalar
 from cglint.rules.base import Rule
 from cglint.variable_creators import VARIABLE_FUNCTIONS
 
@@ -72,11 +72,11 @@ class NumberAsGradient(Rule):
     def _numbers_returned(self, module, grad, which, function, gated=False, site=None):
         for _, value in grad.returns:
             for number, what in _numbers(module, value):
-                if gated and gated() and _made_a_tensor(module, number, _slots(value), site):
+                slots = returned_slots(value)
+                if gated and gated() and _made_a_tensor(module, number, slots, site):
                     continue
                 why = "TF 1.8 needs a tensor or None"
-                if gated and gated() and _gated_into_a_scalar(module, number, _slots(value),
-                                                              site):
+                if gated and gated() and _gated_into_a_scalar(module, number, slots, site):
                     why = ("minimize()'s gating (tf.tuple) makes it a tensor of shape (), "
                            "which does not fit the shape of its input; return a tensor or "
                            "None")
@@ -136,19 +136,6 @@ class _Lazy:
         return self.value
 
 
-def _slots(value):
-    """The returned gradients as TF takes them, a list of expressions (a display's
-    elements, `[a] + [b]` joined); None when their number is not known."""
-    if isinstance(value, (ast.Tuple, ast.List)):
-        if any(isinstance(element, ast.Starred) for element in value.elts):
-            return None
-        return list(value.elts)
-    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
-        left, right = _slots(value.left), _slots(value.right)
-        return None if left is None or right is None else left + right
-    return [value]
-
-
 def _made_a_tensor(module, number, slots, site):
     """Whether gating makes `number` a tensor that does no harm: it is one of two or more
     gradients that are not None, its input is at no call of the custom-gradient function
@@ -180,7 +167,7 @@ def _gated_into_a_scalar(module, number, slots, site):
         return False
     slot = next((index for index, element in enumerate(slots) if element is number), None)
     return slot is not None and any(
-        _visibly_not_scalar(module, _argument(call, slot)) for call in site.calls)
+        visibly_not_scalar(module, _argument(call, slot)) for call in site.calls)
 
 
 def _argument(call, slot):
@@ -212,42 +199,6 @@ def _untrained_leaf(module, expr, depth=0):
         if qualname in VARIABLE_FUNCTIONS:
             return any(keyword.arg == "trainable" and isinstance(keyword.value, ast.Constant)
                        and keyword.value.value is False for keyword in expr.keywords)
-    return False
-
-
-# TensorFlow's makers of a tensor or variable whose shape is an argument (its position).
-_SHAPED_MAKERS = {"tensorflow.zeros": 0, "tensorflow.ones": 0, "tensorflow.fill": 0,
-                  "tensorflow.random_normal": 0, "tensorflow.random_uniform": 0,
-                  "tensorflow.truncated_normal": 0, "tensorflow.get_variable": 1,
-                  "tensorflow.placeholder": 1}
-
-
-def _visibly_not_scalar(module, expr, depth=0):
-    """Whether `expr` is a tensor whose static shape is surely not (): a variable or
-    constant of a list display (`tf.Variable([3.0, 3.0])`), or made with a shape of one
-    or more dimensions (`tf.get_variable("s", [2])`, `tf.placeholder(tf.float32, [None])`),
-    directly or through a name bound once to one."""
-    if expr is None or depth > 4:
-        return False
-    if isinstance(expr, ast.Name):
-        names = module.names
-        bindings = names.lookup(expr.id, names.scope_of(expr))
-        return len(bindings) == 1 and bindings[0].kind == "assign" and \
-            _visibly_not_scalar(module, bindings[0].node, depth + 1)
-    if not isinstance(expr, ast.Call):
-        return False
-    qualname = module.resolve(expr.func) or ""
-    if qualname in ("tensorflow.Variable", "tensorflow.constant"):
-        value = passed_argument(expr, 0, "initial_value" if qualname.endswith("Variable")
-                                else "value")
-        shape = passed_argument(expr, 2, "shape") if qualname.endswith("constant") else None
-        return shape is None and isinstance(value, (ast.List, ast.Tuple)) and bool(value.elts)
-    if qualname in _SHAPED_MAKERS:
-        shape = passed_argument(expr, _SHAPED_MAKERS[qualname], "shape" if qualname != (
-            "tensorflow.fill") else "dims")
-        # a rank of one or more, whatever the sizes (`[None, 2]` is no scalar either)
-        return isinstance(shape, (ast.List, ast.Tuple)) and bool(shape.elts) and not any(
-            isinstance(e, ast.Starred) for e in shape.elts)
     return False
 
 

@@ -1,7 +1,7 @@
 import ast
 import os
 
-from cglint.facts import passed_argument
+from cglint.facts import passed_argument, returned_slots, visibly_not_scalar
 from cglint.rules.base import Rule
 
 
@@ -36,10 +36,17 @@ class UnreducedScalarGradient(Rule):
     A call of such a function that another module of the project defines is reported at
     the call.
 
+    The reverse is reported too: a gradient surely of shape () (a reduction over every
+    axis without `keepdims=True`, such as `tf.reduce_sum(dy * x)`, `tf.nn.l2_loss(dy)`,
+    or arithmetic of those and numbers) for an input that a call passes visibly of rank
+    one or more (`tf.Variable([1.0, 2.0])`, `tf.constant([...])`, `tf.get_variable("b",
+    [3])`, `tf.placeholder(tf.float32, [None])`, or a name bound once to one).
+
     Why it breaks on TF 1.8: graph mode turns the number into a scalar tensor input, and
     `tf.gradients` checks each gradient's static shape against its input:
     `ValueError: Incompatible shapes between op input and calculated input gradient ...
-    Original input shape: ().  Calculated input gradient shape: (3,)`. With unknown static
+    Original input shape: ().  Calculated input gradient shape: (3,)` (and the same with
+    the shapes the other way round for a reduced gradient of a vector input). With unknown static
     shapes it fails later, when an optimizer applies the gradient (`var and delta do not
     have the same shape`). This is the `weighted_sum(x, y, 0.3)` example of the original
     request.
@@ -48,7 +55,8 @@ class UnreducedScalarGradient(Rule):
     `tf.reduce_sum(dy * (x - y))` (for a one-element input, keep its shape:
     `tf.reshape(tf.reduce_sum(...), [1])`, since a gradient of shape () fails the same
     check), or keep the number a Python constant (a closure or a default) so that it is
-    not an input at all.
+    not an input at all. For a vector input, reduce only the axes broadcasting added, or
+    give the gradient the input's shape (`tf.ones_like(b) * tf.reduce_sum(dy)`).
     """
 
     code = "CG111"
@@ -63,6 +71,7 @@ class UnreducedScalarGradient(Rule):
         for site in module.sites:
             if site.is_method or site.params.vararg:
                 continue
+            yield from self._reduced_for_shaped(module, site)
             scalar_slots = self._scalar_slots(module, site)
             if not scalar_slots:
                 continue
@@ -101,6 +110,45 @@ class UnreducedScalarGradient(Rule):
                                           % (site.name, number, site.params.names[slot], line,
                                              ast.unparse(element), keyword, keyword),
                                           function=site.func)
+
+    def _reduced_for_shaped(self, module, site):
+        """The reverse: a gradient surely of shape () (`tf.reduce_sum(dy * x)`) for an
+        input that a call passes visibly of a rank of one or more (`tf.Variable([1.0,
+        2.0])`, `tf.placeholder(tf.float32, [None])`)."""
+        shaped = {}
+        for call in site.calls:
+            if call.keywords or any(isinstance(a, ast.Starred) for a in call.args):
+                continue
+            for slot, arg in enumerate(call.args[:len(site.params.names)]):
+                if slot not in shaped and visibly_not_scalar(module, arg):
+                    shaped[slot] = arg
+        if not shaped:
+            return
+        reported = set()
+        for ret in site.returns:
+            grad = ret.grad
+            if grad is None:
+                continue
+            for _, value in grad.returns:
+                slots = returned_slots(value) if value is not None else None
+                if slots is None:
+                    continue
+                for slot, arg in sorted(shaped.items()):
+                    if slot >= len(slots) or id(slots[slot]) in reported:
+                        continue
+                    element = slots[slot]
+                    if _number(element) or not _surely_scalar(module, element, 0):
+                        continue
+                    reported.add(id(element))
+                    yield self.at(element, "`%s` gets `%s` for `%s` (line %d), a tensor of "
+                                  "rank one or more, but its gradient `%s` is reduced to "
+                                  "shape (); tf.gradients raises `ValueError: Incompatible "
+                                  "shapes between op input and calculated input gradient`: "
+                                  "give it the input's shape (reduce only the broadcast "
+                                  "axes, or `tf.ones_like(%s) * ...`)"
+                                  % (site.name, ast.unparse(arg), site.params.names[slot],
+                                     arg.lineno, ast.unparse(element),
+                                     site.params.names[slot]), function=site.func)
 
     def _imported(self, module):
         """Calls of another project module's custom-gradient function (its ImportedSite
@@ -428,6 +476,38 @@ def _reduces_every_axis(call, qualname):
             isinstance(keyword.value, ast.Constant) and (
                 keyword.value.value is None or keyword.value.value is False))
         for keyword in call.keywords)
+
+
+# Calls whose result has shape () whatever their argument's shape (besides reductions
+# over every axis).
+_REDUCED_RESULTS = frozenset(("tensorflow.nn.l2_loss", "tensorflow.global_norm"))
+
+
+def _surely_scalar(module, expr, depth):
+    """Whether a gradient is surely of shape (): a reduction over every axis without
+    `keepdims=True`, `tf.nn.l2_loss`, a cast of one, arithmetic of those and numbers,
+    directly or through a name of the gradient function bound once."""
+    if depth > _MAX_LOCAL_NAMES:
+        return False
+    if isinstance(expr, ast.Name):
+        value = _assigned_once(module, expr)
+        return value is not None and _surely_scalar(module, value, depth + 1)
+    if isinstance(expr, ast.UnaryOp):
+        return _surely_scalar(module, expr.operand, depth)
+    if isinstance(expr, ast.BinOp):
+        if isinstance(expr.op, ast.MatMult):
+            return False
+        sides = (expr.left, expr.right)
+        return all(_number(side) or _surely_scalar(module, side, depth) for side in sides) \
+            and not all(_number(side) for side in sides)
+    if isinstance(expr, ast.Call):
+        qualname = module.resolve(expr.func) or ""
+        if qualname in _REDUCED_RESULTS:
+            return bool(expr.args)
+        if qualname in _CASTS and expr.args:
+            return _surely_scalar(module, expr.args[0], depth)
+        return _reduces_every_axis(expr, qualname)
+    return False
 
 
 def _scalar_output(module, expr, scope, scalar_names):
