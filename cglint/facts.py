@@ -2992,12 +2992,20 @@ class _SiteFinder:
         index = self.module.nodes
         functions = sorted(index[ast.FunctionDef] + index[ast.AsyncFunctionDef],
                            key=lambda node: (node.lineno, node.col_offset))
+        decorators = self._custom_gradient_decorators()
         for node in functions:
             scope = self.names.scope_of(node)
             if any(self.names.resolve(d, scope) in CUSTOM_GRADIENT for d in node.decorator_list):
                 site = self._site(node, scope)
                 sites.append(site)
                 by_func[id(node)] = site
+            elif decorators and node.decorator_list:
+                forwarded = self._decorated_through(node, scope, decorators)
+                if forwarded is not None:
+                    site = self._site(node, scope)
+                    sites.append(site)
+                    if forwarded:  # calling it by name calls the custom gradient
+                        by_func[id(node)] = site
         for call, qualname in self.module.calls:
             if qualname in CUSTOM_GRADIENT and len(call.args) == 1 and not call.keywords:
                 if isinstance(call.args[0], ast.Lambda):  # h = tf.custom_gradient(lambda x: ..)
@@ -3028,6 +3036,75 @@ class _SiteFinder:
                     wrapped[id(method.node)] = site
         self._attach_calls(by_func, wrapped)
         return sites
+
+    def _custom_gradient_decorators(self):
+        """id(def) -> whether its wrapper forwards its arguments, for the defs of the module
+        that are decorators applying `tf.custom_gradient` to the function they take: `def
+        deco(f)` that returns `tf.custom_gradient(f)`, or a def nested in it (a
+        `functools.wraps` wrapper) that calls `tf.custom_gradient(f)(*args)`. The wrapper
+        forwards when that call passes its `*args` alone (and `**kwargs`)."""
+        found = {}
+        for call, qualname in self.module.calls:
+            if qualname not in CUSTOM_GRADIENT or len(call.args) != 1 or call.keywords or \
+                    not isinstance(call.args[0], ast.Name):
+                continue
+            where = self.names.scope_of(call)
+            bindings = self.names.lookup(call.args[0].id, where)
+            if len(bindings) != 1 or bindings[0].kind != "param":
+                continue
+            deco = bindings[0].scope.node
+            if not isinstance(deco, ast.FunctionDef) or len(deco.args.args) != 1 or \
+                    deco.args.vararg or getattr(deco.args, "posonlyargs", None):
+                continue
+            if not self._returns_a_function(deco, call):
+                continue
+            forwarded = call is self._only_returned(deco)
+            parent = self.module.parent_of(call)
+            wrapper = where.node
+            if isinstance(parent, ast.Call) and parent.func is call and wrapper is not deco \
+                    and isinstance(wrapper, ast.FunctionDef) and wrapper.args.vararg:
+                starred = parent.args
+                forwarded = len(starred) == 1 and isinstance(starred[0], ast.Starred) and \
+                    isinstance(starred[0].value, ast.Name) and \
+                    starred[0].value.id == wrapper.args.vararg.arg and all(
+                        keyword.arg is None for keyword in parent.keywords)
+            found[id(deco)] = found.get(id(deco), True) and forwarded
+        return found
+
+    def _returns_a_function(self, deco, call):
+        """Whether every return of the decorator `deco` gives a function: `call`
+        (`tf.custom_gradient(f)`) itself, or a def nested in it, by name."""
+        returns = [node for node in own_nodes(deco) if isinstance(node, ast.Return)]
+        if not returns:
+            return False
+        own = self.names.scope_for_def[id(deco)]
+        for ret in returns:
+            if ret.value is call:
+                continue
+            if not isinstance(ret.value, ast.Name):
+                return False
+            bindings = own.bindings.get(ret.value.id, ())
+            if len(bindings) != 1 or bindings[0].kind != "def":
+                return False
+        return True
+
+    @staticmethod
+    def _only_returned(deco):
+        returns = [node for node in own_nodes(deco) if isinstance(node, ast.Return)]
+        return returns[0].value if len(returns) == 1 else None
+
+    def _decorated_through(self, node, scope, decorators):
+        """For a def decorated with one of the module's custom-gradient decorators
+        (_custom_gradient_decorators): whether calling it by name passes its arguments on
+        (one such decorator, forwarding); None when it is not so decorated."""
+        through = None
+        for decorator in node.decorator_list:
+            binding = self.names.definitions(decorator, scope)
+            if binding is not None and binding.kind == "def" and id(binding.node) in decorators:
+                through = decorators[id(binding.node)]
+        if through is None:
+            return None
+        return through and len(node.decorator_list) == 1
 
     def _bound_method(self, expr, scope):
         """The binding of the method `self.name` (`expr`) names, in a method of the same
