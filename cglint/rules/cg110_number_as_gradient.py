@@ -17,7 +17,9 @@ class NumberAsGradient(Rule):
     or `np.pi`, in a conditional
     expression (`dw if TRAIN else 0.0`), a concatenated or repeated list (`[dx] + [0.0]`,
     `[dy] + [0] * 2`), a `*` item (`(dy, *[0] * 2)`) or as
-    `float(0)`; likewise a NumPy value (`np.zeros(2)`).
+    `float(0)`, a helper's parameter left at a number default (`def _or_zero(g=0.0):
+    return g` called as `_or_zero()`), or `sum` of an empty list (`sum(extra)` for
+    `extra = []`, which is the int 0); likewise a NumPy value (`np.zeros(2)`).
 
     Why it breaks on TF 1.8: `tf.gradients` treats each returned gradient as a tensor and
     fails with `AttributeError: 'int' object has no attribute 'name'` while building the
@@ -250,6 +252,8 @@ def _numbers(module, value):
             yield element, "the NumPy value %s" % ast.unparse(element)
         elif isinstance(element, ast.Call) and _returns_a_number(module, element):
             yield element, "`%s` (a number)" % ast.unparse(element)
+        elif isinstance(element, ast.Call) and _sum_of_numbers(module, element):
+            yield element, "`%s` (a number: `sum` of no tensor)" % ast.unparse(element)
 
 
 def _is_list(node):
@@ -274,10 +278,75 @@ def _repeated(node):
 
 def _returns_a_number(module, call):
     """A call of a def of the module every return of which is a number (`_no_grad()`
-    returning 0)."""
+    returning 0), or a parameter the call leaves at a number default or passes a number
+    (`def _or_zero(g=0.0): return g` called as `_or_zero()`)."""
     values = module.returned_by_call(call)
-    return values is not None and all(value is not None and _is_number(value)
-                                      for value in values)
+    if values is None or any(value is None for value in values):
+        return False
+    if all(_is_number(value) for value in values):
+        return True
+    if not any(isinstance(value, ast.Name) for value in values):
+        return False
+    function = module.called_function(call, module.names.scope_of(call))
+    return function is not None and all(
+        _is_number(value) or _number_parameter(module, call, function, value)
+        for value in values)
+
+
+def _number_parameter(module, call, function, value):
+    """Whether `value`, returned by `function`, is a parameter it never rebinds that
+    `call` leaves at a number default or passes a number literal."""
+    if not isinstance(value, ast.Name) or isinstance(call.func, ast.Attribute):
+        return False  # `self.helper()`: the parameters shift
+    if any(isinstance(arg, ast.Starred) for arg in call.args) or any(
+            keyword.arg is None for keyword in call.keywords):
+        return False
+    own = module.names.scope_for_def.get(id(function))
+    bindings = own.bindings.get(value.id, ()) if own is not None else ()
+    if len(bindings) != 1 or bindings[0].kind != "param" or value.id in own.nonlocals:
+        return False
+    arguments = function.args
+    positional = list(getattr(arguments, "posonlyargs", [])) + list(arguments.args)
+    names = [arg.arg for arg in positional]
+    passed = next((keyword.value for keyword in call.keywords if keyword.arg == value.id),
+                  None)
+    if passed is None and value.id in names and names.index(value.id) < len(call.args):
+        passed = call.args[names.index(value.id)]
+    if passed is not None:
+        return _is_number(passed)
+    if value.id in names:
+        index = names.index(value.id) - (len(positional) - len(arguments.defaults))
+        default = arguments.defaults[index] if index >= 0 else None
+    else:
+        kwonly = [arg.arg for arg in arguments.kwonlyargs]
+        default = arguments.kw_defaults[kwonly.index(value.id)] if value.id in kwonly \
+            else None
+    return default is not None and _is_number(default)
+
+
+def _sum_of_numbers(module, call):
+    """`sum([])`, `sum(extra)` of a name bound once to an empty list (or a display of
+    numbers) that is read nowhere else, with no start or a number start: a Python number
+    (`0` for an empty list)."""
+    if not (isinstance(call.func, ast.Name) and call.func.id == "sum") or call.keywords \
+            or not 1 <= len(call.args) <= 2 or not module.names.is_builtin(call.func):
+        return False
+    if len(call.args) == 2 and not _is_number(call.args[1]):
+        return False
+    items = call.args[0]
+    if isinstance(items, ast.Name):
+        bindings = module.names.lookup(items.id, module.names.scope_of(items))
+        if len(bindings) != 1 or bindings[0].kind != "assign":
+            return False
+        for node in module.nodes[ast.Name]:
+            if node.id == items.id and isinstance(node.ctx, ast.Load):
+                parent = module.parent_of(node)
+                if not (isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name)
+                        and parent.func.id == "sum" and parent.args[:1] == [node]):
+                    return False  # `extra.append(g)`, `extend(extra)`: may be changed
+        items = bindings[0].node
+    return isinstance(items, (ast.List, ast.Tuple)) and all(
+        _is_number(item) for item in items.elts)
 
 
 def _constant_of(module, name):
