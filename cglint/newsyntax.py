@@ -378,8 +378,26 @@ def _non_ascii_identifiers(module, target):
 # How `exec` or `print` may stand in the text as a name (`%s` the word): after a dot, as
 # a def's, class's or parameter's name, a keyword argument, an assigned name, an import.
 # Literal finds, asked before any walk of the tree: most files have none of them.
-_KEYWORD_NAME_FORMS = (".%s", "def %s", "class %s", "%s=", "%s =", "= %s", "as %s",
-                       "import %s", ", %s", "(%s")
+# What stands just before or after the word where it may be a name (`.print`, `def exec`,
+# `print=`, `as exec`, `(exec`): the text test before the walk. Only whole words count:
+# `.execute(` and `.executing_eagerly()`, common in TensorFlow's code, are none.
+_BEFORE_A_NAME = (".", "def ", "class ", "= ", "=", "as ", "import ", ", ", "(")
+_AFTER_A_NAME = ("=", " =")
+
+
+def _may_name(text, word):
+    """Whether `word` stands in `text` as a whole word in one of the forms of a name."""
+    size = len(word)
+    start = text.find(word)
+    while start != -1:
+        end = start + size
+        after, before = text[end:end + 2], text[max(start - 6, 0):start]
+        if not (after[:1].isalnum() or after[:1] == "_" or before[-1:].isalnum()
+                or before[-1:] == "_") and (
+                before.endswith(_BEFORE_A_NAME) or after.startswith(_AFTER_A_NAME)):
+            return True
+        start = text.find(word, end)
+    return False
 
 
 def _python2_keywords_as_names(module, target, print_statement):
@@ -390,9 +408,8 @@ def _python2_keywords_as_names(module, target, print_statement):
     `exec` statement of a parenthesized expression, and a `print` name read or bound
     (`print = log`) is "`print` used as a value"."""
     text = module.text
-    words = [word for word, present in (("exec", "exec" in text),
-                                        ("print", print_statement and "print" in text))
-             if present and any(form % word in text for form in _KEYWORD_NAME_FORMS)]
+    words = [word for word, wanted in (("exec", True), ("print", print_statement))
+             if wanted and _may_name(text, word)]
     if not words:
         return
     called, by_line = set(), {}

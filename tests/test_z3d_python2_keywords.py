@@ -88,3 +88,16 @@ def test_one_finding_per_line_and_the_fix_adds_the_print_function():
 def test_a_bound_print_name_stays_one_finding_of_the_older_kind():
     found = messages("print = None\n")
     assert [message.split(" needs")[0] for _, _, message in found] == ["`print` used as a value"]
+
+
+def test_the_text_test_before_the_walk_takes_whole_words_only():
+    """`.execute(` and `.executing_eagerly()` (hundreds of TensorFlow's own files) are no
+    `exec` used as a name: the walk over the tree is not made for them."""
+    from cglint.newsyntax import _may_name
+
+    assert not _may_name("session.execute(op)\nif tf.executing_eagerly(): pass\n", "exec")
+    assert not _may_name("import exec_utils\nrun(exec_mode=1)\nx = myexec\n", "exec")
+    for named in ("r.exec = 1", "def exec(self):", "run(exec=1)", "exec = 2",
+                  "y = exec", "import x as exec", "f(a, exec)", "class print:"):
+        word = "print" if "print" in named else "exec"
+        assert _may_name(named + "\n", word), named

@@ -54,8 +54,9 @@ class RegisteredGradientCount(Rule):
 
     def check(self, module):
         facts = module.overrides
-        if not module.eager:
-            yield from _imported_wrappers(self, module)
+        wrapped = list(_imported_wrappers(self, module))
+        if wrapped and not module.eager:  # (whether eager: a look at the imports, made late)
+            yield from wrapped
         if not facts.maps or module.eager:
             return  # override maps are ignored under eager execution (CG201)
         for registration in facts.registrations:
