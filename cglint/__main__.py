@@ -13,7 +13,8 @@ def main():
             try:
                 from cglint.cli import console_main
             except Exception as error:
-                raise interrupts.stop_behind(error) or error
+                interrupts.raise_stop_behind(error)
+                raise
             interrupts.raise_pending()
     except KeyboardInterrupt:  # Ctrl-C while starting up: stop as quietly as a running check
         return 130

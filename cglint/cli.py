@@ -206,13 +206,9 @@ def main(argv=None):
     except (UsageError, ConfigError) as error:
         sys.stderr.write("cglint: error: %s\n" % error)
         return EXIT_ERROR
-    except KeyboardInterrupt:
-        return 130
-    except interrupts.Terminated:
-        return 128 + signal.SIGTERM
     except BrokenPipeError:  # `cglint src | head`
         return EXIT_FINDINGS
-    except Exception as error:  # a stop wrapped on its way up (interrupts.stop_behind)
+    except _STOPPED as error:
         return _stop_status(error)
     finally:
         if previous is not _NOT_INSTALLED:
@@ -231,28 +227,26 @@ def console_main():
         with interrupts.keeping_stops():
             status = main()
             interrupts.raise_pending()
-    except KeyboardInterrupt:
-        status = 130
-    except interrupts.Terminated:
-        status = 128 + signal.SIGTERM
-    except Exception as error:
+    except _STOPPED as error:
         status = _stop_status(error)
     for stop in (signal.SIGINT, signal.SIGTERM):
         for _ in range(2):  # a pending stop raised before the change: set it again
             try:
                 signal.signal(stop, signal.SIG_DFL)
                 break
-            except KeyboardInterrupt:
-                status = 130
-            except interrupts.Terminated:
-                status = 128 + signal.SIGTERM
+            except interrupts.STOPS as error:
+                status = _stop_status(error)
     return status
 
 
+# A stop, or another exception with one behind it (a Ctrl-C landing in a lazy import of a
+# dataclass module is wrapped in a RuntimeError on Python 3.11): see _stop_status.
+_STOPPED = interrupts.STOPS + (Exception,)
+
+
 def _stop_status(error):
-    """The exit status of a stop that reached the top wrapped in another exception (a
-    Ctrl-C landing in a lazy import of a dataclass module, on Python 3.11); any other
-    error is raised again, as the bug it is."""
+    """The exit status of a stop, also of one that reached the top wrapped in another
+    exception; any other error is raised again, as the bug it is."""
     stop = interrupts.stop_behind(error)
     if stop is None:
         raise error
