@@ -414,10 +414,10 @@ def _python2_keywords_as_names(module, target, print_statement):
         return
     called, by_line = set(), {}
 
-    def named(node, word, place=None):
-        line = getattr(place or node, "lineno", None)
+    def named(node, word):
+        line = getattr(node, "lineno", None)
         if line is not None:
-            by_line.setdefault((line, word), []).append((place or node, word))
+            by_line.setdefault((line, word), []).append((node, word))
 
     for node in ast.walk(module.tree):
         kind = type(node)

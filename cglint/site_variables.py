@@ -11,7 +11,7 @@ is reported at the call in the custom-gradient function, naming the helper.
 """
 import os
 import ast
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 from cglint.containers import ADDING_METHODS, FILLING_METHODS, READING_METHODS
@@ -83,8 +83,7 @@ def created(module, site):
                     indirect = _creator_by_value(facts, node)
                     if indirect is not None:
                         use = _use(module, facts, node, indirect[0], function, via)
-                        found.append(Use(use.node, use.name, use.inner, use.helper, use.path,
-                                         indirect[1]))
+                        found.append(replace(use, shown=indirect[1]))
     return found
 
 
