@@ -73,15 +73,16 @@ class NumberAsGradient(Rule):
 
     def _numbers_returned(self, module, grad, which, function, gated=False, site=None):
         for _, value in grad.returns:
+            slots = returned_slots(value)
             for number, what in _numbers(module, value):
-                slots = returned_slots(value)
-                if gated and gated() and _made_a_tensor(module, number, slots, site):
-                    continue
                 why = "TF 1.8 needs a tensor or None"
-                if gated and gated() and _gated_into_a_scalar(module, number, slots, site):
-                    why = ("minimize()'s gating (tf.tuple) makes it a tensor of shape (), "
-                           "which does not fit the shape of its input; return a tensor or "
-                           "None")
+                if gated and gated():
+                    if _gated_into_a_scalar(module, number, slots, site):
+                        why = ("minimize()'s gating (tf.tuple) makes it a tensor of shape (), "
+                               "which does not fit the shape of its input; return a tensor "
+                               "or None")
+                    elif _made_a_tensor(module, number, slots, site):
+                        continue
                 yield self.at(number, "gradient function `%s`%s returns %s as a gradient: %s"
                               % (grad.name, which, what, why), function=function)
 
@@ -140,17 +141,15 @@ class _Lazy:
 
 def _made_a_tensor(module, number, slots, site):
     """Whether gating makes `number` a tensor that does no harm: it is one of two or more
-    gradients that are not None, its input is at no call of the custom-gradient function
-    visibly of another shape than () (the tensor's), and it is a float, or an int whose
-    input is, at every call, a constant, a placeholder or an untrainable variable."""
+    gradients that are not None, and it is a float, or an int whose input is, at every
+    call, a constant, a placeholder or an untrainable variable. (Asked only when the
+    tensor's shape, (), fits its input: see _gated_into_a_scalar.)"""
     if slots is None or sum(1 for slot in slots if not _is_none(slot)) < 2:
         return False  # tf.tuple is not used for fewer
     value = _number_value(module, number)
     if value is None:
         return False  # a NumPy value becomes a float64 tensor: a dtype error later
     slot = next((index for index, element in enumerate(slots) if element is number), None)
-    if _gated_into_a_scalar(module, number, slots, site):
-        return False
     if isinstance(value, float):
         return True
     if site is None or slot is None or not site.calls:
