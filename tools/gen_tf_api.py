@@ -925,18 +925,11 @@ def probe_tf18(out_path):
                         and any(isinstance(t, ast.Name) and "allowed" in t.id for t in node.targets)):
                     allowed = set(e.s for e in node.value.elts)
                 elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                      and node.func.attr in ("pop", "get") and isinstance(node.func.value, ast.Name)
-                      and node.func.value.id == kwargs and node.args and isinstance(node.args[0], ast.Str)):
-                    accepted.add(node.args[0].s)
-                elif (isinstance(node, ast.Compare) and isinstance(node.left, ast.Str)
-                      and len(node.comparators) == 1 and isinstance(node.comparators[0], ast.Name)
-                      and node.comparators[0].id == kwargs):
-                    accepted.add(node.left.s)
-                elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                       and node.func.attr == "__init__" and any(
                           k.arg is None and isinstance(k.value, ast.Name) and k.value.id == kwargs
                           for k in node.keywords)):
                     passed_on = True
+            accepted |= read_keys(function, kwargs)
             if allowed is None and refuses_the_rest(function, kwargs):
                 allowed = set()  # what it read out of them, and its parameters, only
             if allowed is not None:
@@ -1169,6 +1162,8 @@ def _probe(args, cache):
         with open(args.probe_json) as f:
             return json.load(f)
     out = args.probe_json or os.path.join(cache, "tf18_probe.json")
+    os.makedirs(os.path.dirname(os.path.abspath(out)), exist_ok=True)  # (--argspecs-only
+    # on a machine that never downloaded the wheels has no cache folder yet)
     log("probing TF 1.8 with", args.tf18_python)
     r = subprocess.run([args.tf18_python, os.path.abspath(__file__), "--probe-tf18", out])
     if r.returncode != 0:
